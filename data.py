@@ -30,11 +30,13 @@ class Task:
 
 
 def write_atomically(path, write):
-    """write(tmp_path) then rename: a reader never sees half a file, even if we are killed."""
+    """write(f) into a temporary file, then rename it to `path`: a reader never sees half a
+    file, even if we are killed midway, and parallel writers of the same file do not clash."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
     try:
-        write(tmp)
+        with open(tmp, "wb") as f:
+            write(f)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -217,7 +219,7 @@ def load_subset(task: Task, size, splits_dir="splits", seed=0):
     path = os.path.join(splits_dir, task.name, f"size{size}.npy")
     if not os.path.exists(path):
         indices = make_subsets(task.train_labels, (size,), seed)[size]
-        write_atomically(path, lambda tmp: np.save(open(tmp, "wb"), indices))
+        write_atomically(path, lambda f: np.save(f, indices))
     indices = np.load(path)
     if len(indices) != size or len(np.unique(indices)) != size or indices.max() >= len(task.train_labels):
         raise ValueError(f"{path} does not hold {size} distinct indices of the {task.name} train "

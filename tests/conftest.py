@@ -1,5 +1,43 @@
 import os
+import shutil
 import sys
 
+import pytest
+
 # tests import the top-level modules (model, data, loop, ...) the way freeze_study.py does
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+GLUE_DIR = os.environ.get("GLUE_DIR") or os.path.join(ROOT, "..", "shared", "glue")
+
+
+@pytest.fixture(scope="session")
+def glue_dir():
+    assert os.path.isdir(GLUE_DIR), f"the tests read the real GLUE files in {GLUE_DIR} (or $GLUE_DIR)"
+    return GLUE_DIR
+
+
+def save_tiny_bert(folder, dropout=0.1, layers=3):
+    """A random 32-wide BertForSequenceClassification with MiniLM's real tokenizer: a checkpoint
+    that trains in seconds on the real data."""
+    import torch
+    import transformers
+    import model
+    torch.manual_seed(0)
+    config = transformers.BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=layers,
+                                     num_attention_heads=4, intermediate_size=64,
+                                     hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout)
+    transformers.BertForSequenceClassification(config).save_pretrained(folder)
+    minilm = model.checkpoint_folder("minilm")
+    for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        shutil.copy(os.path.join(minilm, name), folder)
+    return str(folder)
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory):
+    return save_tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_no_dropout(tmp_path_factory):
+    return save_tiny_bert(tmp_path_factory.mktemp("tiny-bert-no-dropout"), dropout=0.0)

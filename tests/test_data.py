@@ -1,20 +1,10 @@
 """data.py on the real GLUE files in ../shared/glue, on subsets, batches and bad input."""
 
-import os
-
 import numpy as np
 import pytest
 import torch
 
 import data
-
-GLUE_DIR = os.environ.get("GLUE_DIR") or os.path.join(os.path.dirname(__file__), "..", "..", "shared", "glue")
-
-
-@pytest.fixture(scope="module")
-def glue_dir():
-    assert os.path.isdir(GLUE_DIR), f"the tests read real GLUE files from {GLUE_DIR} (or $GLUE_DIR)"
-    return GLUE_DIR
 
 
 @pytest.mark.parametrize("task, train, dev, majority", [("sst2", 67349, 872, 0.509),
@@ -195,3 +185,15 @@ def test_hub_unreachable_names_glue_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
     with pytest.raises(ValueError, match="--glue-dir"):
         data.load_glue("sst2")
+
+
+def test_write_atomically_leaves_nothing_when_the_writer_fails(tmp_path):
+    path = tmp_path / "sub" / "result.json"
+    data.write_atomically(str(path), lambda f: f.write(b"old"))
+
+    def half_then_fail(f):
+        f.write(b"half")
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        data.write_atomically(str(path), half_then_fail)
+    assert path.read_bytes() == b"old" and [p.name for p in path.parent.iterdir()] == ["result.json"]

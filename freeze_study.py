@@ -1,0 +1,171 @@
+"""
+One fine-tuning run of the freezing study, start to finish:
+
+    python freeze_study.py --dataset sst2 --freeze 12 --size 50 --seed 7
+
+reads the task (data.py), loads the checkpoint into our encoder (model.py), freezes the
+embeddings and the first k layers, computes (or reads) their cached output, fine-tunes the rest
+with the study's protocol (loop.py), and writes the result as JSON. Offline here:
+    python freeze_study.py --model minilm --glue-dir ../shared/glue --freeze 2 --size 200 --seed 1
+"""
+
+import argparse
+import json
+import os
+import platform
+import resource
+import sys
+import time
+from dataclasses import asdict
+
+import numpy as np
+import torch
+
+import data
+import loop
+import model as encoder
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description="One run of the layer-freezing study.")
+    p.add_argument("--dataset", default="sst2", help="sst2 or cola (GLUE); ignored with --train-file")
+    p.add_argument("--model", default="roberta-base",
+                   help="hub name, local checkpoint folder, or 'minilm' (offline all-MiniLM-L6-v2)")
+    p.add_argument("--freeze", type=int, default=0,
+                   help="-1: embeddings only; 0: nothing; k: embeddings and the first k layers")
+    p.add_argument("--size", type=int, default=50, help="training examples (a stratified subset)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--lr", type=float, default=5e-5)
+    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--glue-dir", help="local GLUE folder (SST-2/, CoLA/); default $GLUE_DIR, else the hub")
+    p.add_argument("--train-file", help="your own task: a CSV/TSV with a header (needs --dev-file)")
+    p.add_argument("--dev-file")
+    p.add_argument("--text-column", default="sentence")
+    p.add_argument("--label-column", default="label")
+    p.add_argument("--out", help="result JSON (default results/<dataset>/<model>/freeze<k>_size<n>_seed<s>.json)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="run the whole network every step, frozen layers in training mode (the Trainer's way)")
+    p.add_argument("--cache-dir", default="cache", help="frozen-prefix cache")
+    p.add_argument("--splits-dir", default="splits", help="the drawn training subsets")
+    p.add_argument("--precision", choices=["fp16", "bf16", "fp32"],
+                   help="default: fp16 on CUDA (the study's), fp32 on the CPU")
+    p.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: cuda if available)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.error = lambda message: fail(message)  # one line, not argparse's usage block
+    return p.parse_args(argv)
+
+
+def fail(message):
+    print(f"freeze_study.py: error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def check_args(args):
+    for name in ("lr", "epochs", "batch_size"):
+        if not getattr(args, name) > 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be positive (got {getattr(args, name)})")
+    if bool(args.train_file) != bool(args.dev_file):
+        raise ValueError("--train-file and --dev-file go together")
+    try:
+        device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    except RuntimeError:
+        raise ValueError(f"unknown --device {args.device!r}: use cpu, cuda or cuda:N") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda, but no CUDA GPU is available")
+    precision = args.precision or ("fp16" if device.type == "cuda" else "fp32")
+    if precision == "fp16" and device.type != "cuda":
+        raise ValueError("--precision fp16 needs a CUDA device; use fp32 (or bf16) on the CPU")
+    return device, precision
+
+
+def model_label(name):
+    """'roberta-base', 'minilm', 'FacebookAI/roberta-base' -> 'roberta-base', ./ckpt/ -> 'ckpt'."""
+    return os.path.basename(os.path.normpath(name))
+
+
+def run(args, log=print):
+    device, precision = check_args(args)
+    began = time.perf_counter()
+    if args.train_file:
+        task = data.load_csv_task(args.train_file, args.dev_file, args.text_column, args.label_column)
+    else:
+        task = data.load_glue(args.dataset, args.glue_dir)
+    indices = data.load_subset(task, args.size, args.splits_dir)
+
+    torch.manual_seed(args.seed)  # a fresh head's initial weights, then dropout, come from here
+    classifier = encoder.from_pretrained(args.model, num_labels=task.num_labels)
+    config = loop.TrainConfig(freeze=args.freeze, epochs=args.epochs, batch_size=args.batch_size,
+                              lr=args.lr, seed=args.seed, precision=precision)
+    loop.freeze(classifier, args.freeze)
+    classifier.to(device)
+    tokenizer = encoder.load_tokenizer(classifier.folder)
+    max_length = min(tokenizer.model_max_length, classifier.config.max_length)
+    train_ids = data.tokenize(tokenizer, [task.train_texts[i] for i in indices], max_length)
+    dev_ids = data.tokenize(tokenizer, task.dev_texts, max_length)
+
+    cached = args.freeze != 0 and not args.no_cache
+    prefix_began = time.perf_counter()
+    if cached:
+        checkpoint = encoder.checkpoint_id(classifier.folder)
+        train_inputs, dev_inputs = [
+            loop.cached_frozen_prefix(classifier, ids, args.freeze, device, precision,
+                                      loop.prefix_cache_path(args.cache_dir, checkpoint, name, ids,
+                                                             args.freeze, device, precision))
+            for name, ids in ((f"{task.name}-train{args.size}", train_ids), (f"{task.name}-dev", dev_ids))]
+    else:
+        train_inputs, dev_inputs = train_ids, dev_ids
+    prefix_seconds = time.perf_counter() - prefix_began
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+
+    start = max(args.freeze, 0) if cached else None
+    history = loop.train(classifier, config, train_inputs, task.train_labels[indices], dev_inputs,
+                         task.dev_labels, start, device, log=(lambda line: None) if args.quiet else log)
+
+    curve = history["curve"]
+    best = max(curve, key=lambda point: point["accuracy"])  # the first of equal bests
+    trainable, total = encoder.count_parameters(classifier)
+    if device.type == "cuda":
+        peak_mb = torch.cuda.max_memory_allocated(device) / 2**20
+    else:
+        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+    import transformers
+    result = dict(
+        config={**vars(args), **asdict(config), "task": task.name, "device": str(device),
+                "cache": cached, "model_type": classifier.config.model_type,
+                "num_layers": classifier.config.num_layers, "num_labels": task.num_labels},
+        best_accuracy=best["accuracy"], mcc_at_best=best["mcc"], best_step=best["step"],
+        best_mcc=max(point["mcc"] for point in curve),
+        majority_accuracy=float(np.bincount(task.dev_labels).max() / len(task.dev_labels)),
+        curve=curve, train_losses=history["losses"],
+        total_steps=history["total_steps"], warmup_steps=history["warmup_steps"],
+        eval_every=history["eval_every"],
+        trainable_parameters=trainable, total_parameters=total,
+        seconds=dict(prefix=round(prefix_seconds, 3), train=round(history["train_seconds"], 3),
+                     eval=round(history["eval_seconds"], 3), total=round(time.perf_counter() - began, 3)),
+        peak_memory_mb=round(peak_mb, 1),
+        versions=dict(python=platform.python_version(), torch=torch.__version__,
+                      transformers=transformers.__version__, numpy=np.__version__),
+    )
+    out = args.out or os.path.join("results", task.name, model_label(args.model),
+                                   f"freeze{args.freeze}_size{args.size}_seed{args.seed}.json")
+    data.write_atomically(out, lambda f: f.write(json.dumps(result, indent=1).encode()))
+    log(f"best dev accuracy {best['accuracy']:.4f} (mcc {best['mcc']:+.4f}) at step {best['step']} | "
+        f"{trainable:,} of {total:,} parameters trained | {result['seconds']['total']:.1f}s | {out}")
+    return result
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        run(args)
+    except ValueError as e:
+        fail(str(e))
+    except KeyboardInterrupt:
+        print("freeze_study.py: interrupted; no result written", file=sys.stderr)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+"""
+Fine-tuning, written out: freezing by requires_grad, the warmup / linear-decay schedule, mixed
+precision, evaluation, and the frozen-prefix cache that makes frozen layers free.
+
+Frozen layers cannot change, so what they output for a sentence is the same in every epoch,
+evaluation and seed. With the cache, the embeddings and the first k layers run once per example
+(in eval mode, without autograd) and training runs only layers k..L-1 and the head on the stored
+hidden states. Without it (--no-cache) the whole network runs at every step, in training mode,
+as the Hugging Face Trainer runs it: the one difference is dropout inside the frozen layers.
+"""
+
+import hashlib
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from data import length_sorted_batches, pad_right, write_atomically
+
+
+@dataclass
+class TrainConfig:
+    """The study's protocol (the Hugging Face Trainer's defaults it ran with)."""
+    freeze: int = 0  # -1: embeddings only; 0: nothing; k >= 1: embeddings + layers [0, k)
+    epochs: int = 10
+    batch_size: int = 16
+    lr: float = 5e-5
+    betas: tuple = (0.9, 0.999)
+    eps: float = 1e-8
+    weight_decay: float = 0.0
+    max_grad_norm: float = 1.0
+    eval_batch_size: int = 64  # evaluation only: it changes speed, not results
+    seed: int = 1
+    precision: str = "fp32"  # fp32, or on CUDA fp16 (with a gradient scaler) or bf16
+
+
+def lr_at(step, warmup_steps, total_steps, peak_lr):
+    """Learning rate of optimizer step `step` (0-based): linear warmup from 0 over warmup_steps,
+    then linear decay to 0 at total_steps. Step 0 runs at lr 0, as in transformers."""
+    if step < warmup_steps:
+        return peak_lr * step / max(1, warmup_steps)
+    return peak_lr * max(0.0, (total_steps - step) / max(1, total_steps - warmup_steps))
+
+
+def freeze(model, k):
+    """requires_grad=False on the embeddings and the first k layers (k=-1: embeddings only)."""
+    if not -1 <= k <= model.config.num_layers:
+        raise ValueError(f"--freeze {k} is outside [-1, {model.config.num_layers}] for this "
+                         f"{model.config.num_layers}-layer model")
+    model.requires_grad_(True)
+    if k != 0:
+        model.embed.requires_grad_(False)
+        model.layers[:max(k, 0)].requires_grad_(False)
+
+
+def autocast(device, precision):
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
+    return torch.autocast(device.type, dtype=dtype, enabled=dtype is not None)
+
+
+def logits_for(model, inputs, start, pad_id, device):
+    """Logits for a batch of examples. `inputs` are token ids (T_i,) when start is None, else
+    cached hidden states (T_i, H) entering layer `start`."""
+    if start is None:
+        ids, mask = pad_right(inputs, pad_id)
+        mask = mask.to(device)
+        hidden, start = model.embed(ids.to(device)), 0
+    else:
+        hidden, mask = pad_right(inputs, 0.0)
+        mask = mask.to(device)
+    return model.classify(model.run_layers(hidden, mask, start))
+
+
+# ----------------------------------------------------------------------------------------------
+# The frozen-prefix cache
+
+@torch.no_grad()
+def frozen_prefix(model, token_ids, k, device, precision, batch_size=64):
+    """Hidden states after the embeddings and the first max(k, 0) layers, one (T_i, H) float32
+    tensor per example, without padding: a batch pads them later like token ids."""
+    model.eval()  # no dropout: these states are reused by every step and every seed
+    states = [None] * len(token_ids)
+    for batch in length_sorted_batches([len(t) for t in token_ids], batch_size):
+        ids, mask = pad_right([token_ids[i] for i in batch], model.config.pad_token_id)
+        ids, mask = ids.to(device), mask.to(device)
+        with autocast(device, precision):
+            hidden = model.run_layers(model.embed(ids), mask, 0, max(k, 0))
+        for row, i in enumerate(batch):
+            states[i] = hidden[row, :len(token_ids[i])].float()
+    return states
+
+
+def prefix_cache_path(cache_dir, checkpoint_id, name, token_ids, k, device, precision):
+    """One file per checkpoint, example set and k. The token ids stand for the task, the split,
+    the examples and the tokenizer at once, so a changed input can never hit a stale file."""
+    key = hashlib.sha256(f"{k} {device.type} {precision}".encode())
+    for ids in token_ids:
+        key.update(ids.numpy().astype(np.int64).tobytes() + b"|")
+    return os.path.join(cache_dir, checkpoint_id, f"{name}_k{k}_{key.hexdigest()[:16]}.pt")
+
+
+def cached_frozen_prefix(model, token_ids, k, device, precision, path):
+    """frozen_prefix, read from `path` when a good file is there, else computed and written."""
+    lengths = [len(t) for t in token_ids]
+    if os.path.exists(path):
+        try:
+            saved = torch.load(path, map_location="cpu", weights_only=True)
+            if saved["lengths"].tolist() == lengths:
+                return list(torch.split(saved["hidden"].to(device), lengths))
+            problem = "holds other examples"
+        except Exception as e:  # a truncated or corrupt file: say so and rebuild it
+            problem = f"is unreadable ({type(e).__name__})"
+        print(f"cache file {path} {problem}; rebuilding it", file=sys.stderr)
+    states = frozen_prefix(model, token_ids, k, device, precision)
+    flat = {"lengths": torch.tensor(lengths), "hidden": torch.cat(states).cpu()}  # (sum T_i, H)
+    write_atomically(path, lambda f: torch.save(flat, f))
+    return states
+
+
+# ----------------------------------------------------------------------------------------------
+# Evaluation and training
+
+def matthews_corrcoef(labels, predictions, num_labels):
+    """Matthews correlation for any number of classes (the paper's CoLA metric)."""
+    confusion = np.zeros((num_labels, num_labels))
+    np.add.at(confusion, (labels, predictions), 1)
+    t, p, c, s = confusion.sum(1), confusion.sum(0), np.trace(confusion), confusion.sum()
+    denominator = math.sqrt((s * s - p @ p) * (s * s - t @ t))
+    return 0.0 if denominator == 0 else float((c * s - t @ p) / denominator)
+
+
+@torch.inference_mode()
+def predict(model, inputs, start, device, config):
+    """Predicted class per example, in the order of `inputs`, from length-sorted batches."""
+    model.eval()
+    predictions = np.empty(len(inputs), dtype=np.int64)
+    for batch in length_sorted_batches([len(x) for x in inputs], config.eval_batch_size):
+        with autocast(device, config.precision):
+            logits = logits_for(model, [inputs[i] for i in batch], start, model.config.pad_token_id, device)
+        predictions[batch] = logits.argmax(-1).cpu().numpy()
+    return predictions
+
+
+def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, start, device, log=print):
+    """
+    Fine-tune the parameters that require grad. `start` is None when inputs are token ids, or the
+    first layer to run when they are cached hidden states. Evaluates on the whole dev split every
+    half epoch; returns the curve, the per-step losses and the time spent training and evaluating.
+    """
+    n = len(train_labels)
+    steps_per_epoch = math.ceil(n / config.batch_size)
+    total_steps = steps_per_epoch * config.epochs
+    warmup_steps = steps_per_epoch  # one epoch
+    eval_every = max(1, math.ceil(n / (2 * config.batch_size)))
+    train_labels = torch.as_tensor(train_labels).to(device)
+    params = [p for p in model.parameters() if p.requires_grad]  # frozen ones never reach AdamW
+    optimizer = torch.optim.AdamW(params, lr=config.lr, betas=config.betas, eps=config.eps,
+                                  weight_decay=config.weight_decay)
+    # fp16 gradients can underflow: scale the loss up, unscale before clipping, skip inf steps
+    scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
+    shuffle = torch.Generator().manual_seed(config.seed)
+    curve, losses, eval_seconds, began = [], [], 0.0, time.perf_counter()
+    step = 0
+    for epoch in range(config.epochs):
+        order = torch.randperm(n, generator=shuffle)
+        for batch in order.split(config.batch_size):
+            model.train()
+            for group in optimizer.param_groups:
+                group["lr"] = lr_at(step, warmup_steps, total_steps, config.lr)
+            with autocast(device, config.precision):
+                logits = logits_for(model, [train_inputs[i] for i in batch], start,
+                                    model.config.pad_token_id, device)
+            loss = F.cross_entropy(logits.float(), train_labels[batch.to(device)])
+            optimizer.zero_grad(set_to_none=True)
+            scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
+            scaler.step(optimizer)
+            scaler.update()
+            losses.append(loss.item())
+            step += 1
+            if step % eval_every == 0:
+                eval_began = time.perf_counter()
+                predictions = predict(model, dev_inputs, start, device, config)
+                eval_seconds += time.perf_counter() - eval_began
+                point = dict(step=step, epoch=round(step / steps_per_epoch, 2),
+                             train_loss=float(np.mean(losses[-eval_every:])),
+                             lr=optimizer.param_groups[0]["lr"],
+                             accuracy=float(np.mean(predictions == dev_labels)),
+                             mcc=matthews_corrcoef(dev_labels, predictions, model.config.num_labels),
+                             seconds=round(time.perf_counter() - began, 2))
+                curve.append(point)
+                log(f"step {step:4d}/{total_steps} | epoch {point['epoch']:5.2f} | loss {point['train_loss']:.4f} "
+                    f"| lr {point['lr']:.2e} | dev acc {point['accuracy']:.4f} | mcc {point['mcc']:+.4f} "
+                    f"| {point['seconds']:.1f}s")
+    train_seconds = time.perf_counter() - began - eval_seconds
+    return dict(curve=curve, losses=losses, total_steps=total_steps, warmup_steps=warmup_steps,
+                eval_every=eval_every, train_seconds=train_seconds, eval_seconds=eval_seconds)

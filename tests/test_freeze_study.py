@@ -1,0 +1,136 @@
+"""freeze_study.py end to end on real SST-2 with a tiny checkpoint: the cache's equivalence,
+reproducibility, the cache files, bad input and interruption."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import freeze_study
+import loop
+from conftest import ROOT
+
+
+def run(tmp_path, checkpoint, glue_dir, *extra, out="result.json"):
+    argv = ["--model", checkpoint, "--glue-dir", glue_dir, "--size", "50", "--epochs", "2",
+            "--cache-dir", str(tmp_path / "cache"), "--splits-dir", str(tmp_path / "splits"),
+            "--out", str(tmp_path / out), "--quiet", *extra]
+    return freeze_study.run(freeze_study.parse_args(argv))
+
+
+@pytest.mark.parametrize("k", [-1, 1, 3])
+def test_cache_gives_the_same_training_as_the_full_network_without_dropout(tmp_path, tiny_bert_no_dropout,
+                                                                           glue_dir, k):
+    cached = run(tmp_path, tiny_bert_no_dropout, glue_dir, "--freeze", str(k))
+    full = run(tmp_path, tiny_bert_no_dropout, glue_dir, "--freeze", str(k), "--no-cache")
+    assert cached["config"]["cache"] and not full["config"]["cache"]
+    assert cached["train_losses"] == pytest.approx(full["train_losses"], abs=1e-5)
+    assert [p["accuracy"] for p in cached["curve"]] == pytest.approx([p["accuracy"] for p in full["curve"]], abs=1e-5)
+    assert cached["trainable_parameters"] == full["trainable_parameters"]
+
+
+def figures(result):
+    return (result["best_accuracy"], result["best_step"], result["train_losses"],
+            [{key: value for key, value in point.items() if key != "seconds"} for point in result["curve"]])
+
+
+@pytest.mark.parametrize("extra", [["--freeze", "1"], ["--freeze", "0"]])
+def test_same_seed_gives_identical_figures(tmp_path, tiny_bert, glue_dir, extra):
+    first = run(tmp_path, tiny_bert, glue_dir, *extra, "--seed", "7")  # dropout is on
+    second = run(tmp_path, tiny_bert, glue_dir, *extra, "--seed", "7", out="again.json")
+    assert figures(first) == figures(second)
+    other = run(tmp_path, tiny_bert, glue_dir, *extra, "--seed", "8", out="other.json")
+    assert other["train_losses"] != first["train_losses"]
+
+
+def test_result_file_holds_the_run(tmp_path, tiny_bert, glue_dir):
+    result = run(tmp_path, tiny_bert, glue_dir, "--freeze", "2")
+    saved = json.loads((tmp_path / "result.json").read_text())
+    assert saved["best_accuracy"] == result["best_accuracy"] == max(p["accuracy"] for p in saved["curve"])
+    assert saved["config"]["freeze"] == 2 and saved["config"]["size"] == 50
+    assert len(saved["curve"]) == 4 and len(saved["train_losses"]) == 8
+    assert set(saved["seconds"]) == {"prefix", "train", "eval", "total"}
+    assert saved["trainable_parameters"] < saved["total_parameters"]
+    assert saved["majority_accuracy"] == pytest.approx(444 / 872)
+
+
+def test_cache_file_is_reused_and_a_truncated_one_rebuilt(tmp_path, tiny_bert, glue_dir, monkeypatch, capsys):
+    run(tmp_path, tiny_bert, glue_dir, "--freeze", "2")
+    files = sorted((tmp_path / "cache").rglob("*.pt"))
+    assert len(files) == 2  # the training subset and the dev split
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("the frozen prefix was recomputed although its cache file exists")
+    with monkeypatch.context() as m:
+        m.setattr(loop, "frozen_prefix", must_not_run)
+        run(tmp_path, tiny_bert, glue_dir, "--freeze", "2", "--seed", "2")
+
+    dev_file = max(files, key=lambda f: f.stat().st_size)
+    size = dev_file.stat().st_size
+    dev_file.write_bytes(dev_file.read_bytes()[: size // 2])
+    run(tmp_path, tiny_bert, glue_dir, "--freeze", "2")
+    assert "is unreadable" in capsys.readouterr().err
+    assert dev_file.stat().st_size == size  # rebuilt whole
+    with monkeypatch.context() as m:
+        m.setattr(loop, "frozen_prefix", must_not_run)
+        run(tmp_path, tiny_bert, glue_dir, "--freeze", "2")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--freeze", "4"], r"--freeze 4 is outside \[-1, 3\] for this 3-layer model"),
+    (["--freeze", "-2"], r"--freeze -2 is outside \[-1, 3\]"),
+    (["--size", "70000"], r"--size 70000 is outside \[2, 67349\]"),
+    (["--lr", "0"], r"--lr must be positive"),
+    (["--epochs", "-1"], r"--epochs must be positive"),
+    (["--batch-size", "0"], r"--batch-size must be positive"),
+    (["--dataset", "mnli"], r"unknown task 'mnli'"),
+    (["--model", "./no/such/folder"], r"checkpoint folder './no/such/folder' does not exist"),
+    (["--precision", "fp16", "--device", "cpu"], r"--precision fp16 needs a CUDA device"),
+    (["--freeze", "two"], r"argument --freeze: invalid int value: 'two'"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, tiny_bert, glue_dir, capsys, argv, message):
+    args = ["--model", tiny_bert, "--glue-dir", glue_dir, "--out", str(tmp_path / "r.json"),
+            "--splits-dir", str(tmp_path / "splits"), "--epochs", "1", "--quiet"]
+    with pytest.raises(SystemExit) as exit_:
+        freeze_study.main(args + argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("freeze_study.py: error: ")
+    import re
+    assert re.search(message, err), err
+    assert not (tmp_path / "r.json").exists()
+
+
+def cli(*argv, env=None, **kwargs):
+    return subprocess.Popen([sys.executable, os.path.join(ROOT, "freeze_study.py"), *argv],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})}, **kwargs)
+
+
+def test_unreachable_hub_fails_fast_and_names_the_offline_way(tmp_path, glue_dir):
+    empty_cache = {"HF_HOME": str(tmp_path / "hf"), "HF_HUB_CACHE": str(tmp_path / "hf"), "GLUE_DIR": ""}
+    began = time.perf_counter()
+    model_run = cli("--model", "roberta-base", "--glue-dir", glue_dir, "--splits-dir", str(tmp_path),
+                    env=empty_cache, cwd=tmp_path)
+    data_run = cli("--model", "minilm", env=empty_cache, cwd=tmp_path)
+    (_, model_err), (_, data_err) = model_run.communicate(timeout=60), data_run.communicate(timeout=60)
+    assert time.perf_counter() - began < 30  # left alone, the libraries retry for 25-50 s each
+    assert model_run.returncode == 2 and "--model minilm" in model_err and "Traceback" not in model_err
+    assert data_run.returncode == 2 and "--glue-dir" in data_err and "Traceback" not in data_err
+
+
+def test_interrupted_run_leaves_no_result_file(tmp_path, tiny_bert, glue_dir):
+    out = tmp_path / "r.json"
+    proc = cli("--model", tiny_bert, "--glue-dir", glue_dir, "--size", "1000", "--out", str(out),
+               "--splits-dir", str(tmp_path / "splits"), "--cache-dir", str(tmp_path / "cache"),
+               "--freeze", "1")
+    assert proc.stdout.readline().startswith("step ")  # training is under way
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted; no result written" in err and "Traceback" not in err
+    assert not out.exists() and not list(tmp_path.glob("r.json*"))

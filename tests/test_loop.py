@@ -1,0 +1,93 @@
+"""loop.py: the protocol's numbers, freezing, evaluation order, and the cache's equivalence."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import transformers
+
+import loop
+import model
+
+
+def test_schedule_equals_transformers_linear_warmup():
+    for n in (50, 1000):
+        steps_per_epoch = math.ceil(n / 16)
+        total = 10 * steps_per_epoch
+        optimizer = torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))], lr=5e-5)
+        schedule = transformers.get_linear_schedule_with_warmup(optimizer, steps_per_epoch, total)
+        for step in range(total):
+            expected = optimizer.param_groups[0]["lr"]  # the lr this step runs at
+            assert loop.lr_at(step, steps_per_epoch, total, 5e-5) == pytest.approx(expected, abs=1e-15)
+            optimizer.step()
+            schedule.step()
+        assert loop.lr_at(0, steps_per_epoch, total, 5e-5) == 0.0
+
+
+def trainable_names(classifier):
+    return {name.split(".")[0] + ("." + name.split(".")[1] if name.startswith("layers") else "")
+            for name, p in classifier.named_parameters() if p.requires_grad}
+
+
+def test_freezing_trains_exactly_what_k_says(tiny_bert):
+    classifier = model.from_pretrained(tiny_bert)  # 3 layers
+    cases = {-1: {"layers.0", "layers.1", "layers.2", "head"},
+             0: {"embed", "layers.0", "layers.1", "layers.2", "head"},
+             1: {"layers.1", "layers.2", "head"},
+             3: {"head"}}
+    for k, expected in cases.items():
+        loop.freeze(classifier, k)
+        assert trainable_names(classifier) == expected, k
+    for k in (-2, 4):
+        with pytest.raises(ValueError, match=r"outside \[-1, 3\] for this 3-layer model"):
+            loop.freeze(classifier, k)
+
+
+@pytest.mark.parametrize("n, evaluations", [(50, 20), (100, 17), (200, 18), (500, 20), (1000, 19)])
+def test_number_of_evaluations_over_ten_epochs(tiny_bert, n, evaluations):
+    classifier = model.from_pretrained(tiny_bert)
+    loop.freeze(classifier, 3)  # head only, on one-token "cached" states: the loop's own count
+    inputs = [torch.randn(1, 32) for _ in range(n)]
+    dev = [torch.randn(1, 32) for _ in range(4)]
+    history = loop.train(classifier, loop.TrainConfig(freeze=3), inputs, np.arange(n) % 2, dev,
+                         np.array([0, 1, 0, 1]), 3, torch.device("cpu"), log=lambda line: None)
+    assert len(history["curve"]) == evaluations
+    assert len(history["losses"]) == history["total_steps"] == 10 * math.ceil(n / 16)
+    assert [p["step"] for p in history["curve"]][:2] == [history["eval_every"], 2 * history["eval_every"]]
+
+
+def test_predictions_come_back_in_the_original_order(tiny_bert):
+    classifier = model.from_pretrained(tiny_bert).eval()
+    g = torch.Generator().manual_seed(0)
+    inputs = [torch.randint(1000, 2000, (int(length),), generator=g)
+              for length in torch.randint(2, 30, (50,), generator=g)]
+    one_by_one = lambda: [classifier(ids[None], torch.ones(1, len(ids), dtype=torch.long))[0]
+                          for ids in inputs]
+    with torch.no_grad():  # move the decision boundary to the median, so both classes occur
+        margins = torch.stack([logits[1] - logits[0] for logits in one_by_one()])
+        classifier.head.out_proj.bias[1] -= margins.median() + 1e-4
+        expected = [logits.argmax().item() for logits in one_by_one()]
+    batched = loop.predict(classifier, inputs, None, torch.device("cpu"), loop.TrainConfig(eval_batch_size=8))
+    assert 20 <= sum(expected) <= 30
+    assert batched.tolist() == expected
+
+
+def test_matthews_correlation():
+    labels = np.array([1, 1, 1, 0, 0, 0, 0, 1])
+    predictions = np.array([1, 1, 0, 0, 0, 1, 0, 1])
+    # tp=3 tn=3 fp=1 fn=1: (9 - 1) / sqrt(4 * 4 * 4 * 4)
+    assert loop.matthews_corrcoef(labels, predictions, 2) == pytest.approx(0.5)
+    assert loop.matthews_corrcoef(labels, np.zeros(8, dtype=int), 2) == 0.0
+    assert loop.matthews_corrcoef(np.array([0, 1, 2, 2]), np.array([0, 1, 2, 2]), 3) == pytest.approx(1.0)
+
+
+def test_frozen_prefix_equals_the_full_network(tiny_bert):
+    classifier = model.from_pretrained(tiny_bert).eval()
+    ids = [torch.tensor([101, 2000, 3000, 102]), torch.tensor([101, 4000, 102])]
+    states = loop.frozen_prefix(classifier, ids, 2, torch.device("cpu"), "fp32")
+    for example, hidden in zip(ids, states):
+        with torch.no_grad():
+            full = classifier.run_layers(classifier.embed(example[None]), torch.ones(1, len(example)), 0, 2)
+        assert hidden.shape == (len(example), 32)
+        torch.testing.assert_close(hidden, full[0], atol=1e-6, rtol=0)
