@@ -1,11 +1,30 @@
-# The study's orchestration. `make help` lists the targets.
+# The study as a grid of runs, each its own file target: make skips finished runs, `make -j N`
+# runs N at once (spread over the GPUs when there are several), and a stopped grid resumes with
+# the same command. `make help` lists the targets.
 PYTHON ?= .venv/bin/python
+DATASET ?= sst2
+MODEL ?= roberta-base
+SIZES ?= 50 100 200 500 1000
+SEEDS ?= 1 2 3 4 5
+EPOCHS ?= 10
+GLUE_DIR ?=
+# the study's depths for a 12-layer model (-1 0 2 4 8 10 12); -1 0 1 ... L for a model of depth L
+FREEZE ?= $(shell $(PYTHON) freeze_study.py --model $(MODEL) --print-freeze-grid)
+# extra flags for every run, e.g. RUN_FLAGS=--no-cache
+RUN_FLAGS ?=
+RESULTS ?= results/$(DATASET)/$(notdir $(patsubst %/,%,$(MODEL)))
 
-.PHONY: help setup test
+RUNS = $(foreach k,$(FREEZE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(RESULTS)/freeze$(k)_size$(n)_seed$(s).json)))
+
+.PHONY: help setup test grid runs report status
 
 help:
-	@echo "make setup    create .venv: torch==2.13.0 first, then requirements.txt and the offline MiniLM checkpoint"
-	@echo "make test     the whole test suite"
+	@echo "make setup                    create .venv: torch==2.13.0 first, then requirements.txt and the offline MiniLM checkpoint"
+	@echo "make test                     the whole test suite"
+	@echo "make grid DATASET=sst2        every run of the study that is not done yet, then the report (make -j N: N at once)"
+	@echo "make report DATASET=sst2      tables and figure from the results so far: $(RESULTS)/report.md, report.csv, figure.png"
+	@echo "make status DATASET=sst2      how many runs of the grid are done"
+	@echo "variables: DATASET (sst2, cola) MODEL (roberta-base, minilm, a folder) FREEZE SIZES SEEDS EPOCHS GLUE_DIR RESULTS RUN_FLAGS"
 
 setup:
 	python3 -m venv .venv
@@ -15,3 +34,28 @@ setup:
 
 test:
 	$(PYTHON) -m pytest -q tests
+
+# FREEZE is read once, in grid's recipe, and handed to the sub-make that runs the grid: only
+# `make grid` and `make status` ask for the model's depth.
+grid:
+	@freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; }; \
+	  $(MAKE) --no-print-directory runs FREEZE="$$freeze"
+	@$(MAKE) --no-print-directory report
+
+runs: $(if $(filter runs,$(MAKECMDGOALS)),$(RUNS))
+
+# freeze<k>_size<n>_seed<s>.json: the stem "<k>_size<n>_seed<s>" read as the words "<k> <n> <s>"
+run_field = $(word $1,$(subst _seed, ,$(subst _size, ,$*)))
+$(RESULTS)/freeze%.json:
+	@mkdir -p $(@D)
+	@$(PYTHON) freeze_study.py --dataset $(DATASET) --model $(MODEL) --freeze $(call run_field,1) \
+	  --size $(call run_field,2) --seed $(call run_field,3) --epochs $(EPOCHS) \
+	  $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) $(RUN_FLAGS) --out $@ > $(basename $@).log 2>&1 \
+	  || { tail -n 1 $(basename $@).log; exit 1; }
+	@tail -n 1 $(basename $@).log
+
+report:
+	$(PYTHON) report.py $(RESULTS) --seeds $(words $(SEEDS))
+
+status:
+	@echo "$(RESULTS): $(words $(wildcard $(RUNS))) of $(words $(RUNS)) runs done"

@@ -99,7 +99,7 @@ def load_glue_hub(task):
         glue = datasets.load_dataset("glue", task)
     except Exception as e:
         raise ValueError(f"cannot load GLUE {task} from the Hugging Face hub ({type(e).__name__}); "
-                         "offline, point --glue-dir (or GLUE_DIR) at a local GLUE folder") from None
+                         "offline, point --glue-dir (or GLUE_DIR) at a local GLUE folder and use --model minilm") from None
     return examples_from_hf(glue["train"]) + examples_from_hf(glue["validation"])
 
 

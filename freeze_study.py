@@ -14,6 +14,7 @@ import json
 import os
 import platform
 import resource
+import signal
 import sys
 import time
 from dataclasses import asdict
@@ -52,6 +53,8 @@ def parse_args(argv):
                    help="default: fp16 on CUDA (the study's), fp32 on the CPU")
     p.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: cuda if available)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--print-freeze-grid", action="store_true",
+                   help="print the study's freezing depths for --model's depth, and exit (for make grid)")
     p.error = lambda message: fail(message)  # one line, not argparse's usage block
     return p.parse_args(argv)
 
@@ -61,6 +64,25 @@ def fail(message):
     sys.exit(2)
 
 
+def pick_device():
+    """cuda if there is a GPU; with several, the first one no other run of ours holds (a lock
+    file per GPU, released when its run ends), so `make -j N` spreads runs over the GPUs."""
+    count = torch.cuda.device_count()
+    if count <= 1:
+        return "cuda" if count else "cpu"
+    import fcntl
+    os.makedirs("cache", exist_ok=True)
+    for gpu in range(count):
+        lock = open(os.path.join("cache", f".gpu{gpu}.lock"), "w")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            pick_device.held = lock  # keep the lock for as long as this process runs
+            return f"cuda:{gpu}"
+        except OSError:
+            lock.close()
+    return f"cuda:{os.getpid() % count}"  # more runs than GPUs: share
+
+
 def check_args(args):
     for name in ("lr", "epochs", "batch_size"):
         if not getattr(args, name) > 0:
@@ -68,7 +90,7 @@ def check_args(args):
     if bool(args.train_file) != bool(args.dev_file):
         raise ValueError("--train-file and --dev-file go together")
     try:
-        device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        device = torch.device(args.device or pick_device())
     except RuntimeError:
         raise ValueError(f"unknown --device {args.device!r}: use cpu, cuda or cuda:N") from None
     if device.type == "cuda" and not torch.cuda.is_available():
@@ -82,6 +104,11 @@ def check_args(args):
 def model_label(name):
     """'roberta-base', 'minilm', 'FacebookAI/roberta-base' -> 'roberta-base', ./ckpt/ -> 'ckpt'."""
     return os.path.basename(os.path.normpath(name))
+
+
+def freeze_grid(num_layers):
+    """The study's depths: -1 0 2 4 8 10 12 for a 12-layer model, else every depth -1..L."""
+    return [-1, 0, 2, 4, 8, 10, 12] if num_layers == 12 else list(range(-1, num_layers + 1))
 
 
 def run(args, log=print):
@@ -156,9 +183,18 @@ def run(args, log=print):
     return result
 
 
+def interrupt(signum, frame):
+    raise KeyboardInterrupt  # so a killed run (make's SIGTERM) cleans up like Ctrl-C
+
+
 def main(argv=None):
+    signal.signal(signal.SIGTERM, interrupt)
     args = parse_args(argv)
     try:
+        if args.print_freeze_grid:
+            config = encoder.read_config(encoder.checkpoint_folder(args.model))
+            print(" ".join(map(str, freeze_grid(config.num_layers))))
+            return
         run(args)
     except ValueError as e:
         fail(str(e))
