@@ -10,6 +10,11 @@ EPOCHS ?= 10
 GLUE_DIR ?=
 # the study's depths for a 12-layer model (-1 0 2 4 8 10 12); -1 0 1 ... L for a model of depth L
 FREEZE ?= $(shell $(PYTHON) freeze_study.py --model $(MODEL) --print-freeze-grid)
+# your own task instead of GLUE: DATASET=mytask TRAIN_FILE=train.csv DEV_FILE=dev.csv
+TRAIN_FILE ?=
+DEV_FILE ?=
+CACHE_DIR ?= cache
+SPLITS_DIR ?= splits
 # extra flags for every run, e.g. RUN_FLAGS=--no-cache
 RUN_FLAGS ?=
 RESULTS ?= results/$(DATASET)/$(notdir $(patsubst %/,%,$(MODEL)))
@@ -24,7 +29,8 @@ help:
 	@echo "make grid DATASET=sst2        every run of the study that is not done yet, then the report (make -j N: N at once)"
 	@echo "make report DATASET=sst2      tables and figure from the results so far: $(RESULTS)/report.md, report.csv, figure.png"
 	@echo "make status DATASET=sst2      how many runs of the grid are done"
-	@echo "variables: DATASET (sst2, cola) MODEL (roberta-base, minilm, a folder) FREEZE SIZES SEEDS EPOCHS GLUE_DIR RESULTS RUN_FLAGS"
+	@echo "variables: DATASET (sst2, cola, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE SIZES SEEDS EPOCHS"
+	@echo "           GLUE_DIR TRAIN_FILE DEV_FILE RESULTS CACHE_DIR SPLITS_DIR RUN_FLAGS (see the Makefile's head)"
 
 setup:
 	python3 -m venv .venv
@@ -50,7 +56,8 @@ $(RESULTS)/freeze%.json:
 	@mkdir -p $(@D)
 	@$(PYTHON) freeze_study.py --dataset $(DATASET) --model $(MODEL) --freeze $(call run_field,1) \
 	  --size $(call run_field,2) --seed $(call run_field,3) --epochs $(EPOCHS) \
-	  $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) $(RUN_FLAGS) --out $@ > $(basename $@).log 2>&1 \
+	  $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) \
+	  --cache-dir $(CACHE_DIR) --splits-dir $(SPLITS_DIR) $(RUN_FLAGS) --out $@ > $(basename $@).log 2>&1 \
 	  || { tail -n 1 $(basename $@).log; exit 1; }
 	@tail -n 1 $(basename $@).log
 

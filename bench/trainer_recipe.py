@@ -1,0 +1,93 @@
+"""
+The study's own recipe on the Hugging Face Trainer, for comparison with freeze_study.py on the
+same checkpoint, data and subset (needs `pip install accelerate`, which the Trainer requires):
+
+    python bench/trainer_recipe.py --model minilm --glue-dir ../shared/glue --freeze 4 --size 50 --seed 1
+
+AutoModelForSequenceClassification, requires_grad freezing, evaluation and a checkpoint save
+every half epoch, load_best_model_at_end, fp16 on CUDA. Writes a JSON with the best dev accuracy.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import data  # noqa: E402  the same subsets and examples as ours
+import loop  # noqa: E402  the same MCC
+import model as encoder  # noqa: E402  only to resolve 'minilm' and hub names to a folder
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--model", default="minilm")
+    p.add_argument("--dataset", default="sst2")
+    p.add_argument("--glue-dir")
+    p.add_argument("--freeze", type=int, default=0)
+    p.add_argument("--size", type=int, default=50)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--splits-dir", default="splits")
+    p.add_argument("--out", required=True)
+    args = p.parse_args()
+
+    import datasets
+    import transformers
+    began = time.perf_counter()
+    task = data.load_glue(args.dataset, args.glue_dir)
+    indices = data.load_subset(task, args.size, args.splits_dir)
+    folder = encoder.checkpoint_folder(args.model)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+    transformers.set_seed(args.seed)
+    hf = transformers.AutoModelForSequenceClassification.from_pretrained(folder, num_labels=task.num_labels)
+    if args.freeze != 0:  # the study's freezing: requires_grad only; modules stay in training mode
+        hf.base_model.embeddings.requires_grad_(False)
+        hf.base_model.encoder.layer[:max(args.freeze, 0)].requires_grad_(False)
+
+    def dataset(texts, labels):
+        ds = datasets.Dataset.from_dict({"sentence": texts, "label": labels.tolist()})
+        return ds.map(lambda batch: tokenizer(batch["sentence"], truncation=True), batched=True,
+                      remove_columns=["sentence"])
+
+    train = dataset([task.train_texts[i] for i in indices], task.train_labels[indices])
+    dev = dataset(task.dev_texts, task.dev_labels)
+
+    def metrics(prediction):
+        predicted = prediction.predictions.argmax(-1)
+        return dict(accuracy=float(np.mean(predicted == prediction.label_ids)),
+                    mcc=loop.matthews_corrcoef(prediction.label_ids, predicted, task.num_labels))
+
+    half_epoch = max(1, math.ceil(args.size / 32))
+    with tempfile.TemporaryDirectory() as output_dir:
+        training_args = transformers.TrainingArguments(
+            output_dir=output_dir, num_train_epochs=args.epochs, learning_rate=5e-5,
+            per_device_train_batch_size=16, weight_decay=0.0,
+            warmup_steps=math.ceil(args.size / 16), eval_strategy="steps", eval_steps=half_epoch,
+            save_strategy="steps", save_steps=half_epoch, load_best_model_at_end=True,
+            metric_for_best_model="accuracy", fp16=torch.cuda.is_available(), seed=args.seed,
+            report_to=[], disable_tqdm=True, logging_steps=half_epoch)
+        trainer = transformers.Trainer(model=hf, args=training_args, train_dataset=train,
+                                       eval_dataset=dev, processing_class=tokenizer,
+                                       compute_metrics=metrics)
+        trainer.train()
+    curve = [dict(step=e["step"], accuracy=e["eval_accuracy"], mcc=e["eval_mcc"])
+             for e in trainer.state.log_history if "eval_accuracy" in e]
+    best = max(curve, key=lambda point: point["accuracy"])
+    result = dict(config=vars(args), best_accuracy=best["accuracy"], mcc_at_best=best["mcc"],
+                  best_mcc=max(point["mcc"] for point in curve), best_step=best["step"], curve=curve,
+                  seconds=dict(total=round(time.perf_counter() - began, 3)),
+                  versions=dict(torch=torch.__version__, transformers=transformers.__version__))
+    data.write_atomically(args.out, lambda f: f.write(json.dumps(result, indent=1).encode()))
+    print(f"trainer recipe: best dev accuracy {best['accuracy']:.4f} at step {best['step']} "
+          f"({len(curve)} evaluations) | {result['seconds']['total']:.1f}s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""make grid end to end: a tiny random checkpoint, a tiny TSV task, one epoch per run."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, save_tiny_bert
+
+SEEDS = "1 2"
+SIZES = "4 8"
+EXPECTED = {f"freeze{k}_size{n}_seed{s}.json" for k in (-1, 0, 1) for n in (4, 8) for s in (1, 2)}
+
+
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("grid")
+    checkpoint = save_tiny_bert(tmp / "tiny", layers=1)  # freezing depths -1 0 1
+    rows = [f"{word} film {i}\t{i % 2}\n" for i, word in enumerate(["good", "bad", "fine", "dull"] * 6)]
+    (tmp / "train.tsv").write_text("sentence\tlabel\n" + "".join(rows))
+    (tmp / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:10]))
+    variables = [f"PYTHON={sys.executable}", f"MODEL={checkpoint}", "DATASET=tiny",
+                 f"TRAIN_FILE={tmp / 'train.tsv'}", f"DEV_FILE={tmp / 'dev.tsv'}", f"SIZES={SIZES}",
+                 f"SEEDS={SEEDS}", "EPOCHS=1", f"RESULTS={tmp / 'results'}",
+                 f"CACHE_DIR={tmp / 'cache'}", f"SPLITS_DIR={tmp / 'splits'}"]
+    return tmp / "results", ["make", "-C", ROOT, "--no-print-directory", "-j2", "grid", *variables]
+
+
+def runs_started(output):
+    return output.count("best dev accuracy")
+
+
+def results(folder):
+    return {p.name: p.stat().st_mtime_ns for p in folder.glob("*.json")}
+
+
+def test_grid_runs_everything_once_resumes_and_reports(grid):
+    folder, command = grid
+    first = subprocess.run(command, capture_output=True, text=True)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert set(results(folder)) == EXPECTED and runs_started(first.stdout) == len(EXPECTED)
+    for name in ("report.md", "report.csv"):
+        assert (folder / name).exists()
+    assert (folder / "figure.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    done = results(folder)
+    second = subprocess.run(command, capture_output=True, text=True)
+    assert second.returncode == 0 and runs_started(second.stdout) == 0 and results(folder) == done
+
+    (folder / "freeze0_size8_seed2.json").unlink()
+    third = subprocess.run(command, capture_output=True, text=True)
+    assert third.returncode == 0 and runs_started(third.stdout) == 1
+    redone = results(folder)
+    assert {name for name in redone if redone[name] != done.get(name)} == {"freeze0_size8_seed2.json"}
+
+
+def test_killed_grid_resumes_and_leaves_no_partial_file(grid):
+    folder, command = grid
+    for path in folder.glob("*.json"):
+        path.unlink()
+    make = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.time() + 120
+    while len(results(folder)) < 3 and time.time() < deadline and make.poll() is None:
+        time.sleep(0.05)
+    os.killpg(make.pid, signal.SIGTERM)
+    make.wait(timeout=60)
+    time.sleep(1)  # let the killed runs finish cleaning up
+    assert len(results(folder)) < len(EXPECTED), "the grid finished before it could be killed"
+    leftovers = [p.name for p in folder.iterdir() if ".tmp" in p.name]
+    assert leftovers == []
+
+    resumed = subprocess.run(command, capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert set(results(folder)) == EXPECTED
+    assert [p.name for p in folder.iterdir() if ".tmp" in p.name] == []

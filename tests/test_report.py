@@ -1,0 +1,75 @@
+"""report.py: the appendix table's statistics, partial cells, corrupt files, the operating point."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+import report
+
+
+def write_result(folder, freeze, size, seed, accuracy, mcc=0.0, task="sst2", model="minilm"):
+    result = dict(config=dict(freeze=freeze, size=size, seed=seed, task=task, model=model, num_layers=6),
+                  best_accuracy=accuracy, best_mcc=mcc, majority_accuracy=0.509)
+    (folder / f"freeze{freeze}_size{size}_seed{seed}.json").write_text(json.dumps(result))
+
+
+@pytest.fixture
+def folder(tmp_path):
+    rng = np.random.default_rng(0)
+    for freeze in (0, 2, 6):
+        for seed in range(1, 6):
+            write_result(tmp_path, freeze, 50, seed, float(rng.uniform(0.5, 0.9)))
+    for seed in (1, 2, 3):  # a partial cell
+        write_result(tmp_path, 4, 50, seed, float(rng.uniform(0.5, 0.9)))
+    (tmp_path / "freeze4_size50_seed4.json").write_text('{"config": {"freeze": 4')  # cut short
+    (tmp_path / "freeze4_size50_seed5.json").write_text('{"other": 1}')  # not a run result
+    return tmp_path
+
+
+def test_statistics_match_numpy(folder, capsys):
+    report.main([str(folder), "--seeds", "5"])
+    err = capsys.readouterr().err
+    assert "skipping" in err and "freeze4_size50_seed4.json" in err and "freeze4_size50_seed5.json" in err
+    with open(folder / "report.csv") as f:
+        rows = {int(r["frozen_layers"]): r for r in csv.DictReader(f)}
+    assert sorted(rows) == [0, 2, 4, 6]
+    for freeze, row in rows.items():
+        values = [json.loads(p.read_text())["best_accuracy"] for p in folder.glob(f"freeze{freeze}_size50_seed[1-5].json")
+                  if "best_accuracy" in p.read_text()]
+        assert int(row["runs"]) == len(values)
+        assert float(row["accuracy_mean"]) == pytest.approx(np.mean(values), abs=1e-4)
+        assert float(row["accuracy_median"]) == pytest.approx(np.median(values), abs=1e-4)
+        assert float(row["accuracy_std"]) == pytest.approx(np.std(values, ddof=1), abs=1e-4)
+        assert float(row["accuracy_min"]) == pytest.approx(min(values), abs=1e-4)
+        assert float(row["accuracy_max"]) == pytest.approx(max(values), abs=1e-4)
+    markdown = (folder / "report.md").read_text()
+    assert "| 50 | 4 | 3/5 |" in markdown and "| 50 | 2 | 5 |" in markdown
+    assert "0.509" in markdown
+
+
+def test_operating_point_is_the_most_frozen_cell_within_90_percent():
+    rows = [dict(train_size=50, frozen_layers=k, accuracy_mean=m)
+            for k, m in [(-1, 0.80), (0, 0.80), (2, 0.75), (4, 0.73), (6, 0.60)]]
+    point = report.operating_points(rows, num_layers=6)[50]
+    assert point["frozen_layers"] == 4 and point["trainable_layers"] == 2  # 0.73 >= 0.72 > 0.60
+
+
+def test_published_figures_beside_roberta_base(tmp_path):
+    for seed in (1, 2):
+        write_result(tmp_path, 2, 50, seed, 0.7, model="roberta-base")
+    report.main([str(tmp_path), "--seeds", "2"])
+    with open(tmp_path / "report.csv") as f:
+        row = next(csv.DictReader(f))
+    assert (row["published_mean"], row["published_std"]) == ("0.695", "0.0713")  # the blog's table
+
+
+def test_cola_table_has_mcc_and_empty_folder_fails(tmp_path, capsys):
+    write_result(tmp_path, 0, 50, 1, 0.7, mcc=0.31, task="cola")
+    report.main([str(tmp_path), "--seeds", "1"])
+    with open(tmp_path / "report.csv") as f:
+        assert float(next(csv.DictReader(f))["mcc_mean"]) == pytest.approx(0.31)
+    with pytest.raises(SystemExit) as exit_:
+        report.main([str(tmp_path / "nothing")])
+    assert exit_.value.code == 2 and "no run results" in capsys.readouterr().err
