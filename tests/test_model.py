@@ -1,7 +1,6 @@
 """model.py against transformers' own models: same logits, same gradients, same real checkpoint."""
 
 import json
-import os
 
 import pytest
 import torch
