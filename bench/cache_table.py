@@ -24,7 +24,8 @@ def one_run(args, freeze, cache_dir, *flags):
     subprocess.run([sys.executable, os.path.join(ROOT, "freeze_study.py"), "--model", args.model,
                     "--dataset", args.dataset, "--glue-dir", args.glue_dir, "--size", str(args.size),
                     "--seed", "1", "--epochs", str(args.epochs), "--freeze", str(freeze),
-                    "--cache-dir", cache_dir, "--out", out, "--quiet", *flags], check=True)
+                    "--cache-dir", cache_dir, "--out", out, "--quiet", *flags], check=True,
+                   stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - began
     with open(out) as f:
         result = json.load(f)
