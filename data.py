@@ -46,13 +46,20 @@ def write_atomically(path, write):
 # ----------------------------------------------------------------------------------------------
 # Reading examples
 
-def read_rows(path, columns, header, quoting=csv.QUOTE_NONE):
-    """Rows of a delimited file as (line number, list of fields); every row must have `columns`."""
+def read_table(path):
+    """Every row of a .csv file, or of a .tsv file read with quoting off (GLUE's sentences hold
+    stray quote characters that are text, not quoting)."""
     if not os.path.exists(path):
         raise ValueError(f"{path}: no such file")
-    delimiter = "\t" if path.endswith(".tsv") else ","
+    tsv = path.endswith(".tsv")
     with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f, delimiter=delimiter, quoting=quoting))
+        return list(csv.reader(f, delimiter="\t" if tsv else ",",
+                               quoting=csv.QUOTE_NONE if tsv else csv.QUOTE_MINIMAL))
+
+
+def read_rows(path, columns, header):
+    """Rows of a table as (line number, list of fields); every row must have `columns`."""
+    rows = read_table(path)
     first = 1 if header else 0
     for number, row in enumerate(rows[first:], start=first + 1):
         if len(row) != columns:
@@ -139,19 +146,14 @@ def load_csv_task(train_file, dev_file, text_column="sentence", label_column="la
     """A user's own task: two CSV (or .tsv) files with a header naming the text and label columns."""
     splits = []
     for path in (train_file, dev_file):
-        if not os.path.exists(path):
-            raise ValueError(f"{path}: no such file")
-        quoting = csv.QUOTE_NONE if path.endswith(".tsv") else csv.QUOTE_MINIMAL
-        with open(path, newline="", encoding="utf-8") as f:
-            header = next(csv.reader(f, delimiter="\t" if path.endswith(".tsv") else ",",
-                                     quoting=quoting), [])
+        header = (read_table(path) or [[]])[0]
         for column in (text_column, label_column):
             if column not in header:
                 raise ValueError(f"{path}: no column {column!r} in the header {header}; "
                                  "set --text-column / --label-column")
         text_at, label_at = header.index(text_column), header.index(label_column)
         examples = [parse_example(path, n, row[text_at], row[label_at])
-                    for n, row in read_rows(path, len(header), header=True, quoting=quoting)]
+                    for n, row in read_rows(path, len(header), header=True)]
         if not examples:
             raise ValueError(f"{path}: no examples")
         splits.append(([t for t, _ in examples], np.array([l for _, l in examples], dtype=np.int64)))
