@@ -73,7 +73,7 @@ def logits_for(model, inputs, start, pad_id, device):
     else:
         hidden, mask = pad_right(inputs, 0.0)
         mask = mask.to(device)
-    return model.classify(model.run_layers(hidden, mask, start))
+    return model.classify(model.run_layers(hidden, mask, start, first_token_only=True))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -159,8 +159,9 @@ def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, sta
     eval_every = max(1, math.ceil(n / (2 * config.batch_size)))
     train_labels = torch.as_tensor(train_labels).to(device)
     params = [p for p in model.parameters() if p.requires_grad]  # frozen ones never reach AdamW
+    # fused: one kernel updates every tensor (the Trainer's default, adamw_torch_fused)
     optimizer = torch.optim.AdamW(params, lr=config.lr, betas=config.betas, eps=config.eps,
-                                  weight_decay=config.weight_decay)
+                                  weight_decay=config.weight_decay, fused=True)
     # fp16 gradients can underflow: scale the loss up, unscale before clipping, skip inf steps
     scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
     shuffle = torch.Generator().manual_seed(config.seed)

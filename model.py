@@ -140,16 +140,19 @@ class Layer(nn.Module):
         self.attention_dropout = config.attention_dropout
         self.dropout = nn.Dropout(config.hidden_dropout)
 
-    def forward(self, x: torch.Tensor, key_is_token: torch.Tensor) -> torch.Tensor:
-        # x: (B, T, H); key_is_token: (B, 1, 1, T) bool, False where the key is padding
+    def forward(self, x: torch.Tensor, key_is_token: torch.Tensor, first_token_only=False) -> torch.Tensor:
+        # x: (B, T, H); key_is_token: (B, 1, 1, T) bool, False where the key is padding.
+        # first_token_only: return position 0 alone, (B, 1, H). Every token is still a key and a
+        # value, but queries, the output projection and the FFN run for one row instead of T.
         B, T, H = x.shape
-        heads = lambda t: t.view(B, T, self.num_heads, H // self.num_heads).transpose(1, 2)
-        q, k, v = heads(self.query(x)), heads(self.key(x)), heads(self.value(x))  # (B, nh, T, hd)
+        heads = lambda t: t.view(B, -1, self.num_heads, H // self.num_heads).transpose(1, 2)
+        rows = x[:, :1] if first_token_only else x  # (B, Tq, H): the positions we return
+        q, k, v = heads(self.query(rows)), heads(self.key(x)), heads(self.value(x))  # (B, nh, T*, hd)
         # softmax(q k^T / sqrt(hd), masked) @ v, with dropout on the attention probabilities
         p = self.attention_dropout if self.training else 0.0
         attended = F.scaled_dot_product_attention(q, k, v, attn_mask=key_is_token, dropout_p=p)
-        attended = attended.transpose(1, 2).reshape(B, T, H)
-        x = self.attn_norm(x + self.dropout(self.attn_out(attended)))
+        attended = attended.transpose(1, 2).reshape(B, -1, H)  # (B, Tq, H)
+        x = self.attn_norm(rows + self.dropout(self.attn_out(attended)))
         return self.ffn_norm(x + self.dropout(self.ffn_out(self.activation(self.ffn_in(x)))))
 
 
@@ -183,18 +186,23 @@ class Classifier(nn.Module):
         self.layers = nn.ModuleList(Layer(config) for _ in range(config.num_layers))
         self.head = ClassificationHead(config)
 
-    def run_layers(self, hidden, attention_mask, start=0, stop=None):
-        """Layers [start, stop) on hidden (B, T, H); attention_mask (B, T) is 1 for real tokens."""
+    def run_layers(self, hidden, attention_mask, start=0, stop=None, first_token_only=False):
+        """Layers [start, stop) on hidden (B, T, H); attention_mask (B, T) is 1 for real tokens.
+        first_token_only: the last of these layers returns position 0 alone, (B, 1, H)."""
         key_is_token = attention_mask.bool()[:, None, None, :]  # broadcast over heads and queries
-        for layer in self.layers[start:stop]:
-            hidden = layer(hidden, key_is_token)
+        layers = self.layers[start:stop]
+        for i, layer in enumerate(layers):
+            hidden = layer(hidden, key_is_token, first_token_only and i == len(layers) - 1)
         return hidden
 
     def classify(self, hidden):
         return self.head(hidden)
 
     def forward(self, input_ids, attention_mask):
-        return self.classify(self.run_layers(self.embed(input_ids), attention_mask))
+        # the head reads the first token only, so the last layer computes nothing else: about a
+        # sixth less work for a 6-layer model, the same logits
+        hidden = self.run_layers(self.embed(input_ids), attention_mask, first_token_only=True)
+        return self.classify(hidden)
 
 
 # ----------------------------------------------------------------------------------------------

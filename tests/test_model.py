@@ -147,3 +147,15 @@ def test_head_for_another_number_of_labels_is_named(tmp_path):
     _, folder = tiny_hf_model("roberta", tmp_path, num_labels=3)
     with pytest.raises(ValueError, match="another number of labels"):
         model.from_pretrained(folder, num_labels=2)
+
+
+def test_last_layer_for_the_first_token_only_changes_nothing(tiny_bert_no_dropout):
+    # the classifier's shortcut: the last layer computes position 0 alone, from every key
+    ours = model.from_pretrained(tiny_bert_no_dropout).eval()
+    ids = torch.randint(5, 100, (3, 11))
+    mask = torch.tensor([[1] * 7 + [0] * 4, [1] * 3 + [0] * 8, [1] * 11])
+    hidden = ours.embed(ids)
+    full = ours.run_layers(hidden, mask)
+    first = ours.run_layers(hidden, mask, first_token_only=True)
+    assert first.shape == (3, 1, full.shape[-1])
+    torch.testing.assert_close(first, full[:, :1], atol=1e-6, rtol=1e-5)
