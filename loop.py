@@ -146,6 +146,21 @@ def predict(model, inputs, start, device, config):
     return predictions
 
 
+def train_step(model, optimizer, scaler, params, inputs, labels, start, device, config):
+    """One optimizer step on one batch; returns its loss."""
+    model.train()  # dropout on, in every layer that runs (frozen ones too, without the cache)
+    with autocast(device, config.precision):
+        logits = logits_for(model, inputs, start, model.config.pad_token_id, device)
+    loss = F.cross_entropy(logits.float(), labels)
+    optimizer.zero_grad(set_to_none=True)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.item()
+
+
 def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, start, device, log=print):
     """
     Fine-tune the parameters that require grad. `start` is None when inputs are token ids, or the
@@ -170,20 +185,11 @@ def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, sta
     for epoch in range(config.epochs):
         order = torch.randperm(n, generator=shuffle)
         for batch in order.split(config.batch_size):
-            model.train()
             for group in optimizer.param_groups:
                 group["lr"] = lr_at(step, warmup_steps, total_steps, config.lr)
-            with autocast(device, config.precision):
-                logits = logits_for(model, [train_inputs[i] for i in batch], start,
-                                    model.config.pad_token_id, device)
-            loss = F.cross_entropy(logits.float(), train_labels[batch.to(device)])
-            optimizer.zero_grad(set_to_none=True)
-            scaler.scale(loss).backward()
-            scaler.unscale_(optimizer)
-            torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
-            scaler.step(optimizer)
-            scaler.update()
-            losses.append(loss.item())
+            loss = train_step(model, optimizer, scaler, params, [train_inputs[i] for i in batch],
+                              train_labels[batch.to(device)], start, device, config)
+            losses.append(loss)
             step += 1
             if step % eval_every == 0:
                 eval_began = time.perf_counter()

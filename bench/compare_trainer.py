@@ -6,18 +6,22 @@ study's recipe on the Hugging Face Trainer (bench/trainer_recipe.py).
     python bench/compare_trainer.py --model minilm --glue-dir ../shared/glue --size 50 --freeze 0 4 --repeats 2
 
 Prints wall times (whole processes, start-up included), their ratios against (c), and the best
-accuracies, then estimates the whole grid both ways from the per-run times. Each (a) run after the
-first finds its frozen prefix in the cache, as the runs of a grid do.
+accuracies. Each (a) run after the first finds its frozen prefix in the cache, as the runs of a
+grid do. Every run is also appended to --record (JSON lines); once that file holds n = 50 and
+n = 1000 for some k, the whole grid's time is estimated both ways from it (estimate_grid).
 """
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WAYS = {"a: cache": ["freeze_study.py"], "b: --no-cache": ["freeze_study.py", "--no-cache"],
@@ -36,7 +40,50 @@ def timed_run(way, args, freeze, seed, work):
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     seconds = time.perf_counter() - began
     with open(out) as f:
-        return seconds, json.load(f)["best_accuracy"]
+        result = json.load(f)
+    return dict(way=way, dataset=args.dataset, model=args.model, freeze=freeze, size=args.size,
+                seed=seed, epochs=args.epochs, wall=round(seconds, 2), evaluations=len(result["curve"]),
+                best_accuracy=result["best_accuracy"], best_mcc=result["best_mcc"], seconds=result["seconds"])
+
+
+def steps_and_evaluations(n, epochs=10, batch_size=16):
+    steps = math.ceil(n / batch_size) * epochs
+    return steps, steps // max(1, math.ceil(n / (2 * batch_size)))
+
+
+def estimate_grid(records, freeze_grid, sizes=(50, 100, 200, 500, 1000), seeds=5):
+    """
+    Whole-grid seconds per way, from runs at n = 50 and n = 1000. For one way and k, a run is
+    start-up + steps x per-step + evaluations x per-evaluation: the per-evaluation seconds come
+    from the runs' own logs, start-up and per-step from the two sizes. Between measured k the
+    per-run seconds are interpolated linearly in k (the work per step and per evaluation is
+    linear in the number of layers run); k = -1 is taken as k = 0. Frozen-prefix computation is
+    inside the measured (a) runs, the first of each cell's repeats having made its cache.
+    """
+    totals = {}
+    for way in WAYS:
+        per_k = {}
+        for k in sorted({r["freeze"] for r in records if r["way"] == way}):
+            runs = {n: [r for r in records if r["way"] == way and r["freeze"] == k and r["size"] == n]
+                    for n in (50, 1000)}
+            if not runs[50] or not runs[1000]:
+                continue
+            wall = {n: statistics.median(r["wall"] for r in runs[n]) for n in runs}
+            per_eval = statistics.median(r["seconds"]["eval"] / r["evaluations"] for r in runs[50] + runs[1000])
+            (s50, e50), (s1000, e1000) = steps_and_evaluations(50), steps_and_evaluations(1000)
+            per_step = (wall[1000] - wall[50] - (e1000 - e50) * per_eval) / (s1000 - s50)
+            startup = wall[50] - s50 * per_step - e50 * per_eval
+            per_k[k] = lambda n, a=startup, b=per_step, c=per_eval: a + b * steps_and_evaluations(n)[0] + c * steps_and_evaluations(n)[1]
+        if not per_k:
+            continue
+        measured = sorted(per_k)
+        total = 0.0
+        for k in freeze_grid:
+            for n in sizes:
+                at = [per_k[m](n) for m in measured]
+                total += seeds * float(np.interp(max(k, 0), measured, at))
+        totals[way] = (total, measured)
+    return totals
 
 
 def main():
@@ -48,25 +95,42 @@ def main():
     p.add_argument("--freeze", type=int, nargs="+", default=[0, 4])
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--record", default=os.path.join(ROOT, "bench", "out", "trainer_runs.jsonl"),
+                   help="every run is appended here; the grid estimate reads it")
+    p.add_argument("--layers", type=int, default=6, help="the model's depth, for the grid's k")
     args = p.parse_args()
+    os.makedirs(os.path.dirname(args.record), exist_ok=True)
     print(f"{args.dataset}, {args.model}, n = {args.size}, {args.epochs} epochs, {args.repeats} "
           f"interleaved repeats, {os.cpu_count()} CPU cores, torch threads {__import__('torch').get_num_threads()}")
     print("| k | way | wall s (median) | runs | vs Trainer | best accuracies |")
     print("|---|---|---|---|---|---|")
     for freeze in args.freeze:
-        times = {way: [] for way in WAYS}
-        accuracies = {way: [] for way in WAYS}
+        runs = []
         with tempfile.TemporaryDirectory() as work:
             for repeat in range(args.repeats):
                 for way in WAYS:  # interleaved, so drifts of the machine hit every way alike
-                    seconds, accuracy = timed_run(way, args, freeze, 1 + repeat, work)
-                    times[way].append(seconds)
-                    accuracies[way].append(accuracy)
-        trainer = statistics.median(times["c: Trainer"])
+                    runs.append(timed_run(way, args, freeze, 1 + repeat, work))
+                    with open(args.record, "a") as f:
+                        f.write(json.dumps(runs[-1]) + "\n")
+        trainer = statistics.median(r["wall"] for r in runs if r["way"] == "c: Trainer")
         for way in WAYS:
-            median = statistics.median(times[way])
-            print(f"| {freeze} | {way} | {median:.1f} | {len(times[way])} | {trainer / median:.2f}x faster "
-                  f"| {', '.join(f'{a:.3f}' for a in accuracies[way])} |", flush=True)
+            mine = [r for r in runs if r["way"] == way]
+            median = statistics.median(r["wall"] for r in mine)
+            accuracies = ", ".join(f"{r['best_accuracy']:.3f}" for r in mine)
+            print(f"| {freeze} | {way} | {median:.1f} | {len(mine)} | {trainer / median:.2f}x faster "
+                  f"| {accuracies} |", flush=True)
+
+    with open(args.record) as f:
+        records = [r for r in map(json.loads, f) if r["dataset"] == args.dataset and r["model"] == args.model
+                   and r["epochs"] == args.epochs]
+    freeze_grid = range(-1, args.layers + 1)
+    totals = estimate_grid(records, freeze_grid)
+    if "c: Trainer" in totals:
+        print(f"\nwhole grid estimate (k = {freeze_grid[0]}..{freeze_grid[-1]}, n = 50..1000, 5 seeds), "
+              f"from the runs in {args.record}:")
+        for way, (seconds, measured) in totals.items():
+            print(f"  {way}: {seconds / 3600:.1f} h ({totals['c: Trainer'][0] / seconds:.2f}x faster than "
+                  f"the Trainer; k measured: {', '.join(map(str, measured))})")
 
 
 if __name__ == "__main__":

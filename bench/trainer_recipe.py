@@ -82,7 +82,11 @@ def main():
     best = max(curve, key=lambda point: point["accuracy"])
     result = dict(config=vars(args), best_accuracy=best["accuracy"], mcc_at_best=best["mcc"],
                   best_mcc=max(point["mcc"] for point in curve), best_step=best["step"], curve=curve,
-                  seconds=dict(total=round(time.perf_counter() - began, 3)),
+                  seconds=dict(total=round(time.perf_counter() - began, 3),
+                               train=next(e["train_runtime"] for e in trainer.state.log_history
+                                          if "train_runtime" in e),  # evaluations and saves included
+                               eval=round(sum(e["eval_runtime"] for e in trainer.state.log_history
+                                              if "eval_runtime" in e), 3)),
                   versions=dict(torch=torch.__version__, transformers=transformers.__version__))
     data.write_atomically(args.out, lambda f: f.write(json.dumps(result, indent=1).encode()))
     print(f"trainer recipe: best dev accuracy {best['accuracy']:.4f} at step {best['step']} "
