@@ -8,28 +8,12 @@ runs once more with the cache warm. Prints a Markdown table for the README.
 """
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def one_run(args, freeze, cache_dir, *flags):
-    out = os.path.join(cache_dir, "result.json")
-    began = time.perf_counter()
-    subprocess.run([sys.executable, os.path.join(ROOT, "freeze_study.py"), "--model", args.model,
-                    "--dataset", args.dataset, "--glue-dir", args.glue_dir, "--size", str(args.size),
-                    "--seed", "1", "--epochs", str(args.epochs), "--freeze", str(freeze),
-                    "--cache-dir", cache_dir, "--out", out, "--quiet", *flags], check=True,
-                   stdout=subprocess.DEVNULL)
-    wall = time.perf_counter() - began
-    with open(out) as f:
-        result = json.load(f)
-    return wall, result
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_trainer import ROOT, timed_run  # noqa: E402  one way to run and time a run
 
 
 def main():
@@ -44,15 +28,15 @@ def main():
     print("| frozen k | --no-cache (s) | cache, cold (s) | cache, warm (s) | speed-up (warm) | best acc, no-cache / cache |")
     print("|---|---|---|---|---|---|")
     for k in args.freeze:
-        with tempfile.TemporaryDirectory() as cache_dir:
-            full, full_result = one_run(args, k, cache_dir, "--no-cache")
+        with tempfile.TemporaryDirectory() as work:  # an empty cache for each k
+            full = timed_run("b: --no-cache", args, k, 1, work)
             if k == 0:  # nothing is frozen, so there is nothing to cache: both are the same run
-                print(f"| {k} | {full:.1f} | = | = | 1.0x | {full_result['best_accuracy']:.3f} |")
+                print(f"| {k} | {full['wall']:.1f} | = | = | 1.0x | {full['best_accuracy']:.3f} |")
                 continue
-            cold, _ = one_run(args, k, cache_dir)
-            warm, result = one_run(args, k, cache_dir)
-        print(f"| {k} | {full:.1f} | {cold:.1f} | {warm:.1f} | {full / warm:.1f}x "
-              f"| {full_result['best_accuracy']:.3f} / {result['best_accuracy']:.3f} |", flush=True)
+            cold = timed_run("a: cache", args, k, 1, work)
+            warm = timed_run("a: cache", args, k, 1, work)
+        print(f"| {k} | {full['wall']:.1f} | {cold['wall']:.1f} | {warm['wall']:.1f} | {full['wall'] / warm['wall']:.1f}x "
+              f"| {full['best_accuracy']:.3f} / {warm['best_accuracy']:.3f} |", flush=True)
 
 
 if __name__ == "__main__":
