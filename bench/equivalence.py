@@ -30,26 +30,26 @@ def summary(values):
 
 
 def table(records, cells, seeds):
-    lines = ["| task | k | way | runs | best dev accuracy, mean ± sd | minus Trainer | 2 x SE | agrees |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| task | k | metric | way | runs | mean ± sd | minus Trainer | 2 x SE | agrees |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for task, k in cells:
         runs = {way: [r for r in records if (r["dataset"], r["freeze"], r["way"]) == (task, k, way)
                       and r["seed"] in seeds] for way in ("a: cache", "b: --no-cache", "c: Trainer")}
-        trainer = [r["best_accuracy"] for r in runs["c: Trainer"]]
-        for way, mine in runs.items():
-            if len(mine) < 2:
-                continue
-            accuracies = [r["best_accuracy"] for r in mine]
-            mean, sd = summary(accuracies)
-            row = f"| {task} | {k} | {way} | {len(mine)} | {mean:.4f} ± {sd:.4f} |"
-            if way != "c: Trainer" and len(trainer) >= 2:
-                t_mean, t_sd = summary(trainer)
-                se = math.sqrt(sd ** 2 / len(mine) + t_sd ** 2 / len(trainer))
-                diff = mean - t_mean
-                row += f" {diff:+.4f} | {2 * se:.4f} | {'yes' if abs(diff) < 2 * se else 'NO'} |"
-            else:
-                row += " | | |"
-            lines.append(row)
+        for metric in ("best_accuracy", "best_mcc") if task == "cola" else ("best_accuracy",):
+            trainer = [r[metric] for r in runs["c: Trainer"]]
+            for way, mine in runs.items():
+                if len(mine) < 2:
+                    continue
+                mean, sd = summary([r[metric] for r in mine])
+                row = f"| {task} | {k} | {metric.replace('best_', 'best ')} | {way} | {len(mine)} | {mean:.4f} ± {sd:.4f} |"
+                if way != "c: Trainer" and len(trainer) >= 2:
+                    t_mean, t_sd = summary(trainer)
+                    se = math.sqrt(sd ** 2 / len(mine) + t_sd ** 2 / len(trainer))
+                    diff = mean - t_mean  # equal means with no spread at all (every run at the majority class) agree
+                    row += f" {diff:+.4f} | {2 * se:.4f} | {'yes' if abs(diff) <= 2 * se else 'NO'} |"
+                else:
+                    row += " | | |"
+                lines.append(row)
     return "\n".join(lines) + "\n"
 
 
