@@ -7,24 +7,16 @@ Each cached run starts from an empty cache (so its time includes computing the p
 runs once more with the cache warm. Prints a Markdown table for the README.
 """
 
-import argparse
 import os
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_trainer import ROOT, timed_run  # noqa: E402  one way to run and time a run
+from compare_trainer import cell_arguments, timed_run  # noqa: E402  one way to run and time a run
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--model", default="minilm")
-    p.add_argument("--dataset", default="sst2")
-    p.add_argument("--glue-dir", default=os.path.join(ROOT, "..", "shared", "glue"))
-    p.add_argument("--size", type=int, default=50)
-    p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--freeze", type=int, nargs="+", default=[0, 2, 4, 6])
-    args = p.parse_args()
+    args = cell_arguments(default_freeze=[0, 2, 4, 6]).parse_args()
     print("| frozen k | --no-cache (s) | cache, cold (s) | cache, warm (s) | speed-up (warm) | best acc, no-cache / cache |")
     print("|---|---|---|---|---|---|")
     for k in args.freeze:

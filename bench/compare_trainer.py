@@ -86,14 +86,20 @@ def estimate_grid(records, freeze_grid, sizes=(50, 100, 200, 500, 1000), seeds=5
     return totals
 
 
-def main():
+def cell_arguments(default_freeze):
+    """The arguments timed_run reads: which cell of the study to run (shared with cache_table.py)."""
     p = argparse.ArgumentParser()
     p.add_argument("--model", default="minilm")
     p.add_argument("--dataset", default="sst2")
     p.add_argument("--glue-dir", default=os.path.join(ROOT, "..", "shared", "glue"))
     p.add_argument("--size", type=int, default=50)
-    p.add_argument("--freeze", type=int, nargs="+", default=[0, 4])
+    p.add_argument("--freeze", type=int, nargs="+", default=default_freeze)
     p.add_argument("--epochs", type=int, default=10)
+    return p
+
+
+def main():
+    p = cell_arguments(default_freeze=[0, 4])
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--record", default=os.path.join(ROOT, "bench", "out", "trainer_runs.jsonl"),
                    help="every run is appended here; the grid estimate reads it")
