@@ -5,8 +5,10 @@ The study's report from a folder of run results (results/<dataset>/<model>/*.jso
 
 writes, next to the results, the appendix table (report.md, report.csv): per train size and
 number of frozen layers, the runs and the mean, median, std, min and max of the best dev
-accuracy (and of the best MCC for CoLA); the paper's operating point; the published roberta-base
-figures beside ours when the model is roberta-base; and a figure (figure.png) with one dot per run.
+accuracy (and of the best MCC for CoLA), beside the published roberta-base figures at the same
+fraction of layers frozen; then, per train size, what the grid shows (how far freezing goes
+before the mean drops, where freezing everything lands, the seed spread, the paper's operating
+point), for this model and for the published roberta-base grid; and a figure (figure.png).
 """
 
 import argparse
@@ -21,6 +23,7 @@ import numpy as np
 from data import write_atomically
 
 REFERENCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference")
+REFERENCE_LAYERS = 12  # the published grids are roberta-base's
 STATISTICS = ("mean", "median", "std", "min", "max")
 
 
@@ -39,10 +42,17 @@ def load_results(folder):
 
 
 def describe(values):
-    """mean, median, sample std (ddof=1; 0 for a single run), min, max."""
+    """mean, median, sample std (ddof=1; NaN, printed blank, for a single run), min, max."""
     values = np.asarray(values, dtype=float)
-    std = values.std(ddof=1) if len(values) > 1 else 0.0
+    std = values.std(ddof=1) if len(values) > 1 else float("nan")
     return dict(zip(STATISTICS, (values.mean(), np.median(values), std, values.min(), values.max())))
+
+
+def number(value, digits=3):
+    """A table entry: blank for a missing or undefined value."""
+    if value is None or value == "" or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    return f"{round(value, digits) + 0.0:.{digits}f}" if isinstance(value, float) else str(value)  # no "-0.000"
 
 
 def table(results):
@@ -59,12 +69,12 @@ def table(results):
     return rows
 
 
-def operating_points(rows, num_layers, fraction=0.9):
+def operating_points(rows, num_layers, fraction=0.9, metric="accuracy"):
     """Per train size, the paper's operating point: the most frozen layers (fewest trained)
-    whose mean accuracy is at least `fraction` of the full fine-tune's (k = 0) mean."""
+    whose mean is at least `fraction` of the full fine-tune's (k = 0) mean."""
     points = {}
     for size in sorted({row["train_size"] for row in rows}):
-        cells = {row["frozen_layers"]: row["accuracy_mean"] for row in rows if row["train_size"] == size}
+        cells = {row["frozen_layers"]: row[f"{metric}_mean"] for row in rows if row["train_size"] == size}
         if 0 in cells:
             k = max(k for k, mean in cells.items() if mean >= fraction * cells[0])
             points[size] = dict(frozen_layers=k, trainable_layers=num_layers - max(k, 0),
@@ -72,60 +82,123 @@ def operating_points(rows, num_layers, fraction=0.9):
     return points
 
 
+def findings(rows, num_layers, baseline, metric="accuracy"):
+    """
+    Per train size, with the full fine-tune (k = 0) as the yardstick and its seed std as the noise:
+    the most layers that can be frozen before the mean first drops more than one std below k = 0's
+    (walking k = 1, 2, ... over the depths in the grid), where freezing every layer lands against
+    `baseline` (the majority class; 0 for MCC), the median seed std over the depths, and the
+    paper's 90% operating point.
+    """
+    points = operating_points(rows, num_layers, metric=metric)
+    out = {}
+    for size, point in points.items():
+        cells = {row["frozen_layers"]: row for row in rows if row["train_size"] == size}
+        full_mean, full_std = cells[0][f"{metric}_mean"], cells[0][f"{metric}_std"]
+        within = 0
+        for k in sorted(k for k in cells if k > 0):
+            if cells[k][f"{metric}_mean"] < full_mean - full_std:
+                break
+            within = k
+        stds = [row[f"{metric}_std"] for row in cells.values() if not np.isnan(row[f"{metric}_std"])]
+        all_frozen = cells[num_layers][f"{metric}_mean"] if num_layers in cells else float("nan")
+        out[size] = dict(full_mean=full_mean, full_std=full_std, within_one_std=within,
+                         all_frozen_mean=all_frozen, all_frozen_above_baseline=all_frozen - baseline,
+                         median_std=float(np.median(stds)) if stds else float("nan"),
+                         operating_point=point["frozen_layers"])
+    return out
+
+
 def published(task):
-    """The study's roberta-base figures: {(size, frozen): row}, or {} for a task it did not run."""
+    """The study's roberta-base figures as rows like ours (accuracy only), or [] for a task it did
+    not run."""
     path = os.path.join(REFERENCE_DIR, f"blog_{task}_roberta_base.csv")
     if not os.path.exists(path):
-        return {}
+        return []
     with open(path) as f:
-        return {(int(r["train_size"]), int(r["frozen_layers"])): r for r in csv.DictReader(f)}
+        return [dict(train_size=int(r["train_size"]), frozen_layers=int(r["frozen_layers"]),
+                     **{f"accuracy_{s}": float(r[s]) for s in STATISTICS}) for r in csv.DictReader(f)]
+
+
+def reference_depth(k, num_layers):
+    """roberta-base's k at the same fraction of layers frozen (k = -1 stays -1), or None where
+    the fraction falls between its layers: for a 6-layer model, k = 2 compares with k = 4."""
+    if k <= 0:
+        return k
+    return k * REFERENCE_LAYERS // num_layers if k * REFERENCE_LAYERS % num_layers == 0 else None
+
+
+def findings_table(title, rows, num_layers, baseline, metric, baseline_name):
+    """report.md lines: findings() per train size as a table."""
+    lines = [f"**{title}** ({num_layers} layers)", "",
+             f"| train size | k = 0 mean | k = 0 std | most frozen within 1 std | all {num_layers} frozen: mean "
+             f"| minus {baseline_name} | seed std (median over k) | 90% operating point: frozen |",
+             "|---|---|---|---|---|---|---|---|"]
+    for size, f in findings(rows, num_layers, baseline, metric).items():
+        lines.append(f"| {size} | {number(f['full_mean'])} | {number(f['full_std'])} | {f['within_one_std']} "
+                     f"| {number(f['all_frozen_mean'])} | {number(f['all_frozen_above_baseline'])} "
+                     f"| {number(f['median_std'])} | {f['operating_point']} |")
+    if len(lines) == 4:
+        lines.append("| (needs the k = 0 column) | | | | | | | |")
+    return lines + [""]
 
 
 def write_tables(folder, rows, results, seeds):
     first = results[0]["config"]
     task, model, num_layers = first["task"], first["model"], first["num_layers"]
+    model_name = os.path.basename(os.path.normpath(model))
     majority = results[0]["majority_accuracy"]
     with_mcc = task == "cola"
-    reference = published(task) if os.path.basename(os.path.normpath(model)) == "roberta-base" else {}
+    reference_rows = published(task)
+    reference = {(r["train_size"], r["frozen_layers"]): r for r in reference_rows}
     columns = ["train_size", "frozen_layers", "runs"] + [f"accuracy_{s}" for s in STATISTICS]
     columns += [f"mcc_{s}" for s in STATISTICS] if with_mcc else []
-    columns += ["published_mean", "published_std"] if reference else []
+    columns += ["published_frozen_layers", "published_mean", "published_std"] if reference else []
     for row in rows:
-        ref = reference.get((row["train_size"], row["frozen_layers"]), {})
-        row.update(published_mean=ref.get("mean", ""), published_std=ref.get("std", ""))
+        k = reference_depth(row["frozen_layers"], num_layers)
+        ref = reference.get((row["train_size"], k), {})
+        row.update(published_frozen_layers=k if ref else "", published_mean=ref.get("accuracy_mean", ""),
+                   published_std=ref.get("accuracy_std", ""))
 
     def csv_lines(f):
         f.write((",".join(columns) + "\n").encode())
         for row in rows:
-            f.write((",".join(f"{row[c]:.4f}" if isinstance(row[c], float) else str(row[c]) for c in columns) + "\n").encode())
+            f.write((",".join(number(row[c], 4) for c in columns) + "\n").encode())
 
     write_atomically(os.path.join(folder, "report.csv"), csv_lines)
     lines = [f"# {task} with {model}: best dev accuracy per run", "",
              f"{len(results)} runs. Majority-class baseline: {majority:.3f}. A cell with fewer runs "
-             f"than the {seeds} seeds shows them as runs/{seeds}.", ""]
+             f"than the {seeds} seeds shows them as runs/{seeds}; a cell of one run has no std."]
+    if reference:
+        lines += ["", f"roberta-base: the study's published figures (12 layers) at the same fraction of "
+                  f"layers frozen, k x 12 / {num_layers} (blank where that depth is not in its grid)."]
     header = ["train size", "frozen", "runs"] + [f"acc {s}" for s in STATISTICS]
     header += [f"MCC {s}" for s in STATISTICS] if with_mcc else []
-    header += ["published mean", "published std"] if reference else []
-    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    header += ["roberta-base k", "roberta-base mean", "roberta-base std"] if reference else []
+    lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         runs = str(row["runs"]) if row["runs"] >= seeds else f"{row['runs']}/{seeds}"
         cells = [str(row["train_size"]), str(row["frozen_layers"]), runs]
-        cells += [f"{row[c]:.3f}" for c in columns[3:] if c.startswith(("accuracy_", "mcc_"))]
-        cells += [row["published_mean"], row["published_std"]] if reference else []
+        cells += [number(row[c]) for c in columns[3:] if c.startswith(("accuracy_", "mcc_"))]
+        cells += [number(row[c]) for c in ("published_frozen_layers", "published_mean", "published_std")] if reference else []
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", f"Operating point (the paper's): per train size, the most frozen layers whose mean "
-              f"is at least 90% of the full fine-tune's (k = 0) mean; {num_layers} layers in all.", "",
-              "| train size | frozen | trainable layers | mean | k = 0 mean |", "|---|---|---|---|---|"]
-    points = operating_points(rows, num_layers)
-    if not points:
-        lines.append("| (needs the k = 0 column) | | | | |")
-    for size, p in points.items():
-        lines.append(f"| {size} | {p['frozen_layers']} | {p['trainable_layers']} | {p['mean']:.3f} | {p['full_mean']:.3f} |")
-    write_atomically(os.path.join(folder, "report.md"), lambda f: f.write(("\n".join(lines) + "\n").encode()))
+    lines += ["", "## Per train size", "",
+              "k = 0 (nothing frozen) is the yardstick and its seed std the noise. *Most frozen within 1 std*: "
+              "walking k = 1, 2, ... over the depths in the grid, the last k before a mean falls more than one "
+              "k = 0 std below the k = 0 mean. *90% operating point* (the paper's): the most frozen layers "
+              "whose mean is at least 90% of the k = 0 mean.", ""]
+    lines += findings_table(f"{model_name}, accuracy", rows, num_layers, majority, "accuracy", "majority")
+    if with_mcc:
+        lines += findings_table(f"{model_name}, MCC", rows, num_layers, 0.0, "mcc", "0")
+    if reference and model_name != "roberta-base":
+        lines += findings_table("roberta-base, accuracy (the study's published grid)", reference_rows,
+                                REFERENCE_LAYERS, majority, "accuracy", "majority")
+    write_atomically(os.path.join(folder, "report.md"), lambda f: f.write(("\n".join(lines)).encode()))
 
 
 def write_figure(folder, results):
-    """One panel per train size; x = frozen layers, one dot per run, the majority class as a line."""
+    """One panel per train size; x = frozen layers, one dot per run, the majority class as a line,
+    and the published roberta-base mean at the same fraction of layers frozen as an open diamond."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -135,25 +208,35 @@ def write_figure(folder, results):
         return False
     config = results[0]["config"]
     sizes = sorted({r["config"]["size"] for r in results})
+    reference = {(r["train_size"], r["frozen_layers"]): r for r in published(config["task"])}
+    reference_label = "roberta-base, published mean at the same fraction frozen"
     figure, axes = plt.subplots(1, len(sizes), figsize=(max(5.0, 3.2 * len(sizes)), 3.6), sharey=True, squeeze=False)
     for ax, size in zip(axes[0], sizes):
         runs = [r for r in results if r["config"]["size"] == size]
-        freezes = sorted({r["config"]["freeze"] for r in runs})
+        freezes, labelled = sorted({r["config"]["freeze"] for r in runs}), False
         for k in freezes:
             values = [r["best_accuracy"] for r in runs if r["config"]["freeze"] == k]
             jitter = np.linspace(-0.15, 0.15, len(values)) if len(values) > 1 else [0.0]
             ax.scatter(k + np.asarray(jitter), values, s=14, color="tab:blue", alpha=0.75)
             ax.hlines(np.mean(values), k - 0.3, k + 0.3, color="black", linewidth=1)
+            ref = reference.get((size, reference_depth(k, config["num_layers"])))
+            if ref:
+                ax.scatter([k], [ref["accuracy_mean"]], s=30, marker="D", facecolors="none",
+                           edgecolors="tab:gray", label=None if labelled else reference_label)
+                labelled = True
         ax.axhline(results[0]["majority_accuracy"], color="tab:red", linestyle="--", linewidth=1,
                    label="majority class")
         ax.set_title(f"n = {size}")
         ax.set_xlabel("frozen layers")
         ax.set_xticks(freezes)
     axes[0][0].set_ylabel("best dev accuracy")
-    axes[0][0].legend(loc="lower left", fontsize=8)
+    legend = {}  # label -> handle, over every panel, below them so that no dot is hidden
+    for ax in axes[0]:
+        legend.update(zip(ax.get_legend_handles_labels()[1], ax.get_legend_handles_labels()[0]))
+    figure.legend(legend.values(), legend.keys(), loc="lower center", ncol=len(legend), fontsize=8, frameon=False)
     figure.suptitle(f"{config['task']}, {os.path.basename(os.path.normpath(config['model']))}: "
                     "one dot per run, bar = mean")
-    figure.tight_layout()
+    figure.tight_layout(rect=(0, 0.07, 1, 1))
     write_atomically(os.path.join(folder, "figure.png"), lambda f: figure.savefig(f, format="png", dpi=110))
     plt.close(figure)
     return True

@@ -9,8 +9,8 @@ import pytest
 import report
 
 
-def write_result(folder, freeze, size, seed, accuracy, mcc=0.0, task="sst2", model="minilm"):
-    result = dict(config=dict(freeze=freeze, size=size, seed=seed, task=task, model=model, num_layers=6),
+def write_result(folder, freeze, size, seed, accuracy, mcc=0.0, task="sst2", model="minilm", num_layers=6):
+    result = dict(config=dict(freeze=freeze, size=size, seed=seed, task=task, model=model, num_layers=num_layers),
                   best_accuracy=accuracy, best_mcc=mcc, majority_accuracy=0.509)
     (folder / f"freeze{freeze}_size{size}_seed{seed}.json").write_text(json.dumps(result))
 
@@ -58,11 +58,37 @@ def test_operating_point_is_the_most_frozen_cell_within_90_percent():
 
 def test_published_figures_beside_roberta_base(tmp_path):
     for seed in (1, 2):
-        write_result(tmp_path, 2, 50, seed, 0.7, model="roberta-base")
+        write_result(tmp_path, 2, 50, seed, 0.7, model="roberta-base", num_layers=12)
     report.main([str(tmp_path), "--seeds", "2"])
     with open(tmp_path / "report.csv") as f:
         row = next(csv.DictReader(f))
-    assert (row["published_mean"], row["published_std"]) == ("0.695", "0.0713")  # the blog's table
+    assert float(row["published_mean"]) == 0.695 and float(row["published_std"]) == 0.0713  # the blog's table
+
+
+def test_a_smaller_model_is_compared_at_the_same_fraction_frozen(tmp_path):
+    for freeze in (2, 3):  # of 6 layers: roberta-base's k = 4 of 12, and k = 6, which it did not run
+        write_result(tmp_path, freeze, 50, 1, 0.6)
+    report.main([str(tmp_path), "--seeds", "1"])
+    with open(tmp_path / "report.csv") as f:
+        rows = {int(r["frozen_layers"]): r for r in csv.DictReader(f)}
+    assert rows[2]["published_frozen_layers"] == "4" and float(rows[2]["published_mean"]) == 0.711
+    assert rows[3]["published_mean"] == "" and rows[3]["accuracy_std"] == ""  # one run: no std
+    assert "| 50 | 2 | 1 | 0.600 | 0.600 |  | 0.600 | 0.600 | 4 | 0.711 | 0.102 |" in (tmp_path / "report.md").read_text()
+
+
+def test_findings_stop_at_the_first_drop_of_more_than_one_std():
+    cells = [(0, 0.80, 0.02), (1, 0.79, 0.01), (2, 0.77, 0.03), (3, 0.79, 0.01), (6, 0.52, 0.04)]
+    rows = [dict(train_size=100, frozen_layers=k, accuracy_mean=m, accuracy_std=s) for k, m, s in cells]
+    f = report.findings(rows, num_layers=6, baseline=0.509)[100]
+    assert f["within_one_std"] == 1  # 0.77 < 0.80 - 0.02 stops the walk; k = 3 does not count
+    assert f["all_frozen_mean"] == 0.52 and f["all_frozen_above_baseline"] == pytest.approx(0.011)
+    assert f["median_std"] == 0.02 and f["operating_point"] == 3  # 0.79 >= 0.72 > 0.52
+
+
+def test_findings_of_the_published_grid():
+    # the blog's SST-2 table at n = 1000: k = 0 0.905 +- 0.0063; 2, 4, 8 stay within, 10 (0.891) drops
+    f = report.findings(report.published("sst2"), num_layers=12, baseline=0.509)[1000]
+    assert f["within_one_std"] == 8 and f["operating_point"] == 10 and f["all_frozen_mean"] == 0.509
 
 
 def test_cola_table_has_mcc_and_empty_folder_fails(tmp_path, capsys):
