@@ -18,6 +18,9 @@ SPLITS_DIR ?= splits
 # extra flags for every run, e.g. RUN_FLAGS=--no-cache
 RUN_FLAGS ?=
 RESULTS ?= results/$(DATASET)/$(notdir $(patsubst %/,%,$(MODEL)))
+# where the report goes (default: beside the results), and a second results folder to compare with
+REPORT_DIR ?= $(RESULTS)
+AGAINST ?=
 
 RUNS = $(foreach k,$(FREEZE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(RESULTS)/freeze$(k)_size$(n)_seed$(s).json)))
 
@@ -27,10 +30,10 @@ help:
 	@echo "make setup                    create .venv: torch==2.13.0 first, then requirements.txt and the offline MiniLM checkpoint"
 	@echo "make test                     the whole test suite"
 	@echo "make grid DATASET=sst2        every run of the study that is not done yet, then the report (make -j N: N at once)"
-	@echo "make report DATASET=sst2      tables and figure from the results so far: $(RESULTS)/report.md, report.csv, figure.png"
+	@echo "make report DATASET=sst2      tables and figure from the results so far: $(REPORT_DIR)/report.md, report.csv, figure.png"
 	@echo "make status DATASET=sst2      how many runs of the grid are done"
 	@echo "variables: DATASET (sst2, cola, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE SIZES SEEDS EPOCHS"
-	@echo "           GLUE_DIR TRAIN_FILE DEV_FILE RESULTS CACHE_DIR SPLITS_DIR RUN_FLAGS (see the Makefile's head)"
+	@echo "           GLUE_DIR TRAIN_FILE DEV_FILE RESULTS CACHE_DIR SPLITS_DIR RUN_FLAGS REPORT_DIR AGAINST (see the Makefile's head)"
 
 setup:
 	python3 -m venv .venv
@@ -62,7 +65,7 @@ $(RESULTS)/freeze%.json:
 	@tail -n 1 $(basename $@).log
 
 report:
-	$(PYTHON) report.py $(RESULTS) --seeds $(words $(SEEDS))
+	$(PYTHON) report.py $(RESULTS) --seeds $(words $(SEEDS)) --out $(REPORT_DIR) $(if $(AGAINST),--against $(AGAINST))
 
 status:
 	@echo "$(RESULTS): $(words $(wildcard $(RUNS))) of $(words $(RUNS)) runs done"

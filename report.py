@@ -15,6 +15,7 @@ import argparse
 import csv
 import glob
 import json
+import math
 import os
 import sys
 
@@ -128,6 +129,42 @@ def reference_depth(k, num_layers):
     return k * REFERENCE_LAYERS // num_layers if k * REFERENCE_LAYERS % num_layers == 0 else None
 
 
+def difference(these, those):
+    """mean(these) - mean(those), and twice the standard error of that difference: two sets of
+    seeds agree when the difference is within it (seed noise alone moves it that far)."""
+    these, those = np.asarray(these, dtype=float), np.asarray(those, dtype=float)
+    se = math.sqrt(these.var(ddof=1) / len(these) + those.var(ddof=1) / len(those))
+    return float(these.mean() - those.mean()), 2 * se
+
+
+def comparison_lines(results, other_results, other_folder, metrics):
+    """report.md lines: every cell run in both folders, this folder's mean against the other's."""
+    def cells(runs):
+        out = {}
+        for r in runs:
+            out.setdefault((r["config"]["size"], r["config"]["freeze"]), []).append(r)
+        return out
+
+    these, those = cells(results), cells(other_results)
+    lines = [f"## Against {other_folder}", "",
+             "Per cell run in both folders (2 runs or more in each): the difference of the means, this "
+             "folder's minus the other's, and twice its standard error; *within* when the difference is "
+             "no larger than that, as seed noise alone would make it.", "",
+             "| train size | frozen | metric | runs | mean | other runs | other mean | difference | 2 x SE | within |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for size, k in sorted(set(these) & set(those)):
+        a, b = these[(size, k)], those[(size, k)]
+        if len(a) < 2 or len(b) < 2:
+            continue
+        for metric in metrics:
+            x, y = [r[metric] for r in a], [r[metric] for r in b]
+            diff, two_se = difference(x, y)
+            lines.append(f"| {size} | {k} | {metric.replace('best_', '')} | {len(a)} | {np.mean(x):.3f} "
+                         f"| {len(b)} | {np.mean(y):.3f} | {number(diff)} | {number(two_se)} "
+                         f"| {'yes' if abs(diff) <= two_se else 'NO'} |")
+    return lines + [""]
+
+
 def findings_table(title, rows, num_layers, baseline, metric, baseline_name):
     """report.md lines: findings() per train size as a table."""
     lines = [f"**{title}** ({num_layers} layers)", "",
@@ -143,7 +180,8 @@ def findings_table(title, rows, num_layers, baseline, metric, baseline_name):
     return lines + [""]
 
 
-def write_tables(folder, rows, results, seeds):
+def write_tables(folder, rows, results, seeds, against=None):
+    """report.csv and report.md in `folder`; `against` = (folder, results) adds a comparison."""
     first = results[0]["config"]
     task, model, num_layers = first["task"], first["model"], first["num_layers"]
     model_name = os.path.basename(os.path.normpath(model))
@@ -193,6 +231,9 @@ def write_tables(folder, rows, results, seeds):
     if reference and model_name != "roberta-base":
         lines += findings_table("roberta-base, accuracy (the study's published grid)", reference_rows,
                                 REFERENCE_LAYERS, majority, "accuracy", "majority")
+    if against:
+        lines += comparison_lines(results, against[1], against[0],
+                                  ("best_accuracy", "best_mcc") if with_mcc else ("best_accuracy",))
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write(("\n".join(lines)).encode()))
 
 
@@ -246,15 +287,21 @@ def main(argv=None):
     p = argparse.ArgumentParser(description="Tables and figure of a folder of run results.")
     p.add_argument("folder")
     p.add_argument("--seeds", type=int, default=5, help="runs a complete cell has")
+    p.add_argument("--out", help="where report.md, report.csv and figure.png go (default: the folder)")
+    p.add_argument("--against", help="a second folder of runs (another way of running the same cells) "
+                                     "to compare this folder's means with, against seed noise")
     args = p.parse_args(argv)
     results = load_results(args.folder)
-    if not results:
-        print(f"report.py: error: no run results in {args.folder}", file=sys.stderr)
-        sys.exit(2)
-    write_tables(args.folder, table(results), results, args.seeds)
-    drew = write_figure(args.folder, results)
-    print(f"report: {len(results)} runs -> {args.folder}/report.md, report.csv"
-          + (", figure.png" if drew else " (no figure)"))
+    other = load_results(args.against) if args.against else None
+    for folder, runs in [(args.folder, results)] + ([(args.against, other)] if args.against else []):
+        if not runs:
+            print(f"report.py: error: no run results in {folder}; run the grid first (make grid)", file=sys.stderr)
+            sys.exit(2)
+    out = args.out or args.folder
+    os.makedirs(out, exist_ok=True)
+    write_tables(out, table(results), results, args.seeds, against=(args.against, other) if other else None)
+    drew = write_figure(out, results)
+    print(f"report: {len(results)} runs -> {out}/report.md, report.csv" + (", figure.png" if drew else " (no figure)"))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ error; "agrees" when the difference is under twice that error.
 
 import argparse
 import json
-import math
 import os
 import statistics
 import sys
@@ -23,6 +22,7 @@ from compare_trainer import ROOT, timed_run  # noqa: E402  one way to run and ti
 
 sys.path.insert(0, ROOT)
 import data  # noqa: E402  write_atomically
+import report  # noqa: E402  difference: one way to weigh two sets of seeds
 
 
 def summary(values):
@@ -43,10 +43,9 @@ def table(records, cells, seeds):
                 mean, sd = summary([r[metric] for r in mine])
                 row = f"| {task} | {k} | {metric.replace('best_', 'best ')} | {way} | {len(mine)} | {mean:.4f} ± {sd:.4f} |"
                 if way != "c: Trainer" and len(trainer) >= 2:
-                    t_mean, t_sd = summary(trainer)
-                    se = math.sqrt(sd ** 2 / len(mine) + t_sd ** 2 / len(trainer))
-                    diff = mean - t_mean  # equal means with no spread at all (every run at the majority class) agree
-                    row += f" {diff:+.4f} | {2 * se:.4f} | {'yes' if abs(diff) <= 2 * se else 'NO'} |"
+                    # equal means with no spread at all (every run at the majority class) agree
+                    diff, two_se = report.difference([r[metric] for r in mine], trainer)
+                    row += f" {diff:+.4f} | {two_se:.4f} | {'yes' if abs(diff) <= two_se else 'NO'} |"
                 else:
                     row += " | | |"
                 lines.append(row)

@@ -99,3 +99,21 @@ def test_cola_table_has_mcc_and_empty_folder_fails(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         report.main([str(tmp_path / "nothing")])
     assert exit_.value.code == 2 and "no run results" in capsys.readouterr().err
+
+
+def test_against_a_second_folder_weighs_the_difference_against_seed_noise(tmp_path, capsys):
+    cached, uncached, out = tmp_path / "cached", tmp_path / "nocache", tmp_path / "docs"
+    cached.mkdir(), uncached.mkdir()
+    for seed, (a, b) in enumerate([(0.70, 0.74), (0.72, 0.75), (0.71, 0.76)], start=1):
+        write_result(cached, 2, 200, seed, a)
+        write_result(uncached, 2, 200, seed, b)
+    write_result(uncached, 4, 200, 1, 0.7)  # a cell only one folder has is left out
+    report.main([str(uncached), "--against", str(cached), "--out", str(out), "--seeds", "3"])
+    text = (out / "report.md").read_text()
+    diff = 0.75 - 0.71
+    two_se = 2 * np.sqrt(np.var([0.74, 0.75, 0.76], ddof=1) / 3 + np.var([0.70, 0.72, 0.71], ddof=1) / 3)
+    assert f"| 200 | 2 | accuracy | 3 | 0.750 | 3 | 0.710 | {diff:.3f} | {two_se:.3f} | NO |" in text
+    assert "| 200 | 4 | accuracy" not in text and (out / "report.csv").exists() and not (uncached / "report.md").exists()
+    with pytest.raises(SystemExit) as exit_:
+        report.main([str(uncached), "--against", str(tmp_path / "nothing")])
+    assert exit_.value.code == 2 and "no run results in" in capsys.readouterr().err
