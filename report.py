@@ -56,13 +56,18 @@ def number(value, digits=3):
     return f"{round(value, digits) + 0.0:.{digits}f}" if isinstance(value, float) else str(value)  # no "-0.000"
 
 
-def table(results):
-    """One row per (train size, frozen layers), sorted."""
+def cells_of(results):
+    """{(train size, frozen layers): [runs]}"""
     cells = {}
     for result in results:
         cells.setdefault((result["config"]["size"], result["config"]["freeze"]), []).append(result)
+    return cells
+
+
+def table(results):
+    """One row per (train size, frozen layers), sorted."""
     rows = []
-    for (size, freeze), runs in sorted(cells.items()):
+    for (size, freeze), runs in sorted(cells_of(results).items()):
         row = dict(train_size=size, frozen_layers=freeze, runs=len(runs))
         row.update({f"accuracy_{k}": v for k, v in describe([r["best_accuracy"] for r in runs]).items()})
         row.update({f"mcc_{k}": v for k, v in describe([r["best_mcc"] for r in runs]).items()})
@@ -139,13 +144,7 @@ def difference(these, those):
 
 def comparison_lines(results, other_results, other_folder, metrics):
     """report.md lines: every cell run in both folders, this folder's mean against the other's."""
-    def cells(runs):
-        out = {}
-        for r in runs:
-            out.setdefault((r["config"]["size"], r["config"]["freeze"]), []).append(r)
-        return out
-
-    these, those = cells(results), cells(other_results)
+    these, those = cells_of(results), cells_of(other_results)
     lines = [f"## Against {other_folder}", "",
              "Per cell run in both folders (2 runs or more in each): the difference of the means, this "
              "folder's minus the other's, and twice its standard error; *within* when the difference is "
@@ -208,8 +207,8 @@ def write_tables(folder, rows, results, seeds, against=None):
              f"{len(results)} runs. Majority-class baseline: {majority:.3f}. A cell with fewer runs "
              f"than the {seeds} seeds shows them as runs/{seeds}; a cell of one run has no std."]
     if reference:
-        lines += ["", f"roberta-base: the study's published figures (12 layers) at the same fraction of "
-                  f"layers frozen, k x 12 / {num_layers} (blank where that depth is not in its grid)."]
+        lines += ["", f"roberta-base: the study's published figures ({REFERENCE_LAYERS} layers) at the same fraction of "
+                  f"layers frozen, k x {REFERENCE_LAYERS} / {num_layers} (blank where that depth is not in its grid)."]
     header = ["train size", "frozen", "runs"] + [f"acc {s}" for s in STATISTICS]
     header += [f"MCC {s}" for s in STATISTICS] if with_mcc else []
     header += ["roberta-base k", "roberta-base mean", "roberta-base std"] if reference else []
