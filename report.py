@@ -237,8 +237,9 @@ def write_tables(folder, rows, results, seeds, against=None):
 
 
 def write_figure(folder, results):
-    """One panel per train size; x = frozen layers, one dot per run, the majority class as a line,
-    and the published roberta-base mean at the same fraction of layers frozen as an open diamond."""
+    """One panel per train size (and for CoLA a second row for MCC); x = frozen layers, one dot per
+    run, the majority class as a line, and the published roberta-base mean at the same fraction of
+    layers frozen as an open diamond."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -250,33 +251,38 @@ def write_figure(folder, results):
     sizes = sorted({r["config"]["size"] for r in results})
     reference = {(r["train_size"], r["frozen_layers"]): r for r in published(config["task"])}
     reference_label = "roberta-base, published mean at the same fraction frozen"
-    figure, axes = plt.subplots(1, len(sizes), figsize=(max(5.0, 3.2 * len(sizes)), 3.6), sharey=True, squeeze=False)
-    for ax, size in zip(axes[0], sizes):
-        runs = [r for r in results if r["config"]["size"] == size]
-        freezes, labelled = sorted({r["config"]["freeze"] for r in runs}), False
-        for k in freezes:
-            values = [r["best_accuracy"] for r in runs if r["config"]["freeze"] == k]
-            jitter = np.linspace(-0.15, 0.15, len(values)) if len(values) > 1 else [0.0]
-            ax.scatter(k + np.asarray(jitter), values, s=14, color="tab:blue", alpha=0.75)
-            ax.hlines(np.mean(values), k - 0.3, k + 0.3, color="black", linewidth=1)
-            ref = reference.get((size, reference_depth(k, config["num_layers"])))
-            if ref:
-                ax.scatter([k], [ref["accuracy_mean"]], s=30, marker="D", facecolors="none",
-                           edgecolors="tab:gray", label=None if labelled else reference_label)
-                labelled = True
-        ax.axhline(results[0]["majority_accuracy"], color="tab:red", linestyle="--", linewidth=1,
-                   label="majority class")
-        ax.set_title(f"n = {size}")
-        ax.set_xlabel("frozen layers")
-        ax.set_xticks(freezes)
-    axes[0][0].set_ylabel("best dev accuracy")
+    # CoLA's own metric gets a second row: its accuracy can sit on the majority class while MCC moves
+    metrics = [("best_accuracy", "best dev accuracy")] + ([("best_mcc", "best dev MCC")] if config["task"] == "cola" else [])
+    figure, axes = plt.subplots(len(metrics), len(sizes), figsize=(max(5.0, 3.2 * len(sizes)), 3.4 * len(metrics) + 0.2),
+                                sharey="row", squeeze=False)
+    for row, (metric, metric_name) in zip(axes, metrics):
+        for ax, size in zip(row, sizes):
+            runs = [r for r in results if r["config"]["size"] == size]
+            freezes, labelled = sorted({r["config"]["freeze"] for r in runs}), False
+            for k in freezes:
+                values = [r[metric] for r in runs if r["config"]["freeze"] == k]
+                jitter = np.linspace(-0.15, 0.15, len(values)) if len(values) > 1 else [0.0]
+                ax.scatter(k + np.asarray(jitter), values, s=14, color="tab:blue", alpha=0.75)
+                ax.hlines(np.mean(values), k - 0.3, k + 0.3, color="black", linewidth=1)
+                ref = reference.get((size, reference_depth(k, config["num_layers"]))) if metric == "best_accuracy" else None
+                if ref:
+                    ax.scatter([k], [ref["accuracy_mean"]], s=30, marker="D", facecolors="none",
+                               edgecolors="tab:gray", label=None if labelled else reference_label)
+                    labelled = True
+            # always predicting the majority class scores its share in accuracy and 0 in MCC
+            ax.axhline(results[0]["majority_accuracy"] if metric == "best_accuracy" else 0.0, color="tab:red",
+                       linestyle="--", linewidth=1, label="majority class")
+            ax.set_title(f"n = {size}")
+            ax.set_xlabel("frozen layers")
+            ax.set_xticks(freezes)
+        row[0].set_ylabel(metric_name)
     legend = {}  # label -> handle, over every panel, below them so that no dot is hidden
-    for ax in axes[0]:
+    for ax in axes.flat:
         legend.update(zip(ax.get_legend_handles_labels()[1], ax.get_legend_handles_labels()[0]))
     figure.legend(legend.values(), legend.keys(), loc="lower center", ncol=len(legend), fontsize=8, frameon=False)
     figure.suptitle(f"{config['task']}, {os.path.basename(os.path.normpath(config['model']))}: "
                     "one dot per run, bar = mean")
-    figure.tight_layout(rect=(0, 0.07, 1, 1))
+    figure.tight_layout(rect=(0, 0.07 / len(metrics), 1, 1))
     write_atomically(os.path.join(folder, "figure.png"), lambda f: figure.savefig(f, format="png", dpi=110))
     plt.close(figure)
     return True

@@ -117,3 +117,19 @@ def test_against_a_second_folder_weighs_the_difference_against_seed_noise(tmp_pa
     with pytest.raises(SystemExit) as exit_:
         report.main([str(uncached), "--against", str(tmp_path / "nothing")])
     assert exit_.value.code == 2 and "no run results in" in capsys.readouterr().err
+
+
+def test_cola_figure_has_a_row_of_mcc_panels(tmp_path):
+    """CoLA's accuracy can sit on the majority class while MCC moves: its figure plots both."""
+    pytest.importorskip("matplotlib")
+    heights = {}
+    for task in ("sst2", "cola"):
+        folder = tmp_path / task
+        folder.mkdir()
+        for seed in (1, 2):
+            write_result(folder, 0, 50, seed, 0.7 + 0.01 * seed, mcc=0.1 * seed, task=task)
+        report.main([str(folder)])
+        png = (folder / "figure.png").read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        heights[task] = int.from_bytes(png[20:24], "big")  # IHDR: width, then height
+    assert heights["cola"] > 1.8 * heights["sst2"]
