@@ -25,6 +25,9 @@ AGAINST ?=
 RUNS = $(foreach k,$(FREEZE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(RESULTS)/freeze$(k)_size$(n)_seed$(s).json)))
 
 .PHONY: help setup test grid runs report status
+# a run writes its result atomically (temporary name, then rename), so a result file is always
+# whole: make must not delete one that finished just before a Ctrl-C or a kill
+.PRECIOUS: $(RESULTS)/freeze%.json
 
 help:
 	@echo "make setup                    create .venv: torch==2.13.0 first, then requirements.txt and the offline MiniLM checkpoint"
