@@ -179,13 +179,19 @@ def findings_table(title, rows, num_layers, baseline, metric, baseline_name):
     return lines + [""]
 
 
+def reports_mcc(task):
+    """Every run records its best MCC, but only CoLA is scored by it (GLUE's metric for CoLA, whose
+    accuracy can sit on the majority class while MCC moves), so only CoLA's report shows it."""
+    return task == "cola"
+
+
 def write_tables(folder, rows, results, seeds, against=None):
     """report.csv and report.md in `folder`; `against` = (folder, results) adds a comparison."""
     first = results[0]["config"]
     task, model, num_layers = first["task"], first["model"], first["num_layers"]
     model_name = os.path.basename(os.path.normpath(model))
     majority = results[0]["majority_accuracy"]
-    with_mcc = task == "cola"
+    with_mcc = reports_mcc(task)
     reference_rows = published(task)
     reference = {(r["train_size"], r["frozen_layers"]): r for r in reference_rows}
     columns = ["train_size", "frozen_layers", "runs"] + [f"accuracy_{s}" for s in STATISTICS]
@@ -251,8 +257,7 @@ def write_figure(folder, results):
     sizes = sorted({r["config"]["size"] for r in results})
     reference = {(r["train_size"], r["frozen_layers"]): r for r in published(config["task"])}
     reference_label = "roberta-base, published mean at the same fraction frozen"
-    # CoLA's own metric gets a second row: its accuracy can sit on the majority class while MCC moves
-    metrics = [("best_accuracy", "best dev accuracy")] + ([("best_mcc", "best dev MCC")] if config["task"] == "cola" else [])
+    metrics = [("best_accuracy", "best dev accuracy")] + ([("best_mcc", "best dev MCC")] if reports_mcc(config["task"]) else [])
     figure, axes = plt.subplots(len(metrics), len(sizes), figsize=(max(5.0, 3.2 * len(sizes)), 3.4 * len(metrics) + 0.2),
                                 sharey="row", squeeze=False)
     for row, (metric, metric_name) in zip(axes, metrics):
