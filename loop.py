@@ -20,7 +20,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from data import length_sorted_batches, pad_right, write_atomically
+from data import length_sorted_batches, write_atomically
+from model import pack
 
 
 @dataclass
@@ -36,7 +37,8 @@ class TrainConfig:
     max_grad_norm: float = 1.0
     eval_batch_size: int = 64  # evaluation only: it changes speed, not results
     seed: int = 1
-    precision: str = "fp32"  # fp32, or on CUDA fp16 (with a gradient scaler) or bf16
+    precision: str = "fp32"  # fp32, bf16 (autocast), or on CUDA fp16 (autocast + gradient scaler)
+    skip_padding: bool = True  # False: the plain padded layout, the same computation (for tests)
 
 
 def lr_at(step, warmup_steps, total_steps, peak_lr):
@@ -58,22 +60,35 @@ def freeze(model, k):
         model.layers[:max(k, 0)].requires_grad_(False)
 
 
+def native_bf16_cpu():
+    """Does this CPU multiply bfloat16 matrices in hardware (x86 AVX512-BF16 or AMX)? Elsewhere
+    bf16 is emulated, slower than fp32, and mixed precision would only cost accuracy."""
+    probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    return any(getattr(torch.cpu, probe, lambda: False)() for probe in probes)
+
+
+def default_precision(device):
+    """fp16 mixed precision on CUDA, as the study trained; bfloat16 mixed precision on a CPU that
+    does it natively (about 4x fp32's matrix rate on AVX512-BF16); fp32 on any other CPU."""
+    if device.type == "cuda":
+        return "fp16"
+    return "bf16" if native_bf16_cpu() else "fp32"
+
+
 def autocast(device, precision):
+    """Matrix products and attention in the low precision; LayerNorm, softmax's sums, the
+    residual stream, the loss and the weights stay float32."""
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
     return torch.autocast(device.type, dtype=dtype, enabled=dtype is not None)
 
 
-def logits_for(model, inputs, start, pad_id, device):
+def logits_for(model, inputs, start, device, skip_padding=True):
     """Logits for a batch of examples. `inputs` are token ids (T_i,) when start is None, else
     cached hidden states (T_i, H) entering layer `start`."""
-    if start is None:
-        ids, mask = pad_right(inputs, pad_id)
-        mask = mask.to(device)
-        hidden, start = model.embed(ids.to(device)), 0
-    else:
-        hidden, mask = pad_right(inputs, 0.0)
-        mask = mask.to(device)
-    return model.classify(model.run_layers(hidden, mask, start, first_token_only=True))
+    rows_in, rows = pack(inputs, skip_padding, model.config.pad_token_id if start is None else 0.0)
+    rows_in, rows = rows_in.to(device), rows.to(device)
+    hidden = model.embed(rows_in, rows) if start is None else rows_in
+    return model.classify(model.run_layers(hidden, rows, start or 0, first_token_only=True))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -82,16 +97,16 @@ def logits_for(model, inputs, start, pad_id, device):
 @torch.no_grad()
 def frozen_prefix(model, token_ids, k, device, precision, batch_size=64):
     """Hidden states after the embeddings and the first max(k, 0) layers, one (T_i, H) float32
-    tensor per example, without padding: a batch pads them later like token ids."""
+    tensor per example: the rows of its real tokens, as a batch will pack them again."""
     model.eval()  # no dropout: these states are reused by every step and every seed
     states = [None] * len(token_ids)
     for batch in length_sorted_batches([len(t) for t in token_ids], batch_size):
-        ids, mask = pad_right([token_ids[i] for i in batch], model.config.pad_token_id)
-        ids, mask = ids.to(device), mask.to(device)
+        ids, rows = pack([token_ids[i] for i in batch])
+        ids, rows = ids.to(device), rows.to(device)
         with autocast(device, precision):
-            hidden = model.run_layers(model.embed(ids), mask, 0, max(k, 0))
-        for row, i in enumerate(batch):
-            states[i] = hidden[row, :len(token_ids[i])].float()
+            hidden = model.run_layers(model.embed(ids, rows), rows, 0, max(k, 0))  # (N, H)
+        for i, state in zip(batch, hidden.float().split([len(token_ids[i]) for i in batch])):
+            states[i] = state
     return states
 
 
@@ -141,7 +156,7 @@ def predict(model, inputs, start, device, config):
     predictions = np.empty(len(inputs), dtype=np.int64)
     for batch in length_sorted_batches([len(x) for x in inputs], config.eval_batch_size):
         with autocast(device, config.precision):
-            logits = logits_for(model, [inputs[i] for i in batch], start, model.config.pad_token_id, device)
+            logits = logits_for(model, [inputs[i] for i in batch], start, device, config.skip_padding)
         predictions[batch] = logits.argmax(-1).cpu().numpy()
     return predictions
 
@@ -150,7 +165,7 @@ def train_step(model, optimizer, scaler, params, inputs, labels, start, device, 
     """One optimizer step on one batch; returns its loss."""
     model.train()  # dropout on, in every layer that runs (frozen ones too, without the cache)
     with autocast(device, config.precision):
-        logits = logits_for(model, inputs, start, model.config.pad_token_id, device)
+        logits = logits_for(model, inputs, start, device, config.skip_padding)
     loss = F.cross_entropy(logits.float(), labels)
     optimizer.zero_grad(set_to_none=True)
     scaler.scale(loss).backward()

@@ -4,11 +4,19 @@ transformers' BertForSequenceClassification and RobertaForSequenceClassification
 from the same checkpoints. Only reading config.json, the weights and the tokenizer comes from the
 Hugging Face libraries; every module below is ours.
 
+A batch of sentences of unequal lengths is carried as rows: one row per real token, the
+sentences one after another, (N, H) with N the batch's number of tokens. Every module acts on each
+token alone except attention, which needs each sentence whole: it puts the rows into the padded
+(B, T) grid, attends there, and takes the rows back out (Layer.forward, two lines). So padding
+costs only attention's share of the work; Rows says where each row sits in the grid, and
+pack(..., skip_padding=False) gives the plain padded layout (a row for every cell of the grid),
+which computes the same logits and gradients (tests/test_model.py).
+
 The forward pass is split in three so the training loop can cache what frozen layers produce:
-    embed(input_ids)                              (B, T) -> (B, T, H)
-    run_layers(hidden, attention_mask, start, stop)   layers [start, stop) of the stack
-    classify(hidden)                              (B, T, H) -> (B, num_labels)
-forward() is their composition.
+    embed(input_ids, rows)                      (N,) -> (N, H)
+    run_layers(hidden, rows, start, stop)       layers [start, stop) of the stack
+    classify(first_token_states)                (B, H) -> (B, num_labels)
+forward(sequences) is their composition.
 """
 
 import hashlib
@@ -99,6 +107,52 @@ class EncoderConfig:
         return self.max_position_embeddings
 
 
+@dataclass
+class Rows:
+    """Where the rows of a batch's (N, ...) tensors sit in its right-padded (B, T) grid."""
+    cell: torch.Tensor          # (N,) long: b * T + t for the row holding token t of sentence b
+    position: torch.Tensor      # (N,) long: t, the token's place in its sentence
+    is_token: torch.Tensor      # (N,) bool: False for a padding cell (only in the padded layout)
+    first: torch.Tensor         # (B,) long: the row holding each sentence's first token
+    key_is_token: torch.Tensor  # (B, 1, 1, T) bool: attention's mask, False where the key is padding
+    grid: tuple                 # (B, T)
+
+    def to_grid(self, x):
+        """(N, D) -> (B, T, D), zeros in the cells no row holds: where padding goes in."""
+        grid = x.new_zeros(self.grid[0] * self.grid[1], x.shape[-1])
+        return grid.index_copy(0, self.cell, x).view(*self.grid, x.shape[-1])
+
+    def from_grid(self, grid):
+        """(B, T, D) -> (N, D): where padding comes back out."""
+        return grid.reshape(-1, grid.shape[-1]).index_select(0, self.cell)
+
+    def to(self, device):
+        return Rows(*(getattr(self, f).to(device) for f in ("cell", "position", "is_token", "first",
+                                                              "key_is_token")), self.grid)
+
+
+def pack(sequences, skip_padding=True, pad_value=0):
+    """
+    A batch of token ids (T_i,) or hidden states (T_i, H) -> their rows (N,) or (N, H), and Rows.
+    skip_padding: the real tokens only, N = sum of T_i. Otherwise the plain padded layout, a row
+    for every cell of the (B, T) grid, N = B * T, the padding cells holding pad_value.
+    """
+    lengths = torch.tensor([len(s) for s in sequences])
+    B, T = len(sequences), int(lengths.max())
+    in_sentence = torch.arange(T)[None, :] < lengths[:, None]  # (B, T)
+    if skip_padding:
+        keep = in_sentence.flatten()
+        values = torch.cat(list(sequences))
+    else:
+        keep = torch.ones(B * T, dtype=torch.bool)
+        values = nn.utils.rnn.pad_sequence(list(sequences), batch_first=True, padding_value=pad_value).flatten(0, 1)
+    cell = keep.nonzero().squeeze(1)
+    position = cell % T
+    first = (position == 0).nonzero().squeeze(1)
+    rows = Rows(cell, position, in_sentence.flatten()[cell], first, in_sentence[:, None, None, :], (B, T))
+    return values, rows
+
+
 class Embeddings(nn.Module):
     def __init__(self, config: EncoderConfig):
         super().__init__()
@@ -109,18 +163,17 @@ class Embeddings(nn.Module):
         self.norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout)
 
-    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
-        # input_ids: (B, T), right-padded
+    def forward(self, input_ids: torch.Tensor, rows: Rows) -> torch.Tensor:
+        # input_ids: (N,), one per row
+        positions = rows.position
         if self.config.model_type == "roberta":
             # RoBERTa numbers the real tokens pad+1, pad+2, ... and gives padding the pad position,
             # so a token's position never depends on how much padding its batch carries.
-            is_token = (input_ids != self.config.pad_token_id).long()
-            positions = torch.cumsum(is_token, dim=1) * is_token + self.config.pad_token_id
-        else:
-            positions = torch.arange(input_ids.shape[1], device=input_ids.device).unsqueeze(0)
+            positions = torch.where(rows.is_token, positions + self.config.pad_token_id + 1,
+                                    self.config.pad_token_id)
         # single-sentence tasks: every token is segment 0
         x = self.word(input_ids) + self.position(positions) + self.token_type.weight[0]
-        return self.dropout(self.norm(x))  # (B, T, H)
+        return self.dropout(self.norm(x))  # (N, H)
 
 
 class Layer(nn.Module):
@@ -140,19 +193,24 @@ class Layer(nn.Module):
         self.attention_dropout = config.attention_dropout
         self.dropout = nn.Dropout(config.hidden_dropout)
 
-    def forward(self, x: torch.Tensor, key_is_token: torch.Tensor, first_token_only=False) -> torch.Tensor:
-        # x: (B, T, H); key_is_token: (B, 1, 1, T) bool, False where the key is padding.
-        # first_token_only: return position 0 alone, (B, 1, H). Every token is still a key and a
-        # value, but queries, the output projection and the FFN run for one row instead of T.
-        B, T, H = x.shape
+    def forward(self, x: torch.Tensor, rows: Rows, first_token_only=False) -> torch.Tensor:
+        # x: (N, H), one row per token. first_token_only: return each sentence's first token
+        # alone, (B, H). Every token is still a key and a value, but queries, the output
+        # projection and the FFN run for one row per sentence instead of all of them.
+        (B, T), H = rows.grid, x.shape[-1]
         heads = lambda t: t.view(B, -1, self.num_heads, H // self.num_heads).transpose(1, 2)
-        rows = x[:, :1] if first_token_only else x  # (B, Tq, H): the positions we return
-        q, k, v = heads(self.query(rows)), heads(self.key(x)), heads(self.value(x))  # (B, nh, T*, hd)
+        queries = x[rows.first] if first_token_only else x  # (Nq, H): the rows we return
+        q, k, v = self.query(queries), self.key(x), self.value(x)  # per token: no padding here
+        # attention sees each sentence whole: padding goes in here ...
+        q = q.view(B, 1, H) if first_token_only else rows.to_grid(q)
+        q, k, v = heads(q), heads(rows.to_grid(k)), heads(rows.to_grid(v))  # (B, nh, T*, hd)
         # softmax(q k^T / sqrt(hd), masked) @ v, with dropout on the attention probabilities
         p = self.attention_dropout if self.training else 0.0
-        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=key_is_token, dropout_p=p)
+        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=rows.key_is_token, dropout_p=p)
         attended = attended.transpose(1, 2).reshape(B, -1, H)  # (B, Tq, H)
-        x = self.attn_norm(rows + self.dropout(self.attn_out(attended)))
+        # ... and comes back out here
+        attended = attended[:, 0] if first_token_only else rows.from_grid(attended)  # (Nq, H)
+        x = self.attn_norm(queries + self.dropout(self.attn_out(attended)))
         return self.ffn_norm(x + self.dropout(self.ffn_out(self.activation(self.ffn_in(x)))))
 
 
@@ -170,8 +228,8 @@ class ClassificationHead(nn.Module):
         self.out_proj = nn.Linear(config.hidden_size, config.num_labels)
         self.dropout = nn.Dropout(config.classifier_dropout)
 
-    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
-        x = hidden[:, 0]  # (B, H)
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # x: (B, H), each sentence's first token
         if self.dropout_first:
             x = self.dropout(x)
         x = self.dropout(torch.tanh(self.dense(x)))
@@ -186,22 +244,26 @@ class Classifier(nn.Module):
         self.layers = nn.ModuleList(Layer(config) for _ in range(config.num_layers))
         self.head = ClassificationHead(config)
 
-    def run_layers(self, hidden, attention_mask, start=0, stop=None, first_token_only=False):
-        """Layers [start, stop) on hidden (B, T, H); attention_mask (B, T) is 1 for real tokens.
-        first_token_only: the last of these layers returns position 0 alone, (B, 1, H)."""
-        key_is_token = attention_mask.bool()[:, None, None, :]  # broadcast over heads and queries
+    def run_layers(self, hidden, rows, start=0, stop=None, first_token_only=False):
+        """Layers [start, stop) on hidden (N, H) laid out by rows. first_token_only: return each
+        sentence's first token alone, (B, H); the last of these layers computes nothing else."""
         layers = self.layers[start:stop]
         for i, layer in enumerate(layers):
-            hidden = layer(hidden, key_is_token, first_token_only and i == len(layers) - 1)
+            hidden = layer(hidden, rows, first_token_only and i == len(layers) - 1)
+        if first_token_only and not layers:  # every layer frozen and cached: nothing to run
+            hidden = hidden[rows.first]
         return hidden
 
-    def classify(self, hidden):
-        return self.head(hidden)
+    def classify(self, first_token_states):
+        return self.head(first_token_states)
 
-    def forward(self, input_ids, attention_mask):
+    def forward(self, sequences, skip_padding=True):
+        """Logits (B, num_labels) for a batch of token-id tensors (T_i,)."""
+        input_ids, rows = pack(sequences, skip_padding, self.config.pad_token_id)
+        rows = rows.to(input_ids.device)
         # the head reads the first token only, so the last layer computes nothing else: about a
         # sixth less work for a 6-layer model, the same logits
-        hidden = self.run_layers(self.embed(input_ids), attention_mask, first_token_only=True)
+        hidden = self.run_layers(self.embed(input_ids, rows), rows, first_token_only=True)
         return self.classify(hidden)
 
 

@@ -62,8 +62,7 @@ def test_predictions_come_back_in_the_original_order(tiny_bert):
     g = torch.Generator().manual_seed(0)
     inputs = [torch.randint(1000, 2000, (int(length),), generator=g)
               for length in torch.randint(2, 30, (50,), generator=g)]
-    one_by_one = lambda: [classifier(ids[None], torch.ones(1, len(ids), dtype=torch.long))[0]
-                          for ids in inputs]
+    one_by_one = lambda: [classifier([ids])[0] for ids in inputs]
     with torch.no_grad():  # move the decision boundary to the median, so both classes occur
         margins = torch.stack([logits[1] - logits[0] for logits in one_by_one()])
         classifier.head.out_proj.bias[1] -= margins.median() + 1e-4
@@ -88,6 +87,85 @@ def test_frozen_prefix_equals_the_full_network(tiny_bert):
     states = loop.frozen_prefix(classifier, ids, 2, torch.device("cpu"), "fp32")
     for example, hidden in zip(ids, states):
         with torch.no_grad():
-            full = classifier.run_layers(classifier.embed(example[None]), torch.ones(1, len(example)), 0, 2)
+            example_ids, rows = model.pack([example])
+            full = classifier.run_layers(classifier.embed(example_ids, rows), rows, 0, 2)
         assert hidden.shape == (len(example), 32)
-        torch.testing.assert_close(hidden, full[0], atol=1e-6, rtol=0)
+        torch.testing.assert_close(hidden, full, atol=1e-6, rtol=0)
+
+
+def logits_and_gradients(classifier, inputs, labels, start, skip_padding):
+    classifier.zero_grad()
+    logits = loop.logits_for(classifier, inputs, start, torch.device("cpu"), skip_padding)
+    torch.nn.functional.cross_entropy(logits, labels).backward()
+    return logits.detach(), {n: p.grad.clone() for n, p in classifier.named_parameters() if p.requires_grad}
+
+
+@pytest.mark.parametrize("k", [0, 1, 3])
+def test_skipping_padding_trains_as_the_padded_batch_from_ids_and_from_the_cache(tiny_bert_no_dropout, k):
+    # the loop's two inputs: token ids (k = 0, nothing cached) and cached states entering layer k
+    classifier = model.from_pretrained(tiny_bert_no_dropout).train()  # dropout 0: nothing random
+    loop.freeze(classifier, k)
+    g = torch.Generator().manual_seed(0)
+    ids = [torch.randint(1000, 2000, (n,), generator=g) for n in (3, 41, 8, 2, 25, 13, 1, 33)]
+    labels = torch.tensor([0, 1, 1, 0, 1, 0, 0, 1])
+    inputs = ids if k == 0 else loop.frozen_prefix(classifier, ids, k, torch.device("cpu"), "fp32")
+    start = None if k == 0 else k
+    classifier.train()
+    packed = logits_and_gradients(classifier, inputs, labels, start, skip_padding=True)
+    padded = logits_and_gradients(classifier, inputs, labels, start, skip_padding=False)
+    torch.testing.assert_close(packed[0], padded[0], atol=1e-5, rtol=0)
+    assert set(packed[1]) == set(padded[1]) and packed[1]
+    for name, grad in packed[1].items():
+        torch.testing.assert_close(grad, padded[1][name], rtol=1e-4, atol=1e-6, msg=name)
+
+
+def fp16_step(classifier, scaler, ids, labels):
+    """One loop.train_step in fp16 mixed precision, on the CPU (CI has no GPU)."""
+    params = [p for p in classifier.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=1e-3, fused=True)
+    config = loop.TrainConfig(precision="fp16")
+    return loop.train_step(classifier, optimizer, scaler, params, ids, labels, None, torch.device("cpu"), config)
+
+
+def test_gradient_scaler_skips_an_overflowing_step_and_lowers_its_scale(tiny_bert_no_dropout):
+    classifier = model.from_pretrained(tiny_bert_no_dropout)
+    ids = [torch.randint(1000, 2000, (n,)) for n in (5, 9, 3, 7)]
+    labels = torch.tensor([0, 1, 1, 0])
+    before = {n: p.detach().clone() for n, p in classifier.named_parameters()}
+    # a loss scaled by 2^40 overflows float16 (max 65504) in the backward pass
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 40)
+    loss = fp16_step(classifier, scaler, ids, labels)
+    assert math.isfinite(loss)  # the loss itself is fine: only the scaled gradients overflow
+    assert scaler.get_scale() == 2.0 ** 39  # backed off by half
+    for name, param in classifier.named_parameters():
+        assert torch.equal(param, before[name]), f"{name} changed in a skipped step"
+    # at a sane scale the next step is taken
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 10)
+    fp16_step(classifier, scaler, ids, labels)
+    assert scaler.get_scale() == 2.0 ** 10
+    assert not torch.equal(classifier.layers[0].ffn_in.weight, before["layers.0.ffn_in.weight"])
+
+
+def test_fp16_and_bf16_training_follow_fp32(tiny_bert_no_dropout):
+    g = torch.Generator().manual_seed(0)
+    ids = [torch.randint(1000, 2000, (int(n),), generator=g) for n in torch.randint(3, 20, (32,), generator=g)]
+    labels = torch.arange(32) % 2
+    losses = {}
+    for precision in ("fp32", "fp16", "bf16"):
+        classifier = model.from_pretrained(tiny_bert_no_dropout)
+        params = [p for p in classifier.parameters() if p.requires_grad]
+        optimizer = torch.optim.AdamW(params, lr=1e-3, fused=True)
+        scaler = torch.amp.GradScaler("cpu", enabled=precision == "fp16")
+        config = loop.TrainConfig(precision=precision)
+        # eight steps on one batch: the model memorises it, so the losses move a long way
+        losses[precision] = [loop.train_step(classifier, optimizer, scaler, params, ids[:16], labels[:16],
+                                             None, torch.device("cpu"), config) for _ in range(12)]
+    assert losses["fp32"][-1] < losses["fp32"][0] - 0.05  # it learns, so following it means something
+    assert losses["fp16"] == pytest.approx(losses["fp32"], abs=1e-3)
+    assert losses["bf16"] == pytest.approx(losses["fp32"], abs=5e-3)
+    assert losses["fp16"] != losses["fp32"]  # it did run in half precision
+
+
+def test_default_precision_is_the_hardware_s():
+    assert loop.default_precision(torch.device("cuda")) == "fp16"
+    assert loop.default_precision(torch.device("cpu")) == ("bf16" if loop.native_bf16_cpu() else "fp32")

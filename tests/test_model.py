@@ -25,6 +25,7 @@ def tiny_hf_model(family, tmp_path, num_labels=3):
 
 
 def padded_batch(pad_id, lengths=(7, 3, 11, 5), vocab=99):
+    """Right-padded ids and mask as a tokenizer returns them, and the same sentences unpadded."""
     g = torch.Generator().manual_seed(1)
     T = max(lengths)
     ids = torch.full((len(lengths), T), pad_id)
@@ -32,19 +33,23 @@ def padded_batch(pad_id, lengths=(7, 3, 11, 5), vocab=99):
     for row, n in enumerate(lengths):
         ids[row, :n] = torch.randint(3, vocab, (n,), generator=g)
         mask[row, :n] = 1
-    return ids, mask
+    return ids, mask, [ids[row, :n] for row, n in enumerate(lengths)]
 
 
+UNEQUAL = (2, 30, 5, 17, 1, 9)  # a batch that is mostly padding in the padded layout
+
+
+@pytest.mark.parametrize("skip_padding", [True, False])
 @pytest.mark.parametrize("family", ["bert", "roberta"])
-def test_logits_and_gradients_match_transformers(family, tmp_path):
+def test_logits_and_gradients_match_transformers(family, skip_padding, tmp_path):
     hf, folder = tiny_hf_model(family, tmp_path)
     ours = model.from_pretrained(folder, num_labels=3).eval()
-    ids, mask = padded_batch(hf.config.pad_token_id)
-    labels = torch.tensor([0, 2, 1, 2])
+    ids, mask, sentences = padded_batch(hf.config.pad_token_id, UNEQUAL)
+    labels = torch.tensor([0, 2, 1, 2, 0, 1])
 
     hf_logits = hf(input_ids=ids, attention_mask=mask).logits
-    our_logits = ours(ids, mask)
-    assert our_logits.shape == (4, 3)
+    our_logits = ours(sentences, skip_padding=skip_padding)
+    assert our_logits.shape == (6, 3)
     torch.testing.assert_close(our_logits, hf_logits, atol=1e-5, rtol=0)
 
     torch.nn.functional.cross_entropy(hf_logits, labels).backward()
@@ -63,24 +68,51 @@ def test_logits_and_gradients_match_transformers(family, tmp_path):
 
 
 @pytest.mark.parametrize("family", ["bert", "roberta"])
+def test_skipping_padding_is_the_padded_computation(family, tmp_path):
+    # the fast path against the plain one, in training mode's arithmetic (dropout 0 so both draw
+    # nothing at random): the same logits and every gradient, on a batch that is 70% padding
+    _, folder = tiny_hf_model(family, tmp_path)
+    ours = model.from_pretrained(folder, num_labels=3).train()
+    for module in ours.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+    for layer in ours.layers:
+        layer.attention_dropout = 0.0
+    _, _, sentences = padded_batch(ours.config.pad_token_id, UNEQUAL)
+    rows, layout = model.pack(sentences)
+    assert rows.shape == (sum(UNEQUAL),) and layout.grid == (6, 30)
+    gradients = {}
+    for skip_padding in (True, False):
+        ours.zero_grad()
+        logits = ours(sentences, skip_padding=skip_padding)
+        logits.sum().backward()
+        gradients[skip_padding] = (logits.detach(), {n: p.grad.clone() for n, p in ours.named_parameters()})
+    torch.testing.assert_close(gradients[True][0], gradients[False][0], atol=1e-5, rtol=0)
+    for name, grad in gradients[True][1].items():
+        torch.testing.assert_close(grad, gradients[False][1][name], rtol=1e-4, atol=1e-6, msg=name)
+
+
+@pytest.mark.parametrize("family", ["bert", "roberta"])
 def test_split_calls_compose_to_forward(family, tmp_path):
     _, folder = tiny_hf_model(family, tmp_path)
     ours = model.from_pretrained(folder, num_labels=3).eval()
-    ids, mask = padded_batch(ours.config.pad_token_id)
-    hidden = ours.embed(ids)
-    hidden = ours.run_layers(hidden, mask, 0, 1)
-    hidden = ours.run_layers(hidden, mask, 1, 3)
-    torch.testing.assert_close(ours.classify(hidden), ours(ids, mask), atol=0, rtol=0)
+    _, _, sentences = padded_batch(ours.config.pad_token_id)
+    ids, rows = model.pack(sentences)
+    hidden = ours.embed(ids, rows)
+    hidden = ours.run_layers(hidden, rows, 0, 1)
+    hidden = ours.run_layers(hidden, rows, 1, 3, first_token_only=True)
+    torch.testing.assert_close(ours.classify(hidden), ours(sentences), atol=0, rtol=0)
 
 
 @pytest.mark.parametrize("family", ["bert", "roberta"])
 def test_padding_does_not_change_an_example(family, tmp_path):
     _, folder = tiny_hf_model(family, tmp_path)
     ours = model.from_pretrained(folder, num_labels=3).eval()
-    ids, mask = padded_batch(ours.config.pad_token_id)
-    alone = ours(ids[1:2, :3], mask[1:2, :3])  # example 1 has 3 tokens; the batch pads it to 11
-    in_batch = ours(ids, mask)[1:2]
-    torch.testing.assert_close(alone, in_batch, atol=1e-6, rtol=0)
+    _, _, sentences = padded_batch(ours.config.pad_token_id)
+    alone = ours(sentences[1:2])  # example 1 has 3 tokens; the padded layout pads it to 11
+    for skip_padding in (True, False):
+        in_batch = ours(sentences, skip_padding=skip_padding)[1:2]
+        torch.testing.assert_close(alone, in_batch, atol=1e-6, rtol=0)
 
 
 def test_fresh_head_is_initialised_like_transformers(tmp_path):
@@ -105,9 +137,10 @@ def test_real_minilm_matches_transformers_bert_model():
     hf = transformers.BertModel.from_pretrained(ours.folder, attn_implementation="eager").eval()
     with torch.no_grad():
         expected = hf(**batch).last_hidden_state
-        got = ours.run_layers(ours.embed(batch["input_ids"]), batch["attention_mask"])
-    real = batch["attention_mask"].bool()
-    torch.testing.assert_close(got[real], expected[real], atol=1e-5, rtol=0)
+        real = batch["attention_mask"].bool()
+        ids, rows = model.pack([ids[keep] for ids, keep in zip(batch["input_ids"], real)])
+        got = ours.run_layers(ours.embed(ids, rows), rows)  # (N, H): the real tokens, in order
+    torch.testing.assert_close(got, expected[real], atol=1e-5, rtol=0)
     # the pretrained pooler is loaded into the head, not re-initialised
     torch.testing.assert_close(ours.head.dense.weight, hf.pooler.dense.weight, atol=0, rtol=0)
 
@@ -152,10 +185,11 @@ def test_head_for_another_number_of_labels_is_named(tmp_path):
 def test_last_layer_for_the_first_token_only_changes_nothing(tiny_bert_no_dropout):
     # the classifier's shortcut: the last layer computes position 0 alone, from every key
     ours = model.from_pretrained(tiny_bert_no_dropout).eval()
-    ids = torch.randint(5, 100, (3, 11))
-    mask = torch.tensor([[1] * 7 + [0] * 4, [1] * 3 + [0] * 8, [1] * 11])
-    hidden = ours.embed(ids)
-    full = ours.run_layers(hidden, mask)
-    first = ours.run_layers(hidden, mask, first_token_only=True)
-    assert first.shape == (3, 1, full.shape[-1])
-    torch.testing.assert_close(first, full[:, :1], atol=1e-6, rtol=1e-5)
+    sentences = [torch.randint(5, 100, (n,)) for n in (7, 3, 11)]
+    for skip_padding in (True, False):
+        ids, rows = model.pack(sentences, skip_padding)
+        hidden = ours.embed(ids, rows)
+        full = ours.run_layers(hidden, rows)
+        first = ours.run_layers(hidden, rows, first_token_only=True)
+        assert first.shape == (3, full.shape[-1])
+        torch.testing.assert_close(first, full[rows.first], atol=1e-6, rtol=1e-5)
