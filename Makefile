@@ -17,6 +17,10 @@ CACHE_DIR ?= cache
 SPLITS_DIR ?= splits
 # extra flags for every run, e.g. RUN_FLAGS=--no-cache
 RUN_FLAGS ?=
+# every run's precision: fp32, bf16 or fp16 (CUDA). Empty: the hardware's own (fp16 mixed precision
+# on CUDA, bf16 on a CPU that does it natively, else fp32). A results folder holds one precision:
+# a run refuses to add another to it (PRECISION=fp32 resumes a grid begun in fp32)
+PRECISION ?=
 RESULTS ?= results/$(DATASET)/$(notdir $(patsubst %/,%,$(MODEL)))
 # where the report goes (default: beside the results), and a second results folder to compare with
 REPORT_DIR ?= $(RESULTS)
@@ -36,7 +40,8 @@ help:
 	@echo "make report DATASET=sst2      tables and figure from the results so far: $(REPORT_DIR)/report.md, report.csv, figure.png"
 	@echo "make status DATASET=sst2      how many runs of the grid are done"
 	@echo "variables: DATASET (sst2, cola, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE SIZES SEEDS EPOCHS"
-	@echo "           GLUE_DIR TRAIN_FILE DEV_FILE RESULTS CACHE_DIR SPLITS_DIR RUN_FLAGS REPORT_DIR AGAINST (see the Makefile's head)"
+	@echo "           PRECISION (fp32, bf16, fp16; default: the hardware's own) GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
+	@echo "           CACHE_DIR SPLITS_DIR RUN_FLAGS REPORT_DIR AGAINST (see the Makefile's head)"
 
 setup:
 	python3 -m venv .venv
@@ -63,7 +68,7 @@ $(RESULTS)/freeze%.json:
 	@$(PYTHON) freeze_study.py --dataset $(DATASET) --model $(MODEL) --freeze $(call run_field,1) \
 	  --size $(call run_field,2) --seed $(call run_field,3) --epochs $(EPOCHS) \
 	  $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) \
-	  --cache-dir $(CACHE_DIR) --splits-dir $(SPLITS_DIR) $(RUN_FLAGS) --out $@ > $(basename $@).log 2>&1 \
+	  --cache-dir $(CACHE_DIR) --splits-dir $(SPLITS_DIR) $(if $(PRECISION),--precision $(PRECISION)) $(RUN_FLAGS) --out $@ > $(basename $@).log 2>&1 \
 	  || { tail -n 1 $(basename $@).log; exit 1; }
 	@tail -n 1 $(basename $@).log
 

@@ -10,6 +10,7 @@ with the study's protocol (loop.py), and writes the result as JSON. Offline here
 """
 
 import argparse
+import glob
 import json
 import os
 import platform
@@ -50,7 +51,8 @@ def parse_args(argv):
     p.add_argument("--cache-dir", default="cache", help="frozen-prefix cache")
     p.add_argument("--splits-dir", default="splits", help="the drawn training subsets")
     p.add_argument("--precision", choices=["fp16", "bf16", "fp32"],
-                   help="default: fp16 on CUDA (the study's), fp32 on the CPU")
+                   help="default: fp16 mixed precision on CUDA (the study's), bf16 on a CPU that "
+                        "multiplies it natively, fp32 on any other")
     p.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: cuda if available)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--print-freeze-grid", action="store_true",
@@ -95,10 +97,27 @@ def check_args(args):
         raise ValueError(f"unknown --device {args.device!r}: use cpu, cuda or cuda:N") from None
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("--device cuda, but no CUDA GPU is available")
-    precision = args.precision or ("fp16" if device.type == "cuda" else "fp32")
+    precision = args.precision or loop.default_precision(device)
     if precision == "fp16" and device.type != "cuda":
         raise ValueError("--precision fp16 needs a CUDA device; use fp32 (or bf16) on the CPU")
     return device, precision
+
+
+def check_results_precision(folder, precision, flag):
+    """A grid's cells pool their seeds, so one results folder holds one precision: refuse to add
+    a bf16 run to fp32 runs (say, a grid begun on another machine) rather than mix them silently.
+    Every run checks, so the first result in the folder speaks for all (report.py checks them all)."""
+    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
+        try:
+            with open(path) as f:
+                theirs = json.load(f)["config"]["precision"]
+        except (ValueError, KeyError, TypeError, OSError):
+            continue  # not a run result; the report names such files
+        if theirs != precision:
+            raise ValueError(f"{folder} holds {theirs} runs ({os.path.basename(path)}) and this run would be "
+                             f"{precision}{'' if flag else ' (the default here)'}: pass --precision {theirs} "
+                             f"(make: PRECISION={theirs}) to add to them, or write elsewhere (--out, make: RESULTS=...)")
+        return
 
 
 def model_label(name):
@@ -118,6 +137,9 @@ def run(args, log=print):
         task = data.load_csv_task(args.train_file, args.dev_file, args.text_column, args.label_column)
     else:
         task = data.load_glue(args.dataset, args.glue_dir)
+    out = args.out or os.path.join("results", task.name, model_label(args.model),
+                                   f"freeze{args.freeze}_size{args.size}_seed{args.seed}.json")
+    check_results_precision(os.path.dirname(out) or ".", precision, args.precision)
     indices = data.load_subset(task, args.size, args.splits_dir)
 
     torch.manual_seed(args.seed)  # a fresh head's initial weights, then dropout, come from here
@@ -175,8 +197,6 @@ def run(args, log=print):
         versions=dict(python=platform.python_version(), torch=torch.__version__,
                       transformers=transformers.__version__, numpy=np.__version__),
     )
-    out = args.out or os.path.join("results", task.name, model_label(args.model),
-                                   f"freeze{args.freeze}_size{args.size}_seed{args.seed}.json")
     data.write_atomically(out, lambda f: f.write(json.dumps(result, indent=1).encode()))
     log(f"best dev accuracy {best['accuracy']:.4f} (mcc {best['mcc']:+.4f}) at step {best['step']} | "
         f"{trainable:,} of {total:,} parameters trained | {result['seconds']['total']:.1f}s | {out}")

@@ -42,6 +42,19 @@ def load_results(folder):
     return results
 
 
+def precision_of(results, folder):
+    """The one precision every run in `folder` ran in: a cell pools its seeds, and fp32 and bf16
+    seeds pooled would hide a difference the report exists to show."""
+    counts = {}
+    for result in results:
+        precision = result["config"].get("precision", "fp32")
+        counts[precision] = counts.get(precision, 0) + 1
+    if len(counts) > 1:
+        raise ValueError(f"{folder} mixes precisions ({', '.join(f'{n} runs {p}' for p, n in sorted(counts.items()))}): "
+                         "move one precision's runs to a folder of their own, and compare the two with --against")
+    return next(iter(counts))
+
+
 def describe(values):
     """mean, median, sample std (ddof=1; NaN, printed blank, for a single run), min, max."""
     values = np.asarray(values, dtype=float)
@@ -209,8 +222,9 @@ def write_tables(folder, rows, results, seeds, against=None):
             f.write((",".join(number(row[c], 4) for c in columns) + "\n").encode())
 
     write_atomically(os.path.join(folder, "report.csv"), csv_lines)
+    precision, device = precision_of(results, folder), first.get("device", "cpu").split(":")[0]
     lines = [f"# {task} with {model}: best dev accuracy per run", "",
-             f"{len(results)} runs. Majority-class baseline: {majority:.3f}. A cell with fewer runs "
+             f"{len(results)} runs, all in {precision} on {device}. Majority-class baseline: {majority:.3f}. A cell with fewer runs "
              f"than the {seeds} seeds shows them as runs/{seeds}; a cell of one run has no std."]
     if reference:
         lines += ["", f"roberta-base: the study's published figures ({REFERENCE_LAYERS} layers) at the same fraction of "
@@ -285,8 +299,8 @@ def write_figure(folder, results):
     for ax in axes.flat:
         legend.update(zip(ax.get_legend_handles_labels()[1], ax.get_legend_handles_labels()[0]))
     figure.legend(legend.values(), legend.keys(), loc="lower center", ncol=len(legend), fontsize=8, frameon=False)
-    figure.suptitle(f"{config['task']}, {os.path.basename(os.path.normpath(config['model']))}: "
-                    "one dot per run, bar = mean")
+    figure.suptitle(f"{config['task']}, {os.path.basename(os.path.normpath(config['model']))} "
+                    f"({config.get('precision', 'fp32')}): one dot per run, bar = mean")
     figure.tight_layout(rect=(0, 0.07 / len(metrics), 1, 1))
     write_atomically(os.path.join(folder, "figure.png"), lambda f: figure.savefig(f, format="png", dpi=110))
     plt.close(figure)
@@ -308,6 +322,12 @@ def main(argv=None):
             print(f"report.py: error: no run results in {folder}; run the grid first (make grid)", file=sys.stderr)
             sys.exit(2)
     out = args.out or args.folder
+    try:
+        for folder, runs in [(args.folder, results)] + ([(args.against, other)] if args.against else []):
+            precision_of(runs, folder)
+    except ValueError as e:
+        print(f"report.py: error: {e}", file=sys.stderr)
+        sys.exit(2)
     os.makedirs(out, exist_ok=True)
     write_tables(out, table(results), results, args.seeds, against=(args.against, other) if other else None)
     drew = write_figure(out, results)

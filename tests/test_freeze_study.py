@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+import torch
 
 import freeze_study
 import loop
@@ -25,8 +26,9 @@ def run(tmp_path, checkpoint, glue_dir, *extra, out="result.json"):
 @pytest.mark.parametrize("k", [-1, 1, 3])
 def test_cache_gives_the_same_training_as_the_full_network_without_dropout(tmp_path, tiny_bert_no_dropout,
                                                                            glue_dir, k):
-    cached = run(tmp_path, tiny_bert_no_dropout, glue_dir, "--freeze", str(k))
-    full = run(tmp_path, tiny_bert_no_dropout, glue_dir, "--freeze", str(k), "--no-cache")
+    # in fp32: the same arithmetic both ways, so the figures agree to float tolerance
+    cached = run(tmp_path, tiny_bert_no_dropout, glue_dir, "--freeze", str(k), "--precision", "fp32")
+    full = run(tmp_path, tiny_bert_no_dropout, glue_dir, "--freeze", str(k), "--no-cache", "--precision", "fp32")
     assert cached["config"]["cache"] and not full["config"]["cache"]
     assert cached["train_losses"] == pytest.approx(full["train_losses"], abs=1e-5)
     assert [p["accuracy"] for p in cached["curve"]] == pytest.approx([p["accuracy"] for p in full["curve"]], abs=1e-5)
@@ -38,7 +40,8 @@ def figures(result):
             [{key: value for key, value in point.items() if key != "seconds"} for point in result["curve"]])
 
 
-@pytest.mark.parametrize("extra", [["--freeze", "1"], ["--freeze", "0"]])
+@pytest.mark.parametrize("extra", [["--freeze", "1"], ["--freeze", "0"], ["--freeze", "1", "--precision", "bf16"],
+                                   ["--freeze", "0", "--precision", "fp32"]])
 def test_same_seed_gives_identical_figures(tmp_path, tiny_bert, glue_dir, extra):
     first = run(tmp_path, tiny_bert, glue_dir, *extra, "--seed", "7")  # dropout is on
     second = run(tmp_path, tiny_bert, glue_dir, *extra, "--seed", "7", out="again.json")
@@ -104,6 +107,26 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, tiny_bert, glue_dir, capsys,
     import re
     assert re.search(message, err), err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_a_run_never_adds_another_precision_to_a_results_folder(tmp_path, tiny_bert, glue_dir, capsys):
+    run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--precision", "fp32", out="grid/freeze3_size50_seed1.json")
+    with pytest.raises(SystemExit) as exit_:
+        freeze_study.main(["--model", tiny_bert, "--glue-dir", glue_dir, "--size", "50", "--epochs", "1",
+                           "--freeze", "3", "--seed", "2", "--precision", "bf16", "--quiet",
+                           "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "grid/freeze3_size50_seed2.json")])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds fp32 runs (freeze3_size50_seed1.json) and this run would be bf16" in err
+    assert "PRECISION=fp32" in err and not (tmp_path / "grid/freeze3_size50_seed2.json").exists()
+    run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--seed", "2", "--precision", "fp32",
+        out="grid/freeze3_size50_seed2.json")  # the same precision is welcome
+
+
+def test_the_default_precision_is_recorded(tmp_path, tiny_bert, glue_dir):
+    result = run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--epochs", "1")
+    assert result["config"]["precision"] == loop.default_precision(torch.device("cpu"))
+    assert result["config"]["skip_padding"] is True
 
 
 def cli(*argv, env=None, **kwargs):

@@ -77,3 +77,14 @@ def test_killed_grid_resumes_and_leaves_no_partial_file(grid):
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert set(results(folder)) == EXPECTED
     assert [p.name for p in folder.iterdir() if ".tmp" in p.name] == []
+
+
+def test_grid_does_not_fill_a_folder_s_gaps_in_another_precision(grid):
+    folder, command = grid
+    subprocess.run(command, capture_output=True, text=True, check=True)  # complete, in the default precision
+    (folder / "freeze1_size4_seed1.json").unlink()
+    precision = "bf16" if "fp32" in (folder / "report.md").read_text() else "fp32"
+    other = subprocess.run(command + [f"PRECISION={precision}"], capture_output=True, text=True)
+    assert other.returncode != 0 and runs_started(other.stdout) == 0
+    assert f"and this run would be {precision}" in other.stdout
+    assert not (folder / "freeze1_size4_seed1.json").exists()

@@ -9,8 +9,10 @@ import pytest
 import report
 
 
-def write_result(folder, freeze, size, seed, accuracy, mcc=0.0, task="sst2", model="minilm", num_layers=6):
-    result = dict(config=dict(freeze=freeze, size=size, seed=seed, task=task, model=model, num_layers=num_layers),
+def write_result(folder, freeze, size, seed, accuracy, mcc=0.0, task="sst2", model="minilm", num_layers=6,
+                 precision="fp32"):
+    result = dict(config=dict(freeze=freeze, size=size, seed=seed, task=task, model=model, num_layers=num_layers,
+                              precision=precision, device="cpu"),
                   best_accuracy=accuracy, best_mcc=mcc, majority_accuracy=0.509)
     (folder / f"freeze{freeze}_size{size}_seed{seed}.json").write_text(json.dumps(result))
 
@@ -47,6 +49,22 @@ def test_statistics_match_numpy(folder, capsys):
     markdown = (folder / "report.md").read_text()
     assert "| 50 | 4 | 3/5 |" in markdown and "| 50 | 2 | 5 |" in markdown
     assert "0.509" in markdown
+    assert "all in fp32 on cpu" in markdown
+
+
+def test_a_folder_that_mixes_precisions_is_refused(folder, tmp_path_factory, capsys):
+    write_result(folder, 0, 100, 1, 0.8, precision="bf16")
+    with pytest.raises(SystemExit) as stopped:
+        report.main([str(folder), "--seeds", "5"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "mixes precisions (1 runs bf16, 18 runs fp32)" in err and "--against" in err
+    assert not (folder / "report.md").exists()
+    # one precision per folder, compared across folders: the way to weigh bf16 against fp32
+    other = tmp_path_factory.mktemp("bf16")
+    (folder / "freeze0_size100_seed1.json").rename(other / "freeze0_size100_seed1.json")
+    report.main([str(folder), "--seeds", "5", "--against", str(other)])
+    assert "all in fp32 on cpu" in (folder / "report.md").read_text()
 
 
 def test_operating_point_is_the_most_frozen_cell_within_90_percent():
