@@ -151,8 +151,14 @@ def difference(these, those):
     """mean(these) - mean(those), and twice the standard error of that difference: two sets of
     seeds agree when the difference is within it (seed noise alone moves it that far)."""
     these, those = np.asarray(these, dtype=float), np.asarray(those, dtype=float)
-    se = math.sqrt(these.var(ddof=1) / len(these) + those.var(ddof=1) / len(those))
-    return float(these.mean() - those.mean()), 2 * se
+    return difference_of_summaries((these.mean(), these.std(ddof=1), len(these)),
+                                   (those.mean(), those.std(ddof=1), len(those)))
+
+
+def difference_of_summaries(these, those):
+    """difference() from (mean, sample std, runs) of each set, for sets published only as such."""
+    (mean_a, sd_a, n_a), (mean_b, sd_b, n_b) = these, those
+    return float(mean_a - mean_b), 2 * math.sqrt(sd_a ** 2 / n_a + sd_b ** 2 / n_b)
 
 
 def comparison_lines(results, other_results, other_folder, metrics):

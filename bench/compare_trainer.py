@@ -1,12 +1,13 @@
 """
-One cell of the study three ways, interleaved, several times, on the same machine, checkpoint,
+One cell of the study several ways, interleaved, several times, on the same machine, checkpoint,
 data and subset: (a) freeze_study.py with the cache, (b) freeze_study.py --no-cache, (c) the
-study's recipe on the Hugging Face Trainer (bench/trainer_recipe.py).
+study's recipe on the Hugging Face Trainer (bench/trainer_recipe.py), each in fp32 or in bf16
+mixed precision (--ways picks them).
 
     python bench/compare_trainer.py --model minilm --glue-dir ../shared/glue --size 50 --freeze 0 4 --repeats 2
 
-Prints wall times (whole processes, start-up included), their ratios against (c), and the best
-accuracies. Each (a) run after the first finds its frozen prefix in the cache, as the runs of a
+Prints wall times (whole processes, start-up included), their ratios against (c) in fp32 and,
+side against side, each in its fastest precision, and the best accuracies. Each (a) run after the first finds its frozen prefix in the cache, as the runs of a
 grid do. Every run is also appended to --record (JSON lines); once that file holds n = 50 and
 n = 1000 for some k, the whole grid's time is estimated both ways from it (estimate_grid).
 """
@@ -24,12 +25,17 @@ import time
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-WAYS = {"a: cache": ["freeze_study.py"], "b: --no-cache": ["freeze_study.py", "--no-cache"],
-        "c: Trainer": ["bench/trainer_recipe.py"]}
+WAYS = {"a: cache": ["freeze_study.py", "--precision", "fp32"],
+        "a: cache bf16": ["freeze_study.py", "--precision", "bf16"],
+        "b: --no-cache": ["freeze_study.py", "--no-cache", "--precision", "fp32"],
+        "b: --no-cache bf16": ["freeze_study.py", "--no-cache", "--precision", "bf16"],
+        "c: Trainer": ["bench/trainer_recipe.py", "--precision", "fp32"],
+        "c: Trainer bf16": ["bench/trainer_recipe.py", "--precision", "bf16"]}
+TRAINER = "c: Trainer"  # fp32, as the published comparisons
 
 
 def timed_run(way, args, freeze, seed, work):
-    out = os.path.join(work, "result.json")
+    out = os.path.join(work, way.replace(":", "").replace(" ", "_"), "result.json")  # one precision a folder
     command = [sys.executable, *[os.path.join(ROOT, part) if part.endswith(".py") else part for part in WAYS[way]],
                "--model", args.model, "--dataset", args.dataset, "--glue-dir", args.glue_dir,
                "--size", str(args.size), "--freeze", str(freeze), "--seed", str(seed),
@@ -61,7 +67,7 @@ def estimate_grid(records, freeze_grid, sizes=(50, 100, 200, 500, 1000), seeds=5
     inside the measured (a) runs, the first of each cell's repeats having made its cache.
     """
     totals = {}
-    for way in WAYS:
+    for way in sorted({r["way"] for r in records}):
         per_k = {}
         for k in sorted({r["freeze"] for r in records if r["way"] == way}):
             runs = {n: [r for r in records if r["way"] == way and r["freeze"] == k and r["size"] == n]
@@ -98,45 +104,58 @@ def cell_arguments(default_freeze):
     return p
 
 
+def fastest(ways_seconds, side):
+    """(way, seconds) of the side's ('a', 'b' or 'c') fastest way among those measured."""
+    mine = {way: seconds for way, seconds in ways_seconds.items() if way.startswith(side)}
+    return min(mine.items(), key=lambda item: item[1]) if mine else (None, None)
+
+
 def main():
     p = cell_arguments(default_freeze=[0, 4])
     p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--sizes", type=int, nargs="+", help="several train sizes in one invocation (else --size)")
+    p.add_argument("--ways", nargs="+", default=["a: cache", "b: --no-cache", "c: Trainer"], choices=list(WAYS))
     p.add_argument("--record", default=os.path.join(ROOT, "bench", "out", "trainer_runs.jsonl"),
                    help="every run is appended here; the grid estimate reads it")
     p.add_argument("--layers", type=int, default=6, help="the model's depth, for the grid's k")
     args = p.parse_args()
     os.makedirs(os.path.dirname(args.record), exist_ok=True)
-    print(f"{args.dataset}, {args.model}, n = {args.size}, {args.epochs} epochs, {args.repeats} "
+    print(f"{args.dataset}, {args.model}, n = {' '.join(map(str, args.sizes or [args.size]))}, {args.epochs} epochs, {args.repeats} "
           f"interleaved repeats, {os.cpu_count()} CPU cores, torch threads {__import__('torch').get_num_threads()}")
-    print("| k | way | wall s (median) | runs | vs Trainer | best accuracies |")
-    print("|---|---|---|---|---|---|")
-    for freeze in args.freeze:
+    print("| n | k | way | wall s (median) | runs | vs Trainer fp32 | best accuracies |")
+    print("|---|---|---|---|---|---|---|")
+    for args.size, freeze in [(size, k) for size in args.sizes or [args.size] for k in args.freeze]:
         runs = []
         with tempfile.TemporaryDirectory() as work:
             for repeat in range(args.repeats):
-                for way in WAYS:  # interleaved, so drifts of the machine hit every way alike
+                for way in args.ways:  # interleaved, so drifts of the machine hit every way alike
                     runs.append(timed_run(way, args, freeze, 1 + repeat, work))
                     with open(args.record, "a") as f:
                         f.write(json.dumps(runs[-1]) + "\n")
-        trainer = statistics.median(r["wall"] for r in runs if r["way"] == "c: Trainer")
-        for way in WAYS:
-            mine = [r for r in runs if r["way"] == way]
-            median = statistics.median(r["wall"] for r in mine)
-            accuracies = ", ".join(f"{r['best_accuracy']:.3f}" for r in mine)
-            print(f"| {freeze} | {way} | {median:.1f} | {len(mine)} | {trainer / median:.2f}x faster "
-                  f"| {accuracies} |", flush=True)
+        medians = {way: statistics.median(r["wall"] for r in runs if r["way"] == way) for way in args.ways}
+        for way in args.ways:
+            accuracies = ", ".join(f"{r['best_accuracy']:.3f}" for r in runs if r["way"] == way)
+            versus = f"{medians[TRAINER] / medians[way]:.2f}x faster" if TRAINER in medians else ""
+            print(f"| {args.size} | {freeze} | {way} | {medians[way]:.1f} | {args.repeats} | {versus} | {accuracies} |", flush=True)
+        (ours, our_seconds), (theirs, their_seconds) = fastest(medians, "a"), fastest(medians, "c")
+        if ours and theirs:
+            print(f"| {args.size} | {freeze} | fastest each | {ours} against {theirs} | | {their_seconds / our_seconds:.2f}x faster | |")
 
     with open(args.record) as f:
         records = [r for r in map(json.loads, f) if r["dataset"] == args.dataset and r["model"] == args.model
                    and r["epochs"] == args.epochs]
     freeze_grid = range(-1, args.layers + 1)
     totals = estimate_grid(records, freeze_grid)
-    if "c: Trainer" in totals:
+    if TRAINER in totals:
         print(f"\nwhole grid estimate (k = {freeze_grid[0]}..{freeze_grid[-1]}, n = 50..1000, 5 seeds), "
               f"from the runs in {args.record}:")
         for way, (seconds, measured) in totals.items():
-            print(f"  {way}: {seconds / 3600:.1f} h ({totals['c: Trainer'][0] / seconds:.2f}x faster than "
-                  f"the Trainer; k measured: {', '.join(map(str, measured))})")
+            print(f"  {way}: {seconds / 3600:.2f} h ({totals[TRAINER][0] / seconds:.2f}x faster than "
+                  f"the Trainer in fp32; k measured: {', '.join(map(str, measured))})")
+        grid_seconds = {way: seconds for way, (seconds, _) in totals.items()}
+        (ours, our_seconds), (theirs, their_seconds) = fastest(grid_seconds, "a"), fastest(grid_seconds, "c")
+        if ours and theirs:
+            print(f"  fastest each: {ours} against {theirs}: {their_seconds / our_seconds:.2f}x faster")
 
 
 if __name__ == "__main__":

@@ -9,11 +9,19 @@ Runs are appended to bench/out/equivalence.jsonl and skipped when already there,
 interrupted comparison resumes. Writes docs/equivalence.md: per cell and way the mean and
 seed-standard-deviation, and the difference of means against the Trainer with its standard
 error; "agrees" when the difference is under twice that error.
+
+Our ways in bf16 mixed precision (the CPU default where the hardware does it), against the
+Trainer's fp32 runs as published in the table above (their mean, sd and count), without rerunning
+the Trainer:
+
+    python bench/equivalence.py --ways "b: --no-cache bf16" "a: cache bf16" \
+        --trainer-table docs/equivalence.md --table docs/equivalence-bf16.md
 """
 
 import argparse
 import json
 import os
+import shlex
 import statistics
 import sys
 
@@ -29,22 +37,42 @@ def summary(values):
     return statistics.mean(values), statistics.stdev(values)
 
 
-def table(records, cells, seeds):
+def published_trainer(path):
+    """{(task, k, metric): (mean, sd, runs)} of the Trainer's rows in a table this script wrote."""
+    rows = {}
+    with open(path) as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) >= 6 and cells[3] == "c: Trainer":
+                mean, sd = (float(x) for x in cells[5].split("±"))
+                rows[(cells[0], int(cells[1]), cells[2].replace("best ", "best_"))] = (mean, sd, int(cells[4]))
+    return rows
+
+
+def table(records, cells, seeds, ways, trainer_rows=None):
     lines = ["| task | k | metric | way | runs | mean ± sd | minus Trainer | 2 x SE | agrees |",
              "|---|---|---|---|---|---|---|---|---|"]
     for task, k in cells:
         runs = {way: [r for r in records if (r["dataset"], r["freeze"], r["way"]) == (task, k, way)
-                      and r["seed"] in seeds] for way in ("a: cache", "b: --no-cache", "c: Trainer")}
+                      and r["seed"] in seeds] for way in ways}
         for metric in ("best_accuracy", "best_mcc") if task == "cola" else ("best_accuracy",):
-            trainer = [r[metric] for r in runs["c: Trainer"]]
+            if trainer_rows:  # the published fp32 Trainer rows: mean, sd, runs
+                trainer = trainer_rows.get((task, k, metric))
+                runs.pop("c: Trainer", None)
+                mean, sd, count = trainer
+                lines.append(f"| {task} | {k} | {metric.replace('best_', 'best ')} | c: Trainer (published) | {count} "
+                             f"| {mean:.4f} ± {sd:.4f} | | | |")
+            else:
+                trainer = [r[metric] for r in runs.get("c: Trainer", [])]
+                trainer = (*summary(trainer), len(trainer)) if len(trainer) >= 2 else None
             for way, mine in runs.items():
                 if len(mine) < 2:
                     continue
                 mean, sd = summary([r[metric] for r in mine])
                 row = f"| {task} | {k} | {metric.replace('best_', 'best ')} | {way} | {len(mine)} | {mean:.4f} ± {sd:.4f} |"
-                if way != "c: Trainer" and len(trainer) >= 2:
+                if way != "c: Trainer" and trainer:
                     # equal means with no spread at all (every run at the majority class) agree
-                    diff, two_se = report.difference([r[metric] for r in mine], trainer)
+                    diff, two_se = report.difference_of_summaries((mean, sd, len(mine)), trainer)
                     row += f" {diff:+.4f} | {two_se:.4f} | {'yes' if abs(diff) <= two_se else 'NO'} |"
                 else:
                     row += " | | |"
@@ -63,6 +91,8 @@ def main():
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--record", default=os.path.join(ROOT, "bench", "out", "equivalence.jsonl"))
     p.add_argument("--table", default=os.path.join(ROOT, "docs", "equivalence.md"))
+    p.add_argument("--ways", nargs="+", default=["a: cache", "b: --no-cache", "c: Trainer"])
+    p.add_argument("--trainer-table", help="take the Trainer's rows from this table instead of running it")
     args = p.parse_args()
     os.makedirs(os.path.dirname(args.record), exist_ok=True)
     records = []
@@ -75,8 +105,9 @@ def main():
     work = os.path.join(ROOT, "bench", "out", "equivalence")  # splits and cache shared by every run
     for seed in args.seeds:  # seed by seed, so a partial record already covers every cell
         for task, k in cells:
-            for way in ("b: --no-cache", "c: Trainer") + (("a: cache",) if k != 0 else ()):
-                if (task, k, way, seed) in done:
+            for way in args.ways:
+                if (task, k, way, seed) in done or (way.startswith("a") and k == 0) \
+                        or (way.startswith("c") and args.trainer_table):
                     continue
                 args.dataset = task
                 record = timed_run(way, args, k, seed, work)
@@ -87,8 +118,9 @@ def main():
                     f.write(json.dumps(record) + "\n")
     text = (f"# Equivalence with the Trainer recipe\n\n{args.model}, n = {args.size}, {args.epochs} epochs, "
             f"seeds {' '.join(map(str, args.seeds))}, the same stratified subset for every way. Written by\n"
-            f"`python bench/equivalence.py --model {args.model} --glue-dir ../shared/glue`.\n\n"
-            + table(records, cells, args.seeds))
+            f"`python bench/equivalence.py {shlex.join(sys.argv[1:])}`.\n\n"
+            + table(records, cells, args.seeds, args.ways,
+                    published_trainer(args.trainer_table) if args.trainer_table else None))
     data.write_atomically(args.table, lambda f: f.write(text.encode()))
     print(text)
 

@@ -5,7 +5,8 @@ same checkpoint, data and subset (needs `pip install accelerate`, which the Trai
     python bench/trainer_recipe.py --model minilm --glue-dir ../shared/glue --freeze 4 --size 50 --seed 1
 
 AutoModelForSequenceClassification, requires_grad freezing, evaluation and a checkpoint save
-every half epoch, load_best_model_at_end, fp16 on CUDA. Writes a JSON with the best dev accuracy.
+every half epoch, load_best_model_at_end, fp16 on CUDA. --precision bf16 on a CPU: the Trainer's
+bf16=True, use_cpu=True (CPU autocast to bfloat16). Writes a JSON with the best dev accuracy.
 """
 
 import argparse
@@ -36,6 +37,8 @@ def main():
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--splits-dir", default="splits")
     p.add_argument("--out", required=True)
+    p.add_argument("--precision", choices=["fp16", "bf16", "fp32"],
+                   help="default: fp16 on CUDA (the study's), fp32 on the CPU")
     args = p.parse_args()
 
     import datasets
@@ -65,13 +68,15 @@ def main():
                     mcc=loop.matthews_corrcoef(prediction.label_ids, predicted, task.num_labels))
 
     half_epoch = max(1, math.ceil(args.size / 32))
+    precision = args.precision or ("fp16" if torch.cuda.is_available() else "fp32")
     with tempfile.TemporaryDirectory() as output_dir:
         training_args = transformers.TrainingArguments(
             output_dir=output_dir, num_train_epochs=args.epochs, learning_rate=5e-5,
             per_device_train_batch_size=16, weight_decay=0.0,
             warmup_steps=math.ceil(args.size / 16), eval_strategy="steps", eval_steps=half_epoch,
             save_strategy="steps", save_steps=half_epoch, load_best_model_at_end=True,
-            metric_for_best_model="accuracy", fp16=torch.cuda.is_available(), seed=args.seed,
+            metric_for_best_model="accuracy", fp16=precision == "fp16", bf16=precision == "bf16",
+            use_cpu=not torch.cuda.is_available(), seed=args.seed,
             report_to=[], disable_tqdm=True, logging_steps=half_epoch)
         trainer = transformers.Trainer(model=hf, args=training_args, train_dataset=train,
                                        eval_dataset=dev, processing_class=tokenizer,
@@ -83,7 +88,7 @@ def main():
     # (n = 100, 200, 1000); the study's Trainer (v4) did not, so that point is not in the figure
     study_curve = [point for point in curve if point["step"] % half_epoch == 0]
     best = max(study_curve, key=lambda point: point["accuracy"])
-    result = dict(config=vars(args), best_accuracy=best["accuracy"], mcc_at_best=best["mcc"],
+    result = dict(config={**vars(args), "precision": precision}, best_accuracy=best["accuracy"], mcc_at_best=best["mcc"],
                   best_mcc=max(point["mcc"] for point in study_curve), best_step=best["step"], curve=curve,
                   seconds=dict(total=round(time.perf_counter() - began, 3),
                                train=next(e["train_runtime"] for e in trainer.state.log_history
