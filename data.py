@@ -94,7 +94,7 @@ def examples_from_hf(split):
 
 
 def load_glue_hub(task):
-    from model import hub_reachable
+    from checkpoint import hub_reachable
     try:
         import datasets
     except ImportError:

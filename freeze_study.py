@@ -3,7 +3,7 @@ One fine-tuning run of the freezing study, start to finish:
 
     python freeze_study.py --dataset sst2 --freeze 12 --size 50 --seed 7
 
-reads the task (data.py), loads the checkpoint into our encoder (model.py), freezes the
+reads the task (data.py), loads the checkpoint into our encoder (checkpoint.py, model.py), freezes the
 embeddings and the first k layers, computes (or reads) their cached output, fine-tunes the rest
 with the study's protocol (loop.py), and writes the result as JSON. Offline here:
     python freeze_study.py --model minilm --glue-dir ../shared/glue --freeze 2 --size 200 --seed 1
@@ -25,6 +25,7 @@ import torch
 
 import data
 import loop
+import checkpoint
 import model as encoder
 
 
@@ -143,12 +144,12 @@ def run(args, log=print):
     indices = data.load_subset(task, args.size, args.splits_dir)
 
     torch.manual_seed(args.seed)  # a fresh head's initial weights, then dropout, come from here
-    classifier = encoder.from_pretrained(args.model, num_labels=task.num_labels)
+    classifier = checkpoint.from_pretrained(args.model, num_labels=task.num_labels)
     config = loop.TrainConfig(freeze=args.freeze, epochs=args.epochs, batch_size=args.batch_size,
                               lr=args.lr, seed=args.seed, precision=precision)
     loop.freeze(classifier, args.freeze)
     classifier.to(device)
-    tokenizer = encoder.load_tokenizer(classifier.folder)
+    tokenizer = checkpoint.load_tokenizer(classifier.folder)
     max_length = min(tokenizer.model_max_length, classifier.config.max_length)
     train_ids = data.tokenize(tokenizer, [task.train_texts[i] for i in indices], max_length)
     dev_ids = data.tokenize(tokenizer, task.dev_texts, max_length)
@@ -156,10 +157,10 @@ def run(args, log=print):
     cached = args.freeze != 0 and not args.no_cache
     prefix_began = time.perf_counter()
     if cached:
-        checkpoint = encoder.checkpoint_id(classifier.folder)
+        weights_id = checkpoint.checkpoint_id(classifier.folder)
         train_inputs, dev_inputs = [
             loop.cached_frozen_prefix(classifier, ids, args.freeze, device, precision,
-                                      loop.prefix_cache_path(args.cache_dir, checkpoint, name, ids,
+                                      loop.prefix_cache_path(args.cache_dir, weights_id, name, ids,
                                                              args.freeze, device, precision))
             for name, ids in ((f"{task.name}-train{args.size}", train_ids), (f"{task.name}-dev", dev_ids))]
     else:
@@ -212,7 +213,7 @@ def main(argv=None):
     args = parse_args(argv)
     try:
         if args.print_freeze_grid:
-            config = encoder.read_config(encoder.checkpoint_folder(args.model))
+            config = checkpoint.read_config(checkpoint.checkpoint_folder(args.model))
             print(" ".join(map(str, freeze_grid(config.num_layers))))
             return
         run(args)

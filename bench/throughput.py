@@ -23,7 +23,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import data  # noqa: E402
 import loop  # noqa: E402
-import model as encoder  # noqa: E402
+import checkpoint  # noqa: E402
 
 
 def seconds(fn, repeats):
@@ -65,8 +65,8 @@ def main():
     torch.manual_seed(0)
     device = torch.device("cpu")
     task = data.load_glue(args.dataset, args.glue_dir)
-    classifier = encoder.from_pretrained(args.model, task.num_labels)
-    tokenizer = encoder.load_tokenizer(classifier.folder)
+    classifier = checkpoint.from_pretrained(args.model, task.num_labels)
+    tokenizer = checkpoint.load_tokenizer(classifier.folder)
     max_length = min(tokenizer.model_max_length, classifier.config.max_length)
     dev_ids = data.tokenize(tokenizer, task.dev_texts, max_length)
     indices = data.load_subset(task, 50, args.splits_dir)

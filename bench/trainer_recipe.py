@@ -23,7 +23,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import data  # noqa: E402  the same subsets and examples as ours
 import loop  # noqa: E402  the same MCC
-import model as encoder  # noqa: E402  only to resolve 'minilm' and hub names to a folder
+import checkpoint  # noqa: E402  only to resolve 'minilm' and hub names to a folder
 
 
 def main():
@@ -46,7 +46,7 @@ def main():
     began = time.perf_counter()
     task = data.load_glue(args.dataset, args.glue_dir)
     indices = data.load_subset(task, args.size, args.splits_dir)
-    folder = encoder.checkpoint_folder(args.model)
+    folder = checkpoint.checkpoint_folder(args.model)
     tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
     transformers.set_seed(args.seed)
     hf = transformers.AutoModelForSequenceClassification.from_pretrained(folder, num_labels=task.num_labels)

@@ -21,13 +21,13 @@ def save_tiny_bert(folder, dropout=0.1, layers=3):
     that trains in seconds on the real data."""
     import torch
     import transformers
-    import model
+    import checkpoint
     torch.manual_seed(0)
     config = transformers.BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=layers,
                                      num_attention_heads=4, intermediate_size=64,
                                      hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout)
     transformers.BertForSequenceClassification(config).save_pretrained(folder)
-    minilm = model.checkpoint_folder("minilm")
+    minilm = checkpoint.checkpoint_folder("minilm")
     for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
         shutil.copy(os.path.join(minilm, name), folder)
     return str(folder)

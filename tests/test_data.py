@@ -114,8 +114,8 @@ def test_length_sorted_batches_cover_every_example_once():
 
 
 def test_tokenize_truncates_and_does_not_pad():
-    import model
-    tokenizer = model.load_tokenizer(model.checkpoint_folder("minilm"))
+    import checkpoint
+    tokenizer = checkpoint.load_tokenizer(checkpoint.checkpoint_folder("minilm"))
     ids = data.tokenize(tokenizer, ["a film .", "word " * 600], max_length=512)
     assert len(ids[0]) == 5 and len(ids[1]) == 512  # [CLS] a film . [SEP]; truncated long one
 

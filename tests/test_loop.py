@@ -8,6 +8,7 @@ import torch
 import transformers
 
 import loop
+import checkpoint
 import model
 
 
@@ -31,7 +32,7 @@ def trainable_names(classifier):
 
 
 def test_freezing_trains_exactly_what_k_says(tiny_bert):
-    classifier = model.from_pretrained(tiny_bert)  # 3 layers
+    classifier = checkpoint.from_pretrained(tiny_bert)  # 3 layers
     cases = {-1: {"layers.0", "layers.1", "layers.2", "head"},
              0: {"embed", "layers.0", "layers.1", "layers.2", "head"},
              1: {"layers.1", "layers.2", "head"},
@@ -46,7 +47,7 @@ def test_freezing_trains_exactly_what_k_says(tiny_bert):
 
 @pytest.mark.parametrize("n, evaluations", [(50, 20), (100, 17), (200, 18), (500, 20), (1000, 19)])
 def test_number_of_evaluations_over_ten_epochs(tiny_bert, n, evaluations):
-    classifier = model.from_pretrained(tiny_bert)
+    classifier = checkpoint.from_pretrained(tiny_bert)
     loop.freeze(classifier, 3)  # head only, on one-token "cached" states: the loop's own count
     inputs = [torch.randn(1, 32) for _ in range(n)]
     dev = [torch.randn(1, 32) for _ in range(4)]
@@ -58,7 +59,7 @@ def test_number_of_evaluations_over_ten_epochs(tiny_bert, n, evaluations):
 
 
 def test_predictions_come_back_in_the_original_order(tiny_bert):
-    classifier = model.from_pretrained(tiny_bert).eval()
+    classifier = checkpoint.from_pretrained(tiny_bert).eval()
     g = torch.Generator().manual_seed(0)
     inputs = [torch.randint(1000, 2000, (int(length),), generator=g)
               for length in torch.randint(2, 30, (50,), generator=g)]
@@ -82,7 +83,7 @@ def test_matthews_correlation():
 
 
 def test_frozen_prefix_equals_the_full_network(tiny_bert):
-    classifier = model.from_pretrained(tiny_bert).eval()
+    classifier = checkpoint.from_pretrained(tiny_bert).eval()
     ids = [torch.tensor([101, 2000, 3000, 102]), torch.tensor([101, 4000, 102])]
     states = loop.frozen_prefix(classifier, ids, 2, torch.device("cpu"), "fp32")
     for example, hidden in zip(ids, states):
@@ -103,7 +104,7 @@ def logits_and_gradients(classifier, inputs, labels, start, skip_padding):
 @pytest.mark.parametrize("k", [0, 1, 3])
 def test_skipping_padding_trains_as_the_padded_batch_from_ids_and_from_the_cache(tiny_bert_no_dropout, k):
     # the loop's two inputs: token ids (k = 0, nothing cached) and cached states entering layer k
-    classifier = model.from_pretrained(tiny_bert_no_dropout).train()  # dropout 0: nothing random
+    classifier = checkpoint.from_pretrained(tiny_bert_no_dropout).train()  # dropout 0: nothing random
     loop.freeze(classifier, k)
     g = torch.Generator().manual_seed(0)
     ids = [torch.randint(1000, 2000, (n,), generator=g) for n in (3, 41, 8, 2, 25, 13, 1, 33)]
@@ -128,7 +129,7 @@ def fp16_step(classifier, scaler, ids, labels):
 
 
 def test_gradient_scaler_skips_an_overflowing_step_and_lowers_its_scale(tiny_bert_no_dropout):
-    classifier = model.from_pretrained(tiny_bert_no_dropout)
+    classifier = checkpoint.from_pretrained(tiny_bert_no_dropout)
     ids = [torch.randint(1000, 2000, (n,)) for n in (5, 9, 3, 7)]
     labels = torch.tensor([0, 1, 1, 0])
     before = {n: p.detach().clone() for n, p in classifier.named_parameters()}
@@ -152,7 +153,7 @@ def test_fp16_and_bf16_training_follow_fp32(tiny_bert_no_dropout):
     labels = torch.arange(32) % 2
     losses = {}
     for precision in ("fp32", "fp16", "bf16"):
-        classifier = model.from_pretrained(tiny_bert_no_dropout)
+        classifier = checkpoint.from_pretrained(tiny_bert_no_dropout)
         params = [p for p in classifier.parameters() if p.requires_grad]
         optimizer = torch.optim.AdamW(params, lr=1e-3, fused=True)
         scaler = torch.amp.GradScaler("cpu", enabled=precision == "fp16")

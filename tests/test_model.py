@@ -1,11 +1,11 @@
 """model.py against transformers' own models: same logits, same gradients, same real checkpoint."""
 
-import json
 
 import pytest
 import torch
 import transformers
 
+import checkpoint
 import model
 
 
@@ -43,7 +43,7 @@ UNEQUAL = (2, 30, 5, 17, 1, 9)  # a batch that is mostly padding in the padded l
 @pytest.mark.parametrize("family", ["bert", "roberta"])
 def test_logits_and_gradients_match_transformers(family, skip_padding, tmp_path):
     hf, folder = tiny_hf_model(family, tmp_path)
-    ours = model.from_pretrained(folder, num_labels=3).eval()
+    ours = checkpoint.from_pretrained(folder, num_labels=3).eval()
     ids, mask, sentences = padded_batch(hf.config.pad_token_id, UNEQUAL)
     labels = torch.tensor([0, 2, 1, 2, 0, 1])
 
@@ -57,7 +57,7 @@ def test_logits_and_gradients_match_transformers(family, skip_padding, tmp_path)
     hf_params = dict(hf.named_parameters())
     prefix = family + "."
     for name, param in ours.named_parameters():
-        source = model.hf_name(name, family)
+        source = checkpoint.hf_name(name, family)
         theirs = hf_params.get(prefix + source, hf_params.get(source))
         assert theirs is not None, source
         if name.startswith("embed.token_type"):  # only row 0 is used, by both
@@ -72,7 +72,7 @@ def test_skipping_padding_is_the_padded_computation(family, tmp_path):
     # the fast path against the plain one, in training mode's arithmetic (dropout 0 so both draw
     # nothing at random): the same logits and every gradient, on a batch that is 70% padding
     _, folder = tiny_hf_model(family, tmp_path)
-    ours = model.from_pretrained(folder, num_labels=3).train()
+    ours = checkpoint.from_pretrained(folder, num_labels=3).train()
     for module in ours.modules():
         if isinstance(module, torch.nn.Dropout):
             module.p = 0.0
@@ -95,7 +95,7 @@ def test_skipping_padding_is_the_padded_computation(family, tmp_path):
 @pytest.mark.parametrize("family", ["bert", "roberta"])
 def test_split_calls_compose_to_forward(family, tmp_path):
     _, folder = tiny_hf_model(family, tmp_path)
-    ours = model.from_pretrained(folder, num_labels=3).eval()
+    ours = checkpoint.from_pretrained(folder, num_labels=3).eval()
     _, _, sentences = padded_batch(ours.config.pad_token_id)
     ids, rows = model.pack(sentences)
     hidden = ours.embed(ids, rows)
@@ -107,7 +107,7 @@ def test_split_calls_compose_to_forward(family, tmp_path):
 @pytest.mark.parametrize("family", ["bert", "roberta"])
 def test_padding_does_not_change_an_example(family, tmp_path):
     _, folder = tiny_hf_model(family, tmp_path)
-    ours = model.from_pretrained(folder, num_labels=3).eval()
+    ours = checkpoint.from_pretrained(folder, num_labels=3).eval()
     _, _, sentences = padded_batch(ours.config.pad_token_id)
     alone = ours(sentences[1:2])  # example 1 has 3 tokens; the padded layout pads it to 11
     for skip_padding in (True, False):
@@ -115,23 +115,10 @@ def test_padding_does_not_change_an_example(family, tmp_path):
         torch.testing.assert_close(alone, in_batch, atol=1e-6, rtol=0)
 
 
-def test_fresh_head_is_initialised_like_transformers(tmp_path):
-    torch.manual_seed(0)
-    config = transformers.RobertaConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2,
-                                        num_attention_heads=4, intermediate_size=37,
-                                        max_position_embeddings=64, initializer_range=0.5)
-    transformers.RobertaModel(config, add_pooling_layer=False).save_pretrained(tmp_path)  # no head
-    ours = model.from_pretrained(str(tmp_path), num_labels=4)
-    assert torch.all(ours.head.out_proj.bias == 0) and torch.all(ours.head.dense.bias == 0)
-    std = torch.cat([ours.head.dense.weight.flatten(), ours.head.out_proj.weight.flatten()]).std()
-    assert abs(std.item() - 0.5) < 0.05  # the config's initializer_range, not nn.Linear's default
-    assert ours.head.out_proj.weight.shape == (4, 32)
-
-
 def test_real_minilm_matches_transformers_bert_model():
-    ours = model.from_pretrained("minilm").eval()
+    ours = checkpoint.from_pretrained("minilm").eval()
     assert ours.config.num_layers == 6 and ours.config.hidden_size == 384
-    tokenizer = model.load_tokenizer(ours.folder)
+    tokenizer = checkpoint.load_tokenizer(ours.folder)
     batch = tokenizer(["a gripping, beautifully made film .", "it is dull ."], padding=True,
                       return_tensors="pt")
     hf = transformers.BertModel.from_pretrained(ours.folder, attn_implementation="eager").eval()
@@ -145,46 +132,9 @@ def test_real_minilm_matches_transformers_bert_model():
     torch.testing.assert_close(ours.head.dense.weight, hf.pooler.dense.weight, atol=0, rtol=0)
 
 
-def test_folder_without_weights_is_named(tmp_path):
-    (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert"}))
-    with pytest.raises(ValueError, match="holds no weights"):
-        model.from_pretrained(str(tmp_path))
-
-
-def test_unsupported_model_type_is_named(tmp_path):
-    _, folder = tiny_hf_model("bert", tmp_path)
-    config = json.loads((tmp_path / "config.json").read_text())
-    config["model_type"] = "gpt2"
-    (tmp_path / "config.json").write_text(json.dumps(config))
-    with pytest.raises(ValueError, match="unsupported model_type 'gpt2'"):
-        model.from_pretrained(folder)
-
-
-@pytest.mark.parametrize("bad", [1, 0, -3])
-def test_num_labels_below_two_is_named(bad, tmp_path):
-    _, folder = tiny_hf_model("bert", tmp_path)
-    with pytest.raises(ValueError, match="num_labels must be an integer >= 2"):
-        model.from_pretrained(folder, num_labels=bad)
-
-
-def test_missing_folder_and_unreachable_hub_are_named(tmp_path, monkeypatch):
-    with pytest.raises(ValueError, match="does not exist"):
-        model.from_pretrained(str(tmp_path / "nowhere"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
-    with pytest.raises(ValueError, match="--model minilm"):
-        model.from_pretrained("someone/not-cached-model")
-
-
-def test_head_for_another_number_of_labels_is_named(tmp_path):
-    _, folder = tiny_hf_model("roberta", tmp_path, num_labels=3)
-    with pytest.raises(ValueError, match="another number of labels"):
-        model.from_pretrained(folder, num_labels=2)
-
-
 def test_last_layer_for_the_first_token_only_changes_nothing(tiny_bert_no_dropout):
     # the classifier's shortcut: the last layer computes position 0 alone, from every key
-    ours = model.from_pretrained(tiny_bert_no_dropout).eval()
+    ours = checkpoint.from_pretrained(tiny_bert_no_dropout).eval()
     sentences = [torch.randint(5, 100, (n,)) for n in (7, 3, 11)]
     for skip_padding in (True, False):
         ids, rows = model.pack(sentences, skip_padding)

