@@ -1,6 +1,5 @@
 """model.py against transformers' own models: same logits, same gradients, same real checkpoint."""
 
-
 import pytest
 import torch
 import transformers
