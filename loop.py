@@ -62,7 +62,7 @@ def freeze(model, k):
 
 def native_bf16_cpu():
     """Does this CPU multiply bfloat16 matrices in hardware (x86 AVX512-BF16 or AMX)? Elsewhere
-    bf16 is emulated, slower than fp32, and mixed precision would only cost accuracy."""
+    bf16 is converted in software, no faster than fp32, and would only cost precision."""
     probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
     return any(getattr(torch.cpu, probe, lambda: False)() for probe in probes)
 
@@ -76,8 +76,8 @@ def default_precision(device):
 
 
 def autocast(device, precision):
-    """Matrix products and attention in the low precision; LayerNorm, softmax's sums, the
-    residual stream, the loss and the weights stay float32."""
+    """Matrix products and attention in the low precision; the residual stream (so LayerNorm),
+    the embeddings, the loss, the weights and the optimizer stay float32."""
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
     return torch.autocast(device.type, dtype=dtype, enabled=dtype is not None)
 

@@ -1,15 +1,18 @@
 """
-The two hot paths against this machine's float32 matrix-product peak:
+The two hot paths against this machine's matrix-product peak, in fp32 and in bf16 mixed precision:
 
     python bench/throughput.py --model minilm --glue-dir ../shared/glue
 
 - evaluation: the whole dev split from token ids (cache off: every layer) and from the cached
   states entering layer L - 2 (cache on: two layers);
-- one training step (loop.train_step, batch 16 of the n = 50 subset): k = 0, where every layer
-  trains, and k = L - 2 from the cache.
-The FLOPs are the matrix products and attention of the layers that run (the embeddings' lookup,
-the head and the optimizer are left out); a training step counts 3x the forward FLOPs (backward
-is about twice the forward). The peak is the best of a few 2048^3 float32 products (bfloat16 printed beside it).
+- one training step (loop.train_step, batch 16 drawn at random from the n = 1000 subset, as the
+  protocol's shuffle draws them): k = 0, where every layer trains, in the padded layout and with
+  padding skipped, and k = L - 2 from the cache.
+The FLOPs are those of real tokens only: the matrix products of the layers that run, for each
+sentence's tokens, and attention over each sentence's own length (the embeddings' lookup, the head
+and the optimizer are left out; a training step counts 3x the forward). Padding is work a path
+does on top of these, so a path that pads shows it as a lower GFLOP/s. The peak is the best of a
+few 2048^3 products in each precision.
 """
 
 import argparse
@@ -21,9 +24,11 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import checkpoint  # noqa: E402
 import data  # noqa: E402
 import loop  # noqa: E402
-import checkpoint  # noqa: E402
+
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
 
 def seconds(fn, repeats):
@@ -36,22 +41,21 @@ def seconds(fn, repeats):
     return statistics.median(times)
 
 
-def matmul_peak(dtype=torch.float32):
+def matmul_peak(dtype):
     a, b = torch.randn(2048, 2048, dtype=dtype), torch.randn(2048, 2048, dtype=dtype)
     return 2 * 2048 ** 3 / min(seconds(lambda: a @ b, 5) for _ in range(3))
 
 
-def forward_flops(config, lengths, batch_size, layers):
-    """FLOPs of `layers` layers over length-sorted padded batches; the last one computes the
-    first token only (model.Layer's first_token_only)."""
+def forward_flops(config, lengths, layers):
+    """FLOPs of `layers` layers over sentences of these lengths, real tokens only; the last layer
+    computes the first token only (model.Layer's first_token_only)."""
+    if not layers:
+        return 0
     H, I = config.hidden_size, config.intermediate_size
-    total = 0
-    for batch in data.length_sorted_batches(lengths, batch_size):
-        B, T = len(batch), max(lengths[i] for i in batch)
-        full = 2 * B * T * (4 * H * H + 2 * H * I) + 4 * B * T * T * H
-        last = 2 * B * T * 2 * H * H + 2 * B * (2 * H * H + 2 * H * I) + 4 * B * T * H
-        total += (layers - 1) * full + last if layers else 0
-    return total
+    tokens, pairs = sum(lengths), sum(t * t for t in lengths)  # attention: every query x key
+    full = 2 * tokens * (4 * H * H + 2 * H * I) + 4 * pairs * H
+    last = 2 * tokens * 2 * H * H + 2 * len(lengths) * (2 * H * H + 2 * H * I) + 4 * tokens * H
+    return (layers - 1) * full + last
 
 
 def main():
@@ -69,51 +73,60 @@ def main():
     tokenizer = checkpoint.load_tokenizer(classifier.folder)
     max_length = min(tokenizer.model_max_length, classifier.config.max_length)
     dev_ids = data.tokenize(tokenizer, task.dev_texts, max_length)
-    indices = data.load_subset(task, 50, args.splits_dir)
+    indices = data.load_subset(task, 1000, args.splits_dir)
     train_ids = data.tokenize(tokenizer, [task.train_texts[i] for i in indices], max_length)
     train_labels = torch.as_tensor(task.train_labels[indices])
     L = classifier.config.num_layers
-    peak = matmul_peak()
+    peaks = {precision: matmul_peak(dtype) for precision, dtype in DTYPES.items()}
     print(f"{args.model} ({L} layers, hidden {classifier.config.hidden_size}), {args.dataset}, "
-          f"{os.cpu_count()} CPU cores, {torch.get_num_threads()} torch threads, float32")
-    print(f"float32 matmul peak (2048^3): {peak / 1e9:.0f} GFLOP/s "
-          f"(bfloat16: {matmul_peak(torch.bfloat16) / 1e9:.0f}, what --precision bf16 would draw on)\n")
-    print("| path | k | layers run | seconds | examples/s | GFLOP/s | of peak |")
-    print("|---|---|---|---|---|---|---|")
+          f"{os.cpu_count()} CPU cores, {torch.get_num_threads()} torch threads, torch {torch.__version__}")
+    print("matmul peak (2048^3): " + ", ".join(f"{p} {peak / 1e9:.0f} GFLOP/s" for p, peak in peaks.items()) + "\n")
+    print("| path | precision | k | layers run | padding | seconds | examples/s | GFLOP/s (real tokens) | of peak |")
+    print("|---|---|---|---|---|---|---|---|---|")
 
-    def row(path, k, layers, elapsed, examples, flops):
-        print(f"| {path} | {k} | {layers} | {elapsed:.3f} | {examples / elapsed:.0f} | "
-              f"{flops / elapsed / 1e9:.0f} | {flops / elapsed / peak:.0%} |", flush=True)
+    def row(path, precision, k, layers, padding, elapsed, examples, flops):
+        print(f"| {path} | {precision} | {k} | {layers} | {padding} | {elapsed:.3f} | {examples / elapsed:.0f} | "
+              f"{flops / elapsed / 1e9:.0f} | {flops / elapsed / peaks[precision]:.0%} |", flush=True)
 
-    config = loop.TrainConfig()
-    for k in (0, L - 2):
-        loop.freeze(classifier, k)
-        start = None if k == 0 else k
-        inputs = dev_ids if k == 0 else loop.frozen_prefix(classifier, dev_ids, k, device, "fp32")
-        elapsed = seconds(lambda: loop.predict(classifier, inputs, start, device, config), args.repeats)
-        flops = forward_flops(classifier.config, [len(t) for t in dev_ids], config.eval_batch_size, L - max(k, 0))
-        row(f"evaluation, dev split ({len(dev_ids)})", k, L - max(k, 0), elapsed, len(dev_ids), flops)
+    for precision in DTYPES:
+        config = loop.TrainConfig(precision=precision)
+        for k in (0, L - 2):
+            loop.freeze(classifier, k)
+            start = None if k == 0 else k
+            inputs = dev_ids if k == 0 else loop.frozen_prefix(classifier, dev_ids, k, device, precision)
+            elapsed = seconds(lambda: loop.predict(classifier, inputs, start, device, config), args.repeats)
+            flops = forward_flops(classifier.config, [len(t) for t in dev_ids], L - max(k, 0))
+            row(f"evaluation, dev split ({len(dev_ids)})", precision, k, L - max(k, 0), "skipped",
+                elapsed, len(dev_ids), flops)
 
-    for k in (0, L - 2):
-        loop.freeze(classifier, k)
-        start = None if k == 0 else k
-        inputs = train_ids if k == 0 else loop.frozen_prefix(classifier, train_ids, k, device, "fp32")
-        params = [p for p in classifier.parameters() if p.requires_grad]
-        optimizer = torch.optim.AdamW(params, lr=1e-5, fused=True)
-        scaler = torch.amp.GradScaler("cpu", enabled=False)
-        batches = [b for b in torch.randperm(len(inputs)).split(config.batch_size) if len(b) == config.batch_size]
+    # the protocol's batches: 16 drawn at random, so each is padded to its longest sentence
+    batches = [b for b in torch.randperm(len(train_ids), generator=torch.Generator().manual_seed(1)).split(16)]
+    lengths = [[len(train_ids[i]) for i in b] for b in batches]
+    real, padded = sum(map(sum, lengths)), sum(len(b) * max(b) for b in lengths)
+    print(f"\ntraining batches of 16 from the n = 1000 subset: {real / len(batches):.0f} real tokens a batch, "
+          f"{padded / len(batches):.0f} padded: real-token share {real / padded:.0%}\n")
+    print("| path | precision | k | layers run | padding | seconds | examples/s | GFLOP/s (real tokens) | of peak |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for precision in DTYPES:
+        for k, skip_padding in ((0, False), (0, True), (L - 2, True)):
+            config = loop.TrainConfig(precision=precision, skip_padding=skip_padding)
+            loop.freeze(classifier, k)
+            start = None if k == 0 else k
+            inputs = train_ids if k == 0 else loop.frozen_prefix(classifier, train_ids, k, device, precision)
+            params = [p for p in classifier.parameters() if p.requires_grad]
+            optimizer = torch.optim.AdamW(params, lr=1e-5, fused=True)
+            scaler = torch.amp.GradScaler("cpu", enabled=False)
+            steps = 20 * args.repeats
 
-        def one_step(state={"i": 0}):
-            batch = batches[state["i"] % len(batches)]
-            state["i"] += 1
-            loop.train_step(classifier, optimizer, scaler, params, [inputs[i] for i in batch],
-                            train_labels[batch], start, device, config)
+            def all_steps():
+                for b in batches[:steps]:
+                    loop.train_step(classifier, optimizer, scaler, params, [inputs[i] for i in b],
+                                    train_labels[b], start, device, config)
 
-        elapsed = seconds(one_step, 10 * args.repeats)
-        lengths = [len(t) for t in train_ids]
-        flops = statistics.mean(3 * forward_flops(classifier.config, [lengths[i] for i in b], len(b), L - max(k, 0))
-                                for b in batches)
-        row(f"training step, batch {config.batch_size}", k, L - max(k, 0), elapsed, config.batch_size, flops)
+            elapsed = seconds(all_steps, 1) / steps
+            flops = statistics.mean(3 * forward_flops(classifier.config, b, L - max(k, 0)) for b in lengths[:steps])
+            row("training step, batch 16", precision, k, L - max(k, 0), "skipped" if skip_padding else "padded",
+                elapsed, 16, flops)
 
 
 if __name__ == "__main__":
