@@ -16,17 +16,20 @@ from compare_trainer import cell_arguments, timed_run  # noqa: E402  one way to 
 
 
 def main():
-    args = cell_arguments(default_freeze=[0, 2, 4, 6]).parse_args()
+    p = cell_arguments(default_freeze=[0, 2, 4, 6])
+    p.add_argument("--precision", choices=["fp32", "bf16"], default="fp32")
+    args = p.parse_args()
+    cache, no_cache = ("a: cache", "b: --no-cache") if args.precision == "fp32" else ("a: cache bf16", "b: --no-cache bf16")
     print("| frozen k | --no-cache (s) | cache, cold (s) | cache, warm (s) | speed-up (warm) | best acc, no-cache / cache |")
     print("|---|---|---|---|---|---|")
     for k in args.freeze:
         with tempfile.TemporaryDirectory() as work:  # an empty cache for each k
-            full = timed_run("b: --no-cache", args, k, 1, work)
+            full = timed_run(no_cache, args, k, 1, work)
             if k == 0:  # nothing is frozen, so there is nothing to cache: both are the same run
                 print(f"| {k} | {full['wall']:.1f} | = | = | 1.0x | {full['best_accuracy']:.3f} |")
                 continue
-            cold = timed_run("a: cache", args, k, 1, work)
-            warm = timed_run("a: cache", args, k, 1, work)
+            cold = timed_run(cache, args, k, 1, work)
+            warm = timed_run(cache, args, k, 1, work)
         print(f"| {k} | {full['wall']:.1f} | {cold['wall']:.1f} | {warm['wall']:.1f} | {full['wall'] / warm['wall']:.1f}x "
               f"| {full['best_accuracy']:.3f} / {warm['best_accuracy']:.3f} |", flush=True)
 

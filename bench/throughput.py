@@ -5,9 +5,10 @@ The two hot paths against this machine's matrix-product peak, in fp32 and in bf1
 
 - evaluation: the whole dev split from token ids (cache off: every layer) and from the cached
   states entering layer L - 2 (cache on: two layers);
-- one training step (loop.train_step, batch 16 drawn at random from the n = 1000 subset, as the
-  protocol's shuffle draws them): k = 0, where every layer trains, in the padded layout and with
-  padding skipped, and k = L - 2 from the cache.
+- one training step (loop.train_step, batches of 16 drawn at random from the n = 1000 subset, as
+  the protocol's shuffle draws them), in the padded layout and with padding skipped: k = 0, where
+  every layer trains, and k = L - 2 from the cache. Its forward + backward is the step minus the
+  optimizer's part (clipping and AdamW, timed alone), and GFLOP/s are those of forward + backward.
 The FLOPs are those of real tokens only: the matrix products of the layers that run, for each
 sentence's tokens, and attention over each sentence's own length (the embeddings' lookup, the head
 and the optimizer are left out; a training step counts 3x the forward). Padding is work a path
@@ -102,13 +103,17 @@ def main():
     # the protocol's batches: 16 drawn at random, so each is padded to its longest sentence
     batches = [b for b in torch.randperm(len(train_ids), generator=torch.Generator().manual_seed(1)).split(16)]
     lengths = [[len(train_ids[i]) for i in b] for b in batches]
-    real, padded = sum(map(sum, lengths)), sum(len(b) * max(b) for b in lengths)
-    print(f"\ntraining batches of 16 from the n = 1000 subset: {real / len(batches):.0f} real tokens a batch, "
-          f"{padded / len(batches):.0f} padded: real-token share {real / padded:.0%}\n")
-    print("| path | precision | k | layers run | padding | seconds | examples/s | GFLOP/s (real tokens) | of peak |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    steps = 20 * args.repeats
+    real = sum(map(sum, lengths[:steps]))
+    share = real / sum(len(b) * max(b) for b in lengths[:steps])
+    print(f"\ntraining steps on {steps} batches of 16 drawn from the n = 1000 subset: {real / steps:.0f} real "
+          f"tokens a batch, real-token share of the padded grid {share:.0%}. A step is forward + backward (which "
+          f"scale with the tokens) and the optimizer (gradient clipping and AdamW over every trainable "
+          f"parameter, which does not).\n")
+    print("| precision | k | padding | step s | forward + backward s | optimizer s | GFLOP/s (real tokens) | of peak |")
+    print("|---|---|---|---|---|---|---|---|")
     for precision in DTYPES:
-        for k, skip_padding in ((0, False), (0, True), (L - 2, True)):
+        for k, skip_padding in ((0, False), (0, True), (L - 2, False), (L - 2, True)):
             config = loop.TrainConfig(precision=precision, skip_padding=skip_padding)
             loop.freeze(classifier, k)
             start = None if k == 0 else k
@@ -116,17 +121,23 @@ def main():
             params = [p for p in classifier.parameters() if p.requires_grad]
             optimizer = torch.optim.AdamW(params, lr=1e-5, fused=True)
             scaler = torch.amp.GradScaler("cpu", enabled=False)
-            steps = 20 * args.repeats
 
             def all_steps():
                 for b in batches[:steps]:
                     loop.train_step(classifier, optimizer, scaler, params, [inputs[i] for i in b],
                                     train_labels[b], start, device, config)
 
-            elapsed = seconds(all_steps, 1) / steps
-            flops = statistics.mean(3 * forward_flops(classifier.config, b, L - max(k, 0)) for b in lengths[:steps])
-            row("training step, batch 16", precision, k, L - max(k, 0), "skipped" if skip_padding else "padded",
-                elapsed, 16, flops)
+            def optimizer_only():  # what train_step does after backward, on the last step's gradients
+                for _ in range(steps):
+                    torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
+                    optimizer.step()
+
+            step = seconds(all_steps, 1) / steps
+            update = seconds(optimizer_only, 1) / steps
+            flops = sum(3 * forward_flops(classifier.config, b, L - max(k, 0)) for b in lengths[:steps]) / steps
+            print(f"| {precision} | {k} | {'skipped' if skip_padding else 'padded'} | {step:.4f} | {step - update:.4f} "
+                  f"| {update:.4f} | {flops / (step - update) / 1e9:.0f} | {flops / (step - update) / peaks[precision]:.0%} |",
+                  flush=True)
 
 
 if __name__ == "__main__":
