@@ -90,15 +90,15 @@ def main():
               f"{flops / elapsed / 1e9:.0f} | {flops / elapsed / peaks[precision]:.0%} |", flush=True)
 
     for precision in DTYPES:
-        config = loop.TrainConfig(precision=precision)
-        for k in (0, L - 2):
+        for k, skip_padding in ((0, False), (0, True), (L - 2, True)):
+            config = loop.TrainConfig(precision=precision, skip_padding=skip_padding)
             loop.freeze(classifier, k)
             start = None if k == 0 else k
             inputs = dev_ids if k == 0 else loop.frozen_prefix(classifier, dev_ids, k, device, precision)
             elapsed = seconds(lambda: loop.predict(classifier, inputs, start, device, config), args.repeats)
             flops = forward_flops(classifier.config, [len(t) for t in dev_ids], L - max(k, 0))
-            row(f"evaluation, dev split ({len(dev_ids)})", precision, k, L - max(k, 0), "skipped",
-                elapsed, len(dev_ids), flops)
+            row(f"evaluation, dev split ({len(dev_ids)})", precision, k, L - max(k, 0),
+                "skipped" if skip_padding else "padded (length-sorted)", elapsed, len(dev_ids), flops)
 
     # the protocol's batches: 16 drawn at random, so each is padded to its longest sentence
     batches = [b for b in torch.randperm(len(train_ids), generator=torch.Generator().manual_seed(1)).split(16)]
