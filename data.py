@@ -238,14 +238,6 @@ def tokenize(tokenizer, texts, max_length):
     return [torch.tensor(ids) for ids in encoded["input_ids"]]
 
 
-def pad_right(sequences, pad_value=0):
-    """A list of (T_i, ...) tensors -> (B, T_max, ...) padded on the right, and (B, T_max) mask."""
-    lengths = torch.tensor([len(s) for s in sequences])
-    padded = torch.nn.utils.rnn.pad_sequence(sequences, batch_first=True, padding_value=pad_value)
-    mask = (torch.arange(padded.shape[1])[None, :] < lengths[:, None]).long()
-    return padded, mask
-
-
 def length_sorted_batches(lengths, batch_size):
     """Index batches with examples of similar length together (longest first), so evaluation
     spends little compute on padding; the caller puts results back by these indices."""

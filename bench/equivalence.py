@@ -52,27 +52,28 @@ def published_trainer(path):
 def table(records, cells, seeds, ways, trainer_rows=None):
     lines = ["| task | k | metric | way | runs | mean ± sd | minus Trainer | 2 x SE | agrees |",
              "|---|---|---|---|---|---|---|---|---|"]
+    if trainer_rows:  # the Trainer's published rows stand in for its runs
+        ways = [way for way in ways if way != "c: Trainer"]
     for task, k in cells:
         runs = {way: [r for r in records if (r["dataset"], r["freeze"], r["way"]) == (task, k, way)
                       and r["seed"] in seeds] for way in ways}
         for metric in ("best_accuracy", "best_mcc") if task == "cola" else ("best_accuracy",):
-            if trainer_rows:  # the published fp32 Trainer rows: mean, sd, runs
+            label = metric.replace("best_", "best ")
+            if trainer_rows:  # (mean, sd, runs) of the published fp32 Trainer row
                 trainer = trainer_rows.get((task, k, metric))
-                runs.pop("c: Trainer", None)
-                mean, sd, count = trainer
-                lines.append(f"| {task} | {k} | {metric.replace('best_', 'best ')} | c: Trainer (published) | {count} "
-                             f"| {mean:.4f} ± {sd:.4f} | | | |")
+                lines.append(f"| {task} | {k} | {label} | c: Trainer (published) | {trainer[2]} "
+                             f"| {trainer[0]:.4f} ± {trainer[1]:.4f} | | | |")
             else:
-                trainer = [r[metric] for r in runs.get("c: Trainer", [])]
-                trainer = (*summary(trainer), len(trainer)) if len(trainer) >= 2 else None
+                values = [r[metric] for r in runs.get("c: Trainer", [])]
+                trainer = (*summary(values), len(values)) if len(values) >= 2 else None
             for way, mine in runs.items():
                 if len(mine) < 2:
                     continue
-                mean, sd = summary([r[metric] for r in mine])
-                row = f"| {task} | {k} | {metric.replace('best_', 'best ')} | {way} | {len(mine)} | {mean:.4f} ± {sd:.4f} |"
+                mine = (*summary([r[metric] for r in mine]), len(mine))
+                row = f"| {task} | {k} | {label} | {way} | {mine[2]} | {mine[0]:.4f} ± {mine[1]:.4f} |"
                 if way != "c: Trainer" and trainer:
                     # equal means with no spread at all (every run at the majority class) agree
-                    diff, two_se = report.difference_of_summaries((mean, sd, len(mine)), trainer)
+                    diff, two_se = report.difference_of_summaries(mine, trainer)
                     if trainer_rows:  # a published mean is rounded to 4 digits: half a digit either way
                         two_se += 5e-5
                     row += f" {diff:+.4f} | {two_se:.4f} | {'yes' if abs(diff) <= two_se else 'NO'} |"

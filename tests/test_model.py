@@ -91,6 +91,21 @@ def test_skipping_padding_is_the_padded_computation(family, tmp_path):
         torch.testing.assert_close(grad, gradients[False][1][name], rtol=1e-4, atol=1e-6, msg=name)
 
 
+def test_pack_puts_rows_where_the_padded_grid_has_them():
+    sentences = [torch.tensor([5, 6, 7]), torch.tensor([8]), torch.tensor([9, 4])]
+    ids, rows = model.pack(sentences)  # real tokens only
+    assert ids.tolist() == [5, 6, 7, 8, 9, 4] and rows.grid == (3, 3)
+    assert rows.cell.tolist() == [0, 1, 2, 3, 6, 7] and rows.position.tolist() == [0, 1, 2, 0, 0, 1]
+    assert rows.first.tolist() == [0, 3, 4] and rows.is_token.all()
+    assert rows.to_grid(ids[:, None].float()).squeeze(2).tolist() == [[5, 6, 7], [8, 0, 0], [9, 4, 0]]
+    padded, padded_rows = model.pack(sentences, skip_padding=False, pad_value=1)  # every cell
+    assert padded.tolist() == [5, 6, 7, 8, 1, 1, 9, 4, 1] and padded_rows.first.tolist() == [0, 3, 6]
+    assert padded_rows.is_token.tolist() == [True] * 4 + [False] * 2 + [True] * 2 + [False]
+    assert rows.key_is_token.flatten(1).tolist() == [[1, 1, 1], [1, 0, 0], [1, 1, 0]]
+    hidden = torch.randn(6, 4)  # hidden states go in and come back out unchanged
+    torch.testing.assert_close(rows.from_grid(rows.to_grid(hidden)), hidden, rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("family", ["bert", "roberta"])
 def test_split_calls_compose_to_forward(family, tmp_path):
     _, folder = tiny_hf_model(family, tmp_path)
