@@ -1,7 +1,8 @@
 """
-The data side of the study: a task's train and dev examples (GLUE SST-2 or CoLA from the hub or a
-local GLUE folder, or a user's own CSV/TSV files), the stratified nested training subsets every run
-of a cell shares, tokenization, and right-padded batches.
+The data side of the study: a task's train and dev examples (GLUE SST-2, CoLA, MRPC, STS-B or RTE
+from the hub or a local GLUE folder, or a user's own CSV/TSV files: single sentences or pairs,
+classes or regression scores), the stratified nested training subsets every run of a cell shares,
+tokenization, and length-sorted evaluation batches.
 
 An example is known by its index in its split (GLUE's `idx`), so a subset drawn as a list of
 indices names the same sentences whichever source the data came from.
@@ -9,6 +10,7 @@ indices names the same sentences whichever source the data came from.
 
 import csv
 import hashlib
+import math
 import os
 from dataclasses import dataclass
 
@@ -16,17 +18,49 @@ import numpy as np
 import torch
 
 DEFAULT_SIZES = (50, 100, 200, 500, 1000)
-GLUE_TASKS = {"sst2": "SST-2", "cola": "CoLA"}  # task -> folder in GLUE's own layout
+SCORE_BINS = 5  # a regression task's subsets are stratified on this many quantile bins of the score
+
+
+@dataclass(frozen=True)
+class GlueLayout:
+    """Where a GLUE task's fields sit in its .tsv files (GLUE's own layout), and how it is scored."""
+    folder: str
+    header: bool
+    columns: int
+    text: int          # column of the (first) sentence
+    pair: int | None   # column of the second sentence of a sentence-pair task
+    label: int
+    label_names: tuple | None  # the files name the classes (class i is label_names[i]); None: integers
+    regression: bool
+    metric: str        # the primary metric, Lee et al.'s for the task
+
+
+GLUE_TASKS = {
+    "sst2": GlueLayout("SST-2", True, 2, 0, None, 1, None, False, "accuracy"),
+    "cola": GlueLayout("CoLA", False, 4, 3, None, 1, None, False, "mcc"),
+    "mrpc": GlueLayout("MRPC", True, 5, 3, 4, 0, None, False, "f1"),
+    "stsb": GlueLayout("STS-B", True, 10, 7, 8, 9, None, True, "spearman"),
+    # the hub's glue/rte has 0 = entailment, 1 = not_entailment: the same order
+    "rte": GlueLayout("RTE", True, 4, 1, 2, 3, ("entailment", "not_entailment"), False, "accuracy"),
+}
 
 
 @dataclass
 class Task:
-    name: str  # "sst2", "cola", or a user task's name; names its folder of subsets
+    name: str  # "sst2", "mrpc", ... or a user task's name; names its folder of subsets
     train_texts: list
-    train_labels: np.ndarray  # (N_train,) int64, classes 0..num_labels-1
+    train_labels: np.ndarray  # (N_train,) int64 classes 0..num_labels-1, or float32 scores
     dev_texts: list
     dev_labels: np.ndarray  # (N_dev,)
-    num_labels: int
+    num_labels: int  # classes; 1 for a regression task (one output, as transformers has it)
+    train_pairs: list | None = None  # the second sentences of a sentence-pair task
+    dev_pairs: list | None = None
+    label_names: list | None = None  # class i's name, when the files name classes
+    metric: str = "accuracy"  # the primary metric: it picks the best evaluation, it heads the report
+
+    @property
+    def regression(self):
+        return self.num_labels == 1
 
 
 def write_atomically(path, write):
@@ -52,7 +86,8 @@ def read_table(path):
     if not os.path.exists(path):
         raise ValueError(f"{path}: no such file")
     tsv = path.endswith(".tsv")
-    with open(path, newline="", encoding="utf-8") as f:
+    # utf-8-sig: MRPC's files begin with a byte-order mark, which would stick to the first column's name
+    with open(path, newline="", encoding="utf-8-sig") as f:
         return list(csv.reader(f, delimiter="\t" if tsv else ",",
                                quoting=csv.QUOTE_NONE if tsv else csv.QUOTE_MINIMAL))
 
@@ -67,30 +102,89 @@ def read_rows(path, columns, header):
         yield number, row
 
 
-def parse_example(path, number, text, label):
-    if not text.strip():
-        raise ValueError(f"{path}, line {number}: empty text")
+def read_split(path, header, columns, text, pair, label):
+    """One split's texts, second texts (None for single sentences) and labels as written, each
+    label with where it came from (path, line, string), for the error that names a bad one."""
+    texts, pairs, labels = [], None if pair is None else [], []
+    for number, row in read_rows(path, columns, header):
+        for column in (text,) if pair is None else (text, pair):
+            if not row[column].strip():
+                raise ValueError(f"{path}, line {number}: empty text")
+        texts.append(row[text])
+        if pair is not None:
+            pairs.append(row[pair])
+        labels.append((path, number, row[label].strip()))
+    if not texts:
+        raise ValueError(f"{path}: no examples")
+    return texts, pairs, labels
+
+
+def is_integer(string):
     try:
-        return text, int(label)
+        int(string)
+        return True
     except ValueError:
-        raise ValueError(f"{path}, line {number}: label {label!r} is not an integer") from None
+        return False
 
 
-def read_glue_split(glue_dir, task, split):
-    """SST-2: header `sentence<TAB>label`. CoLA: no header; source, label, annotation, sentence."""
-    path = os.path.join(glue_dir, GLUE_TASKS[task], f"{split}.tsv")
-    if task == "sst2":
-        examples = [parse_example(path, n, row[0], row[1]) for n, row in read_rows(path, 2, header=True)]
-    else:
-        examples = [parse_example(path, n, row[3], row[1]) for n, row in read_rows(path, 4, header=False)]
-    return [text for text, _ in examples], np.array([label for _, label in examples], dtype=np.int64)
+def class_names(labels):
+    """The classes a train split's labels name: None when every label is an integer (the integers
+    are the classes), else the distinct names in sorted order, so class 0 is the first name
+    alphabetically ('neg' 0, 'pos' 1; 'entailment' 0, 'not_entailment' 1)."""
+    integers = [is_integer(label) for _, _, label in labels]
+    if all(integers):
+        return None
+    if any(integers):
+        path, number, label = labels[integers.index(False)]
+        raise ValueError(f"{path}, line {number}: label {label!r} is a name, but other labels are integers: "
+                         "use names or integers 0..C-1 throughout")
+    return sorted({label for _, _, label in labels})
+
+
+def parse_labels(labels, regression, names):
+    """(path, line, string) labels -> float32 scores (regression), or int64 classes: names[i] is
+    class i, or with names None the strings are the class numbers."""
+    if regression:
+        scores = []
+        for path, number, label in labels:
+            try:
+                scores.append(float(label))  # STS-B mixes 5.000, 3 and 1.53333333333333
+            except ValueError:
+                scores.append(math.nan)
+            if not math.isfinite(scores[-1]):
+                raise ValueError(f"{path}, line {number}: regression target {label!r} is not a number")
+        return np.array(scores, dtype=np.float32)
+    classes = []
+    for path, number, label in labels:
+        if names is not None and label not in names:
+            raise ValueError(f"{path}, line {number}: label {label!r} is not one of the train split's "
+                             f"classes ({', '.join(names)})")
+        if names is None and not is_integer(label):
+            raise ValueError(f"{path}, line {number}: label {label!r} is not an integer")
+        classes.append(names.index(label) if names is not None else int(label))
+    return np.array(classes, dtype=np.int64)
+
+
+def check_labels(task_name, train_labels, dev_labels, dev_source):
+    classes = np.unique(train_labels)
+    if len(classes) < 2 or classes[0] != 0 or classes[-1] != len(classes) - 1:
+        raise ValueError(f"{task_name}: train labels must be the classes 0..C-1 with C >= 2, "
+                         f"found {classes.tolist()}")
+    unknown = np.flatnonzero((dev_labels < 0) | (dev_labels >= len(classes)))
+    if len(unknown):
+        raise ValueError(f"{dev_source}, example {unknown[0]}: label {dev_labels[unknown[0]]} "
+                         f"is not a class of the train split (0..{len(classes) - 1})")
+    return len(classes)
 
 
 def examples_from_hf(split):
-    """A `datasets` split of GLUE (columns sentence, label, idx) as texts and labels in idx order."""
+    """A `datasets` split of GLUE (sentence or sentence1 and sentence2, label, idx) as texts,
+    second texts (None for single sentences) and labels, in idx order."""
     order = np.argsort(np.asarray(split["idx"]), kind="stable")
-    texts, labels = split["sentence"], split["label"]
-    return [texts[i] for i in order], np.asarray(labels, dtype=np.int64)[order]
+    first = "sentence" if "sentence" in split.column_names else "sentence1"
+    texts = [split[first][i] for i in order]
+    pairs = [split["sentence2"][i] for i in order] if "sentence2" in split.column_names else None
+    return texts, pairs, np.asarray(split["label"])[order]
 
 
 def load_glue_hub(task):
@@ -107,19 +201,17 @@ def load_glue_hub(task):
     except Exception as e:
         raise ValueError(f"cannot load GLUE {task} from the Hugging Face hub ({type(e).__name__}); "
                          "offline, point --glue-dir (or GLUE_DIR) at a local GLUE folder and use --model minilm") from None
-    return examples_from_hf(glue["train"]) + examples_from_hf(glue["validation"])
+    return examples_from_hf(glue["train"]), examples_from_hf(glue["validation"])
 
 
-def check_labels(task_name, train_labels, dev_labels, dev_source):
-    classes = np.unique(train_labels)
-    if len(classes) < 2 or classes[0] != 0 or classes[-1] != len(classes) - 1:
-        raise ValueError(f"{task_name}: train labels must be the classes 0..C-1 with C >= 2, "
-                         f"found {classes.tolist()}")
-    unknown = np.flatnonzero((dev_labels < 0) | (dev_labels >= len(classes)))
-    if len(unknown):
-        raise ValueError(f"{dev_source}, example {unknown[0]}: label {dev_labels[unknown[0]]} "
-                         f"is not a class of the train split (0..{len(classes) - 1})")
-    return len(classes)
+def make_task(name, train, dev, dev_source, regression, names, metric) -> Task:
+    """A Task from its train and dev (texts, pairs, labels as numbers), the labels checked."""
+    (train_texts, train_pairs, train_labels), (dev_texts, dev_pairs, dev_labels) = train, dev
+    dtype = np.float32 if regression else np.int64
+    train_labels, dev_labels = np.asarray(train_labels, dtype=dtype), np.asarray(dev_labels, dtype=dtype)
+    num_labels = 1 if regression else check_labels(name, train_labels, dev_labels, dev_source)
+    return Task(name, train_texts, train_labels, dev_texts, dev_labels, num_labels, train_pairs,
+                dev_pairs, names and list(names), metric)
 
 
 def load_glue(task, glue_dir=None) -> Task:
@@ -127,42 +219,46 @@ def load_glue(task, glue_dir=None) -> Task:
     if task not in GLUE_TASKS:
         raise ValueError(f"unknown task {task!r}: choose one of {', '.join(GLUE_TASKS)}, "
                          "or give --train-file and --dev-file")
+    layout = GLUE_TASKS[task]
     glue_dir = glue_dir or os.environ.get("GLUE_DIR")
     if glue_dir:
-        if not os.path.isdir(os.path.join(glue_dir, GLUE_TASKS[task])):
-            raise ValueError(f"{glue_dir} has no {GLUE_TASKS[task]}/ folder: --glue-dir must be a "
-                             "folder in GLUE's layout (SST-2/, CoLA/ with train.tsv and dev.tsv)")
-        train_texts, train_labels = read_glue_split(glue_dir, task, "train")
-        dev_texts, dev_labels = read_glue_split(glue_dir, task, "dev")
-        dev_source = os.path.join(glue_dir, GLUE_TASKS[task], "dev.tsv")
+        if not os.path.isdir(os.path.join(glue_dir, layout.folder)):
+            raise ValueError(f"{glue_dir} has no {layout.folder}/ folder: --glue-dir must be a folder in "
+                             f"GLUE's layout ({', '.join(t.folder for t in GLUE_TASKS.values())} with "
+                             "train.tsv and dev.tsv)")
+        splits = []
+        for split in ("train", "dev"):
+            path = os.path.join(glue_dir, layout.folder, f"{split}.tsv")
+            texts, pairs, labels = read_split(path, layout.header, layout.columns, layout.text,
+                                              layout.pair, layout.label)
+            splits.append((texts, pairs, parse_labels(labels, layout.regression, layout.label_names)))
+        dev_source = os.path.join(glue_dir, layout.folder, "dev.tsv")
     else:
-        train_texts, train_labels, dev_texts, dev_labels = load_glue_hub(task)
-        dev_source = f"glue/{task} validation"
-    num_labels = check_labels(task, train_labels, dev_labels, dev_source)
-    return Task(task, train_texts, train_labels, dev_texts, dev_labels, num_labels)
+        splits, dev_source = load_glue_hub(task), f"glue/{task} validation"
+    return make_task(task, *splits, dev_source, layout.regression, layout.label_names, layout.metric)
 
 
-def load_csv_task(train_file, dev_file, text_column="sentence", label_column="label") -> Task:
-    """A user's own task: two CSV (or .tsv) files with a header naming the text and label columns."""
+def load_csv_task(train_file, dev_file, text_column="sentence", label_column="label",
+                  pair_column=None, regression=False) -> Task:
+    """A user's own task: two CSV (or .tsv) files with a header naming the text column, the
+    label column and, for sentence pairs, the second text's column. Labels are integers 0..C-1,
+    class names (numbered in sorted order), or with `regression` numbers to predict."""
     splits = []
     for path in (train_file, dev_file):
         header = (read_table(path) or [[]])[0]
-        for column in (text_column, label_column):
-            if column not in header:
-                raise ValueError(f"{path}: no column {column!r} in the header {header}; "
-                                 "set --text-column / --label-column")
-        text_at, label_at = header.index(text_column), header.index(label_column)
-        examples = [parse_example(path, n, row[text_at], row[label_at])
-                    for n, row in read_rows(path, len(header), header=True)]
-        if not examples:
-            raise ValueError(f"{path}: no examples")
-        splits.append(([t for t, _ in examples], np.array([l for _, l in examples], dtype=np.int64)))
-    (train_texts, train_labels), (dev_texts, dev_labels) = splits
+        for column, flag in ((text_column, "--text-column"), (pair_column, "--text-pair-column"),
+                             (label_column, "--label-column")):
+            if column is not None and column not in header:
+                raise ValueError(f"{path}: no column {column!r} in the header {header}; set {flag}")
+        splits.append(read_split(path, True, len(header), header.index(text_column),
+                                 None if pair_column is None else header.index(pair_column),
+                                 header.index(label_column)))
+    names = None if regression else class_names(splits[0][2])
+    splits = [(texts, pairs, parse_labels(labels, regression, names)) for texts, pairs, labels in splits]
     # the subsets' folder is named by the train file's content, so two files never share one
     with open(train_file, "rb") as f:
         name = os.path.splitext(os.path.basename(train_file))[0] + "-" + hashlib.sha256(f.read()).hexdigest()[:8]
-    num_labels = check_labels(name, train_labels, dev_labels, dev_file)
-    return Task(name, train_texts, train_labels, dev_texts, dev_labels, num_labels)
+    return make_task(name, *splits, dev_file, regression, names, "spearman" if regression else "accuracy")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -212,15 +308,27 @@ def make_subsets(labels, sizes=DEFAULT_SIZES, seed=0):
     return {size: order[:size] for size in sizes}
 
 
+def strata(task: Task):
+    """What a subset is stratified on: the class, or for a regression task the score's quantile
+    bin (SCORE_BINS of them, so each subset spans the scores as the train split does)."""
+    if not task.regression:
+        return task.train_labels
+    edges = np.quantile(task.train_labels, np.linspace(0, 1, SCORE_BINS + 1)[1:-1])
+    return np.digitize(task.train_labels, edges)
+
+
 def load_subset(task: Task, size, splits_dir="splits", seed=0):
     """
     The subset of `size` train examples, read from splits/<task>/size<n>.npy (the study's format);
     drawn and written on first use only, so every later run of the task trains on the same ones.
+    size "all": the whole train split, in its own order.
     """
-    check_size(size, task.train_labels)
+    if size == "all":
+        return np.arange(len(task.train_labels))
+    check_size(size, strata(task))
     path = os.path.join(splits_dir, task.name, f"size{size}.npy")
     if not os.path.exists(path):
-        indices = make_subsets(task.train_labels, (size,), seed)[size]
+        indices = make_subsets(strata(task), (size,), seed)[size]
         write_atomically(path, lambda f: np.save(f, indices))
     indices = np.load(path)
     if len(indices) != size or len(np.unique(indices)) != size or indices.max() >= len(task.train_labels):
@@ -232,10 +340,17 @@ def load_subset(task: Task, size, splits_dir="splits", seed=0):
 # ----------------------------------------------------------------------------------------------
 # Tokens and batches
 
-def tokenize(tokenizer, texts, max_length):
-    """Token ids per text, with the special tokens, truncated to max_length; no padding yet."""
-    encoded = tokenizer(list(texts), truncation=True, max_length=max_length)
-    return [torch.tensor(ids) for ids in encoded["input_ids"]]
+def tokenize(tokenizer, texts, max_length, pairs=None):
+    """Token ids per example, with the special tokens, truncated to max_length; no padding yet.
+    A sentence pair is encoded as its tokenizer encodes pairs ([CLS] a [SEP] b [SEP] for BERT,
+    <s> a </s></s> b </s> for RoBERTa), the longer text truncated first. Where the tokenizer gives
+    segment ids (BERT: 0 up to the first [SEP], 1 after it), an example is a (T, 2) tensor of
+    token and segment ids; otherwise (single sentences, RoBERTa) its (T,) token ids."""
+    encoded = tokenizer(list(texts), None if pairs is None else list(pairs), truncation=True,
+                        max_length=max_length)
+    if pairs is None or "token_type_ids" not in encoded:
+        return [torch.tensor(ids) for ids in encoded["input_ids"]]
+    return [torch.tensor([ids, segments]).T for ids, segments in zip(encoded["input_ids"], encoded["token_type_ids"])]
 
 
 def length_sorted_batches(lengths, batch_size):

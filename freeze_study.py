@@ -12,6 +12,7 @@ with the study's protocol (loop.py), and writes the result as JSON. Offline here
 import argparse
 import glob
 import json
+import math
 import os
 import platform
 import resource
@@ -25,32 +26,39 @@ import torch
 
 import data
 import loop
+import metrics
 import checkpoint
 import model as encoder
 
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description="One run of the layer-freezing study.")
-    p.add_argument("--dataset", default="sst2", help="sst2 or cola (GLUE); ignored with --train-file")
+    p.add_argument("--dataset", default="sst2", help="sst2, cola, mrpc, stsb or rte (GLUE); ignored with --train-file")
     p.add_argument("--model", default="roberta-base",
                    help="hub name, local checkpoint folder, or 'minilm' (offline all-MiniLM-L6-v2)")
     p.add_argument("--freeze", type=int, default=0,
                    help="-1: embeddings only; 0: nothing; k: embeddings and the first k layers")
-    p.add_argument("--size", type=int, default=50, help="training examples (a stratified subset)")
+    p.add_argument("--size", type=train_size, default=50,
+                   help="training examples (a stratified subset), or 'all': the whole train split")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--protocol", choices=["blog", "lee"], default="blog",
+                   help="blog: the blog study's (the default); lee: Lee et al. 2019's (see protocol_config)")
+    p.add_argument("--epochs", type=int, help="default: the protocol's (blog 10; lee 3 for BERT, 10 for RoBERTa)")
     p.add_argument("--lr", type=float, default=5e-5)
     p.add_argument("--batch-size", type=int, default=16)
-    p.add_argument("--glue-dir", help="local GLUE folder (SST-2/, CoLA/); default $GLUE_DIR, else the hub")
+    p.add_argument("--glue-dir", help="local GLUE folder (SST-2/, CoLA/, MRPC/, STS-B/, RTE/); default $GLUE_DIR, else the hub")
     p.add_argument("--train-file", help="your own task: a CSV/TSV with a header (needs --dev-file)")
     p.add_argument("--dev-file")
     p.add_argument("--text-column", default="sentence")
-    p.add_argument("--label-column", default="label")
+    p.add_argument("--text-pair-column", help="your own task: the second text of a sentence pair")
+    p.add_argument("--label-column", default="label",
+                   help="integer classes 0..C-1, or class names (numbered in sorted order)")
+    p.add_argument("--regression", action="store_true", help="your own task: the labels are numbers to predict")
     p.add_argument("--out", help="result JSON (default results/<dataset>/<model>/freeze<k>_size<n>_seed<s>.json)")
     p.add_argument("--no-cache", action="store_true",
                    help="run the whole network every step, frozen layers in training mode (the Trainer's way)")
     p.add_argument("--cache-dir", default="cache", help="frozen-prefix cache")
-    p.add_argument("--splits-dir", default="splits", help="the drawn training subsets")
+    p.add_argument("--splits-dir", help="the drawn training subsets (default splits; not with --size all)")
     p.add_argument("--precision", choices=["fp16", "bf16", "fp32"],
                    help="default: fp16 mixed precision on CUDA (the study's), bf16 on a CPU that "
                         "multiplies it natively, fp32 on any other")
@@ -60,6 +68,15 @@ def parse_args(argv):
                    help="print the study's freezing depths for --model's depth, and exit (for make grid)")
     p.error = lambda message: fail(message)  # one line, not argparse's usage block
     return p.parse_args(argv)
+
+
+def train_size(text):
+    if text == "all":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a number of examples nor all") from None
 
 
 def fail(message):
@@ -88,10 +105,14 @@ def pick_device():
 
 def check_args(args):
     for name in ("lr", "epochs", "batch_size"):
-        if not getattr(args, name) > 0:
+        if getattr(args, name) is not None and not getattr(args, name) > 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive (got {getattr(args, name)})")
     if bool(args.train_file) != bool(args.dev_file):
         raise ValueError("--train-file and --dev-file go together")
+    if not args.train_file and (args.text_pair_column or args.regression):
+        raise ValueError("--text-pair-column and --regression describe your own files: they go with --train-file")
+    if args.size == "all" and args.splits_dir:
+        raise ValueError("--size all trains on the whole train split: --splits-dir (subsets) does not apply")
     try:
         device = torch.device(args.device or pick_device())
     except RuntimeError:
@@ -131,28 +152,48 @@ def freeze_grid(num_layers):
     return [-1, 0, 2, 4, 8, 10, 12] if num_layers == 12 else list(range(-1, num_layers + 1))
 
 
+def protocol_config(args, model_type, precision):
+    """
+    The run's TrainConfig and longest sequence (None: the model's own limit).
+    blog: the blog study's protocol, the Trainer's defaults it ran with (reference/README.md): 10
+      epochs, warmup over the first, the best of the evaluations every half epoch.
+    lee: Lee, Tang & Lin 2019 as the paper states it: batch 16, AdamW without weight decay, 3
+      epochs for BERT-family models and 10 for RoBERTa, the learning rate picked by a line search
+      over 1e-5 ... 5e-5 on the full model (give the pick with --lr). What the paper does not
+      state comes from transformers' run_glue.py of its time (2019): no warmup, linear decay to 0,
+      sequences of at most 128 tokens, the dev score after the last step (not the best one).
+    """
+    lee = args.protocol == "lee"
+    epochs = args.epochs or (10 if not lee or model_type == "roberta" else 3)
+    config = loop.TrainConfig(freeze=args.freeze, epochs=epochs, batch_size=args.batch_size, lr=args.lr,
+                              seed=args.seed, precision=precision, warmup_epochs=0 if lee else 1,
+                              eval_at_end=lee)
+    return config, 128 if lee else None
+
+
 def run(args, log=print):
     device, precision = check_args(args)
     began = time.perf_counter()
     if args.train_file:
-        task = data.load_csv_task(args.train_file, args.dev_file, args.text_column, args.label_column)
+        task = data.load_csv_task(args.train_file, args.dev_file, args.text_column, args.label_column,
+                                  args.text_pair_column, args.regression)
     else:
         task = data.load_glue(args.dataset, args.glue_dir)
     out = args.out or os.path.join("results", task.name, model_label(args.model),
                                    f"freeze{args.freeze}_size{args.size}_seed{args.seed}.json")
     check_results_precision(os.path.dirname(out) or ".", precision, args.precision)
-    indices = data.load_subset(task, args.size, args.splits_dir)
+    indices = data.load_subset(task, args.size, args.splits_dir or "splits")
 
     torch.manual_seed(args.seed)  # a fresh head's initial weights, then dropout, come from here
     classifier = checkpoint.from_pretrained(args.model, num_labels=task.num_labels)
-    config = loop.TrainConfig(freeze=args.freeze, epochs=args.epochs, batch_size=args.batch_size,
-                              lr=args.lr, seed=args.seed, precision=precision)
+    config, protocol_max_length = protocol_config(args, classifier.config.model_type, precision)
     loop.freeze(classifier, args.freeze)
     classifier.to(device)
     tokenizer = checkpoint.load_tokenizer(classifier.folder)
-    max_length = min(tokenizer.model_max_length, classifier.config.max_length)
-    train_ids = data.tokenize(tokenizer, [task.train_texts[i] for i in indices], max_length)
-    dev_ids = data.tokenize(tokenizer, task.dev_texts, max_length)
+    max_length = min(tokenizer.model_max_length, classifier.config.max_length, protocol_max_length or math.inf)
+    train_ids = data.tokenize(tokenizer, [task.train_texts[i] for i in indices], max_length,
+                              task.train_pairs and [task.train_pairs[i] for i in indices])
+    dev_ids = data.tokenize(tokenizer, task.dev_texts, max_length, task.dev_pairs)
 
     cached = args.freeze != 0 and not args.no_cache
     prefix_began = time.perf_counter()
@@ -174,7 +215,10 @@ def run(args, log=print):
                          task.dev_labels, start, device, log=(lambda line: None) if args.quiet else log)
 
     curve = history["curve"]
-    best = max(curve, key=lambda point: point["accuracy"])  # the first of equal bests
+    # the run's score: the task's primary metric at its best evaluation (the first of equal
+    # bests) or, in Lee et al.'s protocol, at its last
+    chosen = curve[-1] if args.protocol == "lee" else max(curve, key=lambda point: point[task.metric])
+    names = [name for name in metrics.NAMES if name in chosen]
     trainable, total = encoder.count_parameters(classifier)
     if device.type == "cuda":
         peak_mb = torch.cuda.max_memory_allocated(device) / 2**20
@@ -183,12 +227,13 @@ def run(args, log=print):
     import transformers
     result = dict(
         config={**vars(args), **asdict(config), "task": task.name, "device": str(device),
-                "cache": cached, "model_type": classifier.config.model_type,
+                "cache": cached, "max_length": max_length, "model_type": classifier.config.model_type,
                 "num_layers": classifier.config.num_layers, "num_labels": task.num_labels},
-        best_accuracy=best["accuracy"], mcc_at_best=best["mcc"], best_step=best["step"],
-        best_mcc=max(point["mcc"] for point in curve),
-        majority_accuracy=float(np.bincount(task.dev_labels).max() / len(task.dev_labels)),
-        curve=curve, train_losses=history["losses"],
+        metric=task.metric, score=chosen[task.metric], score_step=chosen["step"],
+        selection="last" if args.protocol == "lee" else "best",
+        at_score={name: chosen[name] for name in names},  # every metric at that evaluation
+        best={name: max(point[name] for point in curve) for name in names},  # each metric's own best
+        label_names=task.label_names, curve=curve, train_losses=history["losses"],
         total_steps=history["total_steps"], warmup_steps=history["warmup_steps"],
         eval_every=history["eval_every"],
         trainable_parameters=trainable, total_parameters=total,
@@ -198,8 +243,14 @@ def run(args, log=print):
         versions=dict(python=platform.python_version(), torch=torch.__version__,
                       transformers=transformers.__version__, numpy=np.__version__),
     )
+    if not task.regression:  # the blog study's figures: the best accuracy (and MCC) of the run
+        best = max(curve, key=lambda point: point["accuracy"])
+        result.update(best_accuracy=best["accuracy"], mcc_at_best=best["mcc"], best_step=best["step"],
+                      best_mcc=result["best"]["mcc"],
+                      majority_accuracy=float(np.bincount(task.dev_labels).max() / len(task.dev_labels)))
     data.write_atomically(out, lambda f: f.write(json.dumps(result, indent=1).encode()))
-    log(f"best dev accuracy {best['accuracy']:.4f} (mcc {best['mcc']:+.4f}) at step {best['step']} | "
+    others = ", ".join(f"{name} {chosen[name]:.4f}" for name in names if name != task.metric)
+    log(f"{result['selection']} dev {task.metric} {chosen[task.metric]:.4f} ({others}) at step {chosen['step']} | "
         f"{trainable:,} of {total:,} parameters trained | {result['seconds']['total']:.1f}s | {out}")
     return result
 

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+import metrics
 from data import length_sorted_batches, write_atomically
 from model import pack
 
@@ -35,6 +36,8 @@ class TrainConfig:
     eps: float = 1e-8
     weight_decay: float = 0.0
     max_grad_norm: float = 1.0
+    warmup_epochs: int = 1  # linear warmup over this many epochs (the study: one; Lee et al.: none)
+    eval_at_end: bool = False  # also evaluate after the last step when it is not on the interval
     eval_batch_size: int = 64  # evaluation only: it changes speed, not results
     seed: int = 1
     precision: str = "fp32"  # fp32, bf16 (autocast), or on CUDA fp16 (autocast + gradient scaler)
@@ -140,24 +143,25 @@ def cached_frozen_prefix(model, token_ids, k, device, precision, path):
 # ----------------------------------------------------------------------------------------------
 # Evaluation and training
 
-def matthews_corrcoef(labels, predictions, num_labels):
-    """Matthews correlation for any number of classes (the paper's CoLA metric)."""
-    confusion = np.zeros((num_labels, num_labels))
-    np.add.at(confusion, (labels, predictions), 1)
-    t, p, c, s = confusion.sum(1), confusion.sum(0), np.trace(confusion), confusion.sum()
-    denominator = math.sqrt((s * s - p @ p) * (s * s - t @ t))
-    return 0.0 if denominator == 0 else float((c * s - t @ p) / denominator)
+def loss_of(logits, labels):
+    """Cross-entropy over the classes; mean squared error for a regression head (one output), as
+    transformers' *ForSequenceClassification computes it for num_labels == 1."""
+    if logits.shape[-1] == 1:
+        return F.mse_loss(logits.float().squeeze(-1), labels)
+    return F.cross_entropy(logits.float(), labels)
 
 
 @torch.inference_mode()
 def predict(model, inputs, start, device, config):
-    """Predicted class per example, in the order of `inputs`, from length-sorted batches."""
+    """Predicted class (or score, for regression) per example, in the order of `inputs`, from
+    length-sorted batches."""
     model.eval()
-    predictions = np.empty(len(inputs), dtype=np.int64)
+    regression = model.config.num_labels == 1
+    predictions = np.empty(len(inputs), dtype=np.float32 if regression else np.int64)
     for batch in length_sorted_batches([len(x) for x in inputs], config.eval_batch_size):
         with autocast(device, config.precision):
             logits = logits_for(model, [inputs[i] for i in batch], start, device, config.skip_padding)
-        predictions[batch] = logits.argmax(-1).cpu().numpy()
+        predictions[batch] = (logits.float()[:, 0] if regression else logits.argmax(-1)).cpu().numpy()
     return predictions
 
 
@@ -166,7 +170,7 @@ def train_step(model, optimizer, scaler, params, inputs, labels, start, device, 
     model.train()  # dropout on, in every layer that runs (frozen ones too, without the cache)
     with autocast(device, config.precision):
         logits = logits_for(model, inputs, start, device, config.skip_padding)
-    loss = F.cross_entropy(logits.float(), labels)
+    loss = loss_of(logits, labels)
     optimizer.zero_grad(set_to_none=True)
     scaler.scale(loss).backward()
     scaler.unscale_(optimizer)
@@ -185,7 +189,7 @@ def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, sta
     n = len(train_labels)
     steps_per_epoch = math.ceil(n / config.batch_size)
     total_steps = steps_per_epoch * config.epochs
-    warmup_steps = steps_per_epoch  # one epoch
+    warmup_steps = steps_per_epoch * config.warmup_epochs
     eval_every = max(1, math.ceil(n / (2 * config.batch_size)))
     train_labels = torch.as_tensor(train_labels).to(device)
     params = [p for p in model.parameters() if p.requires_grad]  # frozen ones never reach AdamW
@@ -206,20 +210,19 @@ def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, sta
                               train_labels[batch.to(device)], start, device, config)
             losses.append(loss)
             step += 1
-            if step % eval_every == 0:
+            if step % eval_every == 0 or (config.eval_at_end and step == total_steps):
                 eval_began = time.perf_counter()
                 predictions = predict(model, dev_inputs, start, device, config)
                 eval_seconds += time.perf_counter() - eval_began
                 point = dict(step=step, epoch=round(step / steps_per_epoch, 2),
                              train_loss=float(np.mean(losses[-eval_every:])),
                              lr=optimizer.param_groups[0]["lr"],
-                             accuracy=float(np.mean(predictions == dev_labels)),
-                             mcc=matthews_corrcoef(dev_labels, predictions, model.config.num_labels),
+                             **metrics.scores(dev_labels, predictions, model.config.num_labels),
                              seconds=round(time.perf_counter() - began, 2))
                 curve.append(point)
+                dev = " | ".join(f"{name} {point[name]:.4f}" for name in metrics.NAMES if name in point)
                 log(f"step {step:4d}/{total_steps} | epoch {point['epoch']:5.2f} | loss {point['train_loss']:.4f} "
-                    f"| lr {point['lr']:.2e} | dev acc {point['accuracy']:.4f} | mcc {point['mcc']:+.4f} "
-                    f"| {point['seconds']:.1f}s")
+                    f"| lr {point['lr']:.2e} | dev {dev} | {point['seconds']:.1f}s")
     train_seconds = time.perf_counter() - began - eval_seconds
     return dict(curve=curve, losses=losses, total_steps=total_steps, warmup_steps=warmup_steps,
                 eval_every=eval_every, train_seconds=train_seconds, eval_seconds=eval_seconds)

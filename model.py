@@ -62,8 +62,8 @@ class EncoderConfig:
         if model_type not in SUPPORTED_MODEL_TYPES:
             raise ValueError(f"unsupported model_type {model_type!r} in config.json: "
                              f"this tool runs the {' and '.join(SUPPORTED_MODEL_TYPES)} families")
-        if not isinstance(num_labels, int) or num_labels < 2:
-            raise ValueError(f"num_labels must be an integer >= 2 (got {num_labels!r})")
+        if not isinstance(num_labels, int) or num_labels < 1:  # 1: a regression head, one output
+            raise ValueError(f"num_labels must be an integer >= 1 (got {num_labels!r})")
         if hf.get("hidden_act", "gelu") not in ACTIVATIONS:
             raise ValueError(f"unsupported hidden_act {hf['hidden_act']!r} in config.json")
         if hf.get("position_embedding_type", "absolute") != "absolute":
@@ -158,16 +158,22 @@ class Embeddings(nn.Module):
         self.norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout)
 
-    def forward(self, input_ids: torch.Tensor, rows: Rows) -> torch.Tensor:
-        # input_ids: (N,), one per row
+    def forward(self, tokens: torch.Tensor, rows: Rows) -> torch.Tensor:
+        # tokens: (N,) token ids, one per row; or (N, 2) token and segment ids (BERT's sentence
+        # pairs: segment 0 up to the first [SEP], 1 after it). Without segment ids, every token is
+        # segment 0, as it is for single sentences and for RoBERTa (one segment embedding only).
+        input_ids, segments = (tokens, None) if tokens.dim() == 1 else tokens.unbind(-1)
         positions = rows.position
         if self.config.model_type == "roberta":
             # RoBERTa numbers the real tokens pad+1, pad+2, ... and gives padding the pad position,
             # so a token's position never depends on how much padding its batch carries.
             positions = torch.where(rows.is_token, positions + self.config.pad_token_id + 1,
                                     self.config.pad_token_id)
-        # single-sentence tasks: every token is segment 0
-        x = self.word(input_ids) + self.position(positions) + self.token_type.weight[0]
+        if segments is None:
+            segment = self.token_type.weight[0]
+        else:  # padding cells (the padded layout only) are segment 0, as transformers pads them
+            segment = self.token_type(torch.where(rows.is_token, segments, 0))
+        x = self.word(input_ids) + self.position(positions) + segment
         return self.dropout(self.norm(x))  # (N, H)
 
 
@@ -253,7 +259,7 @@ class Classifier(nn.Module):
         return self.head(first_token_states)
 
     def forward(self, sequences, skip_padding=True):
-        """Logits (B, num_labels) for a batch of token-id tensors (T_i,)."""
+        """Logits (B, num_labels) for a batch of token ids (T_i,), or token and segment ids (T_i, 2)."""
         input_ids, rows = pack(sequences, skip_padding, self.config.pad_token_id)
         rows = rows.to(input_ids.device)
         # the head reads the first token only, so the last layer computes nothing else: about a

@@ -16,7 +16,7 @@ def glue_dir():
     return GLUE_DIR
 
 
-def save_tiny_bert(folder, dropout=0.1, layers=3):
+def save_tiny_bert(folder, dropout=0.1, layers=3, num_labels=2):
     """A random 32-wide BertForSequenceClassification with MiniLM's real tokenizer: a checkpoint
     that trains in seconds on the real data."""
     import torch
@@ -25,7 +25,8 @@ def save_tiny_bert(folder, dropout=0.1, layers=3):
     torch.manual_seed(0)
     config = transformers.BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=layers,
                                      num_attention_heads=4, intermediate_size=64,
-                                     hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout)
+                                     hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
+                                     num_labels=num_labels)
     transformers.BertForSequenceClassification(config).save_pretrained(folder)
     minilm = checkpoint.checkpoint_folder("minilm")
     for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
@@ -41,3 +42,8 @@ def tiny_bert(tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_bert_no_dropout(tmp_path_factory):
     return save_tiny_bert(tmp_path_factory.mktemp("tiny-bert-no-dropout"), dropout=0.0)
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_regression(tmp_path_factory):
+    return save_tiny_bert(tmp_path_factory.mktemp("tiny-bert-regression"), num_labels=1)

@@ -39,10 +39,10 @@ def test_unsupported_model_type_is_named(tmp_path):
         checkpoint.from_pretrained(folder)
 
 
-@pytest.mark.parametrize("bad", [1, 0, -3])
-def test_num_labels_below_two_is_named(bad, tmp_path):
+@pytest.mark.parametrize("bad", [0, -3, 2.0])
+def test_num_labels_below_one_is_named(bad, tmp_path):
     _, folder = tiny_hf_model("bert", tmp_path)
-    with pytest.raises(ValueError, match="num_labels must be an integer >= 2"):
+    with pytest.raises(ValueError, match="num_labels must be an integer >= 1"):
         checkpoint.from_pretrained(folder, num_labels=bad)
 
 

@@ -7,13 +7,55 @@ import data
 
 
 @pytest.mark.parametrize("task, train, dev, majority", [("sst2", 67349, 872, 0.509),
-                                                         ("cola", 8551, 1043, 0.691)])
+                                                         ("cola", 8551, 1043, 0.691),
+                                                         ("mrpc", 3668, 408, 0.684),
+                                                         ("rte", 2490, 277, 0.527)])
 def test_glue_split_sizes_and_majority_baseline(glue_dir, task, train, dev, majority):
     t = data.load_glue(task, glue_dir)
     assert (len(t.train_texts), len(t.train_labels)) == (train, train)
     assert (len(t.dev_texts), len(t.dev_labels)) == (dev, dev)
     assert t.num_labels == 2
     assert round(np.bincount(t.dev_labels).max() / dev, 3) == majority
+
+
+def test_pair_tasks_read_both_sentences_and_their_labels(glue_dir):
+    # the counts of ../shared/glue/README.md: quoting off keeps every row (MRPC train is 3,668
+    # rows, not CSV-quoting's 3,570), and MRPC's byte-order mark does not break its header
+    mrpc = data.load_glue("mrpc", glue_dir)
+    assert np.bincount(mrpc.train_labels).tolist() == [1194, 2474] and mrpc.metric == "f1"
+    assert len(mrpc.train_pairs) == 3668 and mrpc.train_texts[0] != mrpc.train_pairs[0]
+    assert any(text.startswith('"') for text in mrpc.train_texts + mrpc.train_pairs)
+    rte = data.load_glue("rte", glue_dir)  # labels are words: entailment 0, not_entailment 1, as the hub's
+    assert rte.label_names == ["entailment", "not_entailment"]
+    assert np.bincount(rte.train_labels).tolist() == [1249, 1241] and np.bincount(rte.dev_labels).tolist() == [146, 131]
+    stsb = data.load_glue("stsb", glue_dir)
+    assert stsb.regression and stsb.num_labels == 1 and stsb.metric == "spearman"
+    assert stsb.train_labels.dtype == np.float32 and len(stsb.train_labels) == 5749
+    assert stsb.train_labels.min() == 0 and stsb.train_labels.max() == 5
+    assert round(float(stsb.train_labels.mean()), 2) == 2.70 and round(float(stsb.dev_labels.mean()), 2) == 2.36
+
+
+def test_regression_subsets_are_stratified_on_score_bins(glue_dir, tmp_path):
+    stsb = data.load_glue("stsb", glue_dir)
+    bins = data.strata(stsb)
+    share = np.bincount(bins) / len(bins)
+    assert len(share) == data.SCORE_BINS and share.min() > 0.1
+    indices = data.load_subset(stsb, 200, tmp_path)
+    assert np.all(np.abs(np.bincount(bins[indices]) - 200 * share) <= 1)
+    assert data.load_subset(stsb, "all", tmp_path).tolist() == list(range(5749))
+
+
+def test_pairs_tokenize_with_segments_for_bert():
+    import checkpoint
+    tokenizer = checkpoint.load_tokenizer(checkpoint.checkpoint_folder("minilm"))
+    [pair] = data.tokenize(tokenizer, ["a film ."], 512, pairs=["it was good"])
+    # [CLS] a film . [SEP] it was good [SEP]: segment 0 up to the first [SEP], 1 after
+    assert pair.shape == (9, 2) and pair[:, 1].tolist() == [0] * 5 + [1] * 4
+    assert pair[:, 0].tolist() == tokenizer("a film .", "it was good")["input_ids"]
+    [single] = data.tokenize(tokenizer, ["a film ."], 512)
+    assert single.shape == (5,)
+    [long_pair] = data.tokenize(tokenizer, ["word " * 200], 128, pairs=["short one"])
+    assert len(long_pair) == 128 and long_pair[-3:, 1].tolist() == [1, 1, 1]  # the long text is cut
 
 
 def test_cola_reads_the_sentence_column_and_keeps_quotes(glue_dir):
@@ -35,9 +77,17 @@ def test_hub_rows_and_local_rows_give_the_same_mapping(glue_dir):
     split = datasets.Dataset.from_dict({"sentence": [local.dev_texts[i] for i in picked],
                                         "label": [int(local.dev_labels[i]) for i in picked],
                                         "idx": picked})
-    texts, labels = data.examples_from_hf(split)
+    texts, pairs, labels = data.examples_from_hf(split)
     hub = dict(zip(sorted(picked), zip(texts, labels.tolist())))
-    assert hub == {i: (local.dev_texts[i], int(local.dev_labels[i])) for i in picked}
+    assert pairs is None and hub == {i: (local.dev_texts[i], int(local.dev_labels[i])) for i in picked}
+    # a pair task's columns: sentence1, sentence2 (glue/rte's labels are 0 = entailment, as ours)
+    rte = data.load_glue("rte", glue_dir)
+    split = datasets.Dataset.from_dict({"sentence1": [rte.dev_texts[i] for i in picked],
+                                        "sentence2": [rte.dev_pairs[i] for i in picked],
+                                        "label": [int(rte.dev_labels[i]) for i in picked], "idx": picked})
+    texts, pairs, labels = data.examples_from_hf(split)
+    assert list(zip(texts, pairs, labels.tolist())) == [
+        (rte.dev_texts[i], rte.dev_pairs[i], int(rte.dev_labels[i])) for i in sorted(picked)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -131,6 +181,29 @@ def test_user_csv_with_three_classes_goes_through_subsets_and_batches(tmp_path):
     assert sorted(task.train_texts[i] for i in indices) == sorted(f"text, number {i}" for i in indices)
 
 
+def test_user_pairs_named_labels_and_regression(tmp_path):
+    rows = "".join(f'q{i},"passage, {i}",{"spam" if i % 3 else "ham"},{i / 7:.3f}\n' for i in range(30))
+    train = write(tmp_path / "train.csv", "question,passage,kind,score\n" + rows)
+    task = data.load_csv_task(train, train, "question", "kind", pair_column="passage")
+    assert task.label_names == ["ham", "spam"] and task.train_labels[:3].tolist() == [0, 1, 1]
+    assert task.train_pairs[1] == "passage, 1" and task.metric == "accuracy"
+    scores = data.load_csv_task(train, train, "question", "score", pair_column="passage", regression=True)
+    assert scores.num_labels == 1 and scores.train_labels[7] == pytest.approx(1.0) and scores.metric == "spearman"
+
+
+@pytest.mark.parametrize("text, message, options", [
+    ("question,label\na,0\n", r"no column 'passage' .* set --text-pair-column", dict(pair_column="passage")),
+    ("question,passage,label\na,b,0\nc, ,1\n", r"train.csv, line 3: empty text", dict(pair_column="passage")),
+    ("question,passage,label\na,b,0.5\nc,d,lots\n", r"train.csv, line 3: regression target 'lots' is not a number",
+     dict(pair_column="passage", regression=True)),
+    ("question,passage,label\na,b,0.5\nc,d,nan\n", r"regression target 'nan' is not a number", dict(regression=True)),
+])
+def test_bad_pair_and_regression_files_are_named(tmp_path, text, message, options):
+    train = write(tmp_path / "train.csv", text)
+    with pytest.raises(ValueError, match=message):
+        data.load_csv_task(train, train, "question", "label", **options)
+
+
 def test_user_tsv(tmp_path):
     train = write(tmp_path / "train.tsv", 'sentence\tlabel\nsay "hi"\t0\nbye\t1\n')
     task = data.load_csv_task(train, train)
@@ -139,7 +212,10 @@ def test_user_tsv(tmp_path):
 
 @pytest.mark.parametrize("train_text, dev_text, message", [
     ("sentence,label\na,0\nb,1,extra\n", None, r"train.csv, line 3: expected 2 columns, found 3"),
-    ("sentence,label\na,0\nb,yes\n", None, r"train.csv, line 3: label 'yes' is not an integer"),
+    ("sentence,label\na,0\nb,yes\n", None, r"train.csv, line 3: label 'yes' is a name, but other labels are integers"),
+    ("sentence,label\na,pos\nb,neg\n", "sentence,label\na,pos\nb,neutral\n",
+     r"dev.csv, line 3: label 'neutral' is not one of the train split's classes \(neg, pos\)"),
+    ("sentence,label\na,0\nb,1\n", "sentence,label\na,0\nb,pos\n", r"dev.csv, line 3: label 'pos' is not an integer"),
     ("sentence,label\na,0\n ,1\n", None, r"train.csv, line 3: empty text"),
     ("sentence,label\na,0\nb,1\n", "sentence,label\na,0\nb,2\n", r"dev.csv, example 1: label 2 is not a class"),
     ("sentence,label\na,1\nb,2\n", None, r"train labels must be the classes 0..C-1"),

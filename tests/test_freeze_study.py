@@ -50,6 +50,53 @@ def test_same_seed_gives_identical_figures(tmp_path, tiny_bert, glue_dir, extra)
     assert other["train_losses"] != first["train_losses"]
 
 
+def test_pairs_through_the_cache_give_the_same_training(tmp_path, tiny_bert_no_dropout, glue_dir):
+    # MRPC: token and segment ids go into the cached prefix as they go into the full network
+    cached = run(tmp_path, tiny_bert_no_dropout, glue_dir, "--dataset", "mrpc", "--freeze", "1", "--precision", "fp32")
+    full = run(tmp_path, tiny_bert_no_dropout, glue_dir, "--dataset", "mrpc", "--freeze", "1", "--no-cache",
+               "--precision", "fp32", out="full.json")
+    assert cached["train_losses"] == pytest.approx(full["train_losses"], abs=1e-5)
+    assert [p["f1"] for p in cached["curve"]] == pytest.approx([p["f1"] for p in full["curve"]], abs=1e-5)
+    assert cached["metric"] == "f1" and cached["score"] == max(p["f1"] for p in cached["curve"])
+
+
+def pair_scores_csv(folder, rows=40):
+    text = "question,answer,score\n" + "".join(f"q {i} ?,a {i % 7} b,{(i % 11) / 2:.1f}\n" for i in range(rows))
+    path = folder / "scores.csv"
+    path.write_text(text)
+    return str(path)
+
+
+def test_lee_protocol_on_a_whole_regression_pair_task(tmp_path, tiny_bert_regression):
+    data_file = pair_scores_csv(tmp_path)
+    argv = ["--model", tiny_bert_regression, "--train-file", data_file, "--dev-file", data_file, "--text-column", "question",
+            "--text-pair-column", "answer", "--label-column", "score", "--regression", "--size", "all",
+            "--protocol", "lee", "--lr", "2e-5", "--out", str(tmp_path / "r.json"), "--quiet",
+            "--cache-dir", str(tmp_path / "cache"), "--freeze", "2"]
+    result = freeze_study.run(freeze_study.parse_args(argv))
+    config = result["config"]
+    # 3 epochs for a BERT, no warmup, 128 tokens, the score after the last step
+    assert (config["epochs"], config["warmup_epochs"], config["max_length"]) == (3, 0, 128)
+    assert result["warmup_steps"] == 0 and result["total_steps"] == 3 * 3  # ceil(40 / 16) = 3 steps an epoch
+    assert result["curve"][-1]["step"] == result["total_steps"] and result["selection"] == "last"
+    assert result["metric"] == "spearman" and result["score"] == result["curve"][-1]["spearman"]
+    assert "best_accuracy" not in result and set(result["at_score"]) == {"pearson", "spearman"}
+
+
+def test_bad_pair_or_regression_file_is_one_line(tmp_path, tiny_bert, capsys):
+    data_file = pair_scores_csv(tmp_path)
+    common = ["--model", tiny_bert, "--train-file", data_file, "--dev-file", data_file, "--text-column", "question",
+              "--label-column", "score", "--out", str(tmp_path / "r.json"), "--quiet"]
+    for extra, message in ((["--text-pair-column", "passage", "--regression"], "no column 'passage'"),
+                           (["--text-pair-column", "answer", "--label-column", "question", "--regression"],
+                            "regression target 'q 0 ?' is not a number")):
+        with pytest.raises(SystemExit) as exit_:
+            freeze_study.main(common + extra)
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "r.json").exists()
+
+
 def test_result_file_holds_the_run(tmp_path, tiny_bert, glue_dir):
     result = run(tmp_path, tiny_bert, glue_dir, "--freeze", "2")
     saved = json.loads((tmp_path / "result.json").read_text())
@@ -94,6 +141,10 @@ def test_cache_file_is_reused_and_a_truncated_one_rebuilt(tmp_path, tiny_bert, g
     (["--model", "./no/such/folder"], r"checkpoint folder './no/such/folder' does not exist"),
     (["--precision", "fp16", "--device", "cpu"], r"--precision fp16 needs a CUDA device"),
     (["--freeze", "two"], r"argument --freeze: invalid int value: 'two'"),
+    (["--size", "some"], r"argument --size: 'some' is neither a number of examples nor all"),
+    (["--size", "all"], r"--size all trains on the whole train split: --splits-dir \(subsets\) does not apply"),
+    (["--regression"], r"--text-pair-column and --regression describe your own files"),
+    (["--dataset", "stsb", "--size", "3"], r"--size 3 is outside \[5, 5749\]"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, tiny_bert, glue_dir, capsys, argv, message):
     args = ["--model", tiny_bert, "--glue-dir", glue_dir, "--out", str(tmp_path / "r.json"),

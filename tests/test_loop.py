@@ -73,15 +73,6 @@ def test_predictions_come_back_in_the_original_order(tiny_bert):
     assert batched.tolist() == expected
 
 
-def test_matthews_correlation():
-    labels = np.array([1, 1, 1, 0, 0, 0, 0, 1])
-    predictions = np.array([1, 1, 0, 0, 0, 1, 0, 1])
-    # tp=3 tn=3 fp=1 fn=1: (9 - 1) / sqrt(4 * 4 * 4 * 4)
-    assert loop.matthews_corrcoef(labels, predictions, 2) == pytest.approx(0.5)
-    assert loop.matthews_corrcoef(labels, np.zeros(8, dtype=int), 2) == 0.0
-    assert loop.matthews_corrcoef(np.array([0, 1, 2, 2]), np.array([0, 1, 2, 2]), 3) == pytest.approx(1.0)
-
-
 def test_frozen_prefix_equals_the_full_network(tiny_bert):
     classifier = checkpoint.from_pretrained(tiny_bert).eval()
     ids = [torch.tensor([101, 2000, 3000, 102]), torch.tensor([101, 4000, 102])]
@@ -170,3 +161,14 @@ def test_fp16_and_bf16_training_follow_fp32(tiny_bert_no_dropout):
 def test_default_precision_is_the_hardware_s():
     assert loop.default_precision(torch.device("cuda")) == "fp16"
     assert loop.default_precision(torch.device("cpu")) == ("bf16" if loop.native_bf16_cpu() else "fp32")
+
+
+def test_cache_key_holds_the_segment_ids():
+    # the same tokens split into two segments at another place are other inputs: another file
+    cpu = torch.device("cpu")
+    ids = torch.tensor([101, 7, 8, 102, 9, 102])
+    path = lambda examples: loop.prefix_cache_path("cache", "ckpt", "mrpc-dev", examples, 2, cpu, "fp32")
+    first = path([torch.stack([ids, torch.tensor([0, 0, 0, 0, 1, 1])], 1)])
+    other = path([torch.stack([ids, torch.tensor([0, 0, 1, 1, 1, 1])], 1)])
+    assert len({first, other, path([ids])}) == 3
+    assert first == path([torch.stack([ids, torch.tensor([0, 0, 0, 0, 1, 1])], 1)])

@@ -5,6 +5,7 @@ import torch
 import transformers
 
 import checkpoint
+import loop
 import model
 
 
@@ -64,6 +65,44 @@ def test_logits_and_gradients_match_transformers(family, skip_padding, tmp_path)
         else:
             theirs_grad, our_grad = theirs.grad, param.grad
         torch.testing.assert_close(our_grad, theirs_grad, rtol=1e-4, atol=1e-7, msg=name)
+
+
+def pair_segments(mask):
+    """Segment ids of sentence pairs: 0 for the first part of each sentence, 1 for the rest."""
+    lengths = mask.sum(1, keepdim=True)
+    return ((torch.arange(mask.shape[1])[None, :] >= (lengths + 1) // 2) & (mask == 1)).long()
+
+
+@pytest.mark.parametrize("skip_padding", [True, False])
+@pytest.mark.parametrize("family", ["bert", "roberta"])
+@pytest.mark.parametrize("task", ["pairs", "regression"])
+def test_pairs_and_regression_match_transformers(task, family, skip_padding, tmp_path):
+    # pairs: BERT reads segment ids (T_i, 2) rows; RoBERTa has one segment, so its pairs are
+    # token ids alone (the </s></s> between the two texts is in the ids). regression: one output
+    # and transformers' own mean squared error loss (num_labels == 1)
+    num_labels = 1 if task == "regression" else 3
+    hf, folder = tiny_hf_model(family, tmp_path, num_labels=num_labels)
+    ours = checkpoint.from_pretrained(folder, num_labels=num_labels).eval()
+    ids, mask, sentences = padded_batch(hf.config.pad_token_id, UNEQUAL)
+    segments = pair_segments(mask) if family == "bert" else torch.zeros_like(ids)
+    if family == "bert":
+        sentences = [torch.stack([ids[b, :n], segments[b, :n]], dim=1) for b, n in enumerate(UNEQUAL)]
+        assert any(s[:, 1].any() for s in sentences)
+    labels = torch.tensor([0.5, 4.0, 1.25, 3.0, 0.0, 2.5]) if task == "regression" else torch.tensor([0, 2, 1, 2, 0, 1])
+
+    hf_out = hf(input_ids=ids, attention_mask=mask, token_type_ids=segments, labels=labels)
+    our_logits = ours(sentences, skip_padding=skip_padding)
+    assert our_logits.shape == (6, num_labels)
+    torch.testing.assert_close(our_logits, hf_out.logits, atol=1e-5, rtol=0)
+    our_loss = loop.loss_of(our_logits, labels)  # the training loop's loss for the head's kind
+    torch.testing.assert_close(our_loss, hf_out.loss, atol=1e-5, rtol=0)
+    hf_out.loss.backward()
+    our_loss.backward()
+    hf_params = dict(hf.named_parameters())
+    for name, param in ours.named_parameters():
+        source = checkpoint.hf_name(name, family)
+        theirs = hf_params.get(f"{family}.{source}", hf_params.get(source))
+        torch.testing.assert_close(param.grad, theirs.grad, rtol=1e-4, atol=1e-7, msg=name)
 
 
 @pytest.mark.parametrize("family", ["bert", "roberta"])

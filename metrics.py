@@ -1,0 +1,66 @@
+"""
+How a dev split is scored. Classification: accuracy, Matthews correlation (CoLA's metric in Lee et
+al. 2019) and, for two classes, the F1 of class 1 (MRPC's: the paraphrase class). Regression:
+Pearson and Spearman correlation (STS-B's). Each task names one of them its primary metric
+(data.Task.metric): the one that picks a run's best evaluation and heads the report.
+"""
+
+import math
+
+import numpy as np
+
+NAMES = ("accuracy", "mcc", "f1", "pearson", "spearman")  # every metric an evaluation can report
+
+
+def matthews_corrcoef(labels, predictions, num_labels):
+    """Matthews correlation for any number of classes."""
+    confusion = np.zeros((num_labels, num_labels))
+    np.add.at(confusion, (labels, predictions), 1)
+    t, p, c, s = confusion.sum(1), confusion.sum(0), np.trace(confusion), confusion.sum()
+    denominator = math.sqrt((s * s - p @ p) * (s * s - t @ t))
+    return 0.0 if denominator == 0 else float((c * s - t @ p) / denominator)
+
+
+def f1_of_class_1(labels, predictions):
+    """2 precision recall / (precision + recall) of class 1; 0 when it is never predicted right."""
+    hits = np.sum((predictions == 1) & (labels == 1))
+    predicted, actual = np.sum(predictions == 1), np.sum(labels == 1)
+    return 0.0 if hits == 0 else float(2 * hits / (predicted + actual))
+
+
+def pearson(x, y):
+    """Pearson correlation; 0 when either side is constant (a model that predicts one score)."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    x, y = x - x.mean(), y - y.mean()
+    denominator = math.sqrt((x @ x) * (y @ y))
+    return 0.0 if denominator == 0 else float(x @ y / denominator)
+
+
+def ranks(values):
+    """1-based ranks, ties sharing the mean of the ranks they span (as Spearman's rho needs)."""
+    values = np.asarray(values)
+    order = np.argsort(values, kind="stable")
+    sorted_values = values[order]
+    # the start of each run of equal values, and each value's run
+    starts = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+    run = np.cumsum(np.r_[True, sorted_values[1:] != sorted_values[:-1]]) - 1
+    ends = np.r_[starts[1:], len(values)]  # exclusive
+    result = np.empty(len(values))
+    result[order] = (starts[run] + ends[run] + 1) / 2  # mean of ranks starts+1 .. ends
+    return result
+
+
+def spearman(x, y):
+    """Spearman's rho: the Pearson correlation of the ranks."""
+    return pearson(ranks(x), ranks(y))
+
+
+def scores(labels, predictions, num_labels):
+    """Every metric the task's kind has: {name: value} for one evaluation of the dev split."""
+    if num_labels == 1:
+        return dict(pearson=pearson(labels, predictions), spearman=spearman(labels, predictions))
+    result = dict(accuracy=float(np.mean(predictions == labels)),
+                  mcc=matthews_corrcoef(labels, predictions, num_labels))
+    if num_labels == 2:
+        result["f1"] = f1_of_class_1(labels, predictions)
+    return result
