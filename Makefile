@@ -6,10 +6,18 @@ DATASET ?= sst2
 MODEL ?= roberta-base
 SIZES ?= 50 100 200 500 1000
 SEEDS ?= 1 2 3 4 5
-EPOCHS ?= 10
+# the blog study's protocol, or Lee et al.'s (PROTOCOL=lee: full training sets, SIZES=all)
+PROTOCOL ?= blog
+# empty: the protocol's own (blog 10; lee 3 for BERT, 10 for RoBERTa)
+EPOCHS ?=
+# a learning-rate line search: every run of the grid at each of these, its file named ..._lr<lr>.json;
+# empty: one learning rate, LR
+LRS ?=
+LR ?= 5e-5
 GLUE_DIR ?=
-# the study's depths for a 12-layer model (-1 0 2 4 8 10 12); -1 0 1 ... L for a model of depth L
-FREEZE ?= $(shell $(PYTHON) freeze_study.py --model $(MODEL) --print-freeze-grid)
+# the study's depths for a 12-layer model (-1 0 2 4 8 10 12); -1 0 1 ... L for a model of depth L;
+# PROTOCOL=lee: 0 and L/2 ... L
+FREEZE ?= $(shell $(PYTHON) freeze_study.py --model $(MODEL) --protocol $(PROTOCOL) --print-freeze-grid)
 # your own task instead of GLUE: DATASET=mytask TRAIN_FILE=train.csv DEV_FILE=dev.csv
 TRAIN_FILE ?=
 DEV_FILE ?=
@@ -26,7 +34,8 @@ RESULTS ?= results/$(DATASET)/$(notdir $(patsubst %/,%,$(MODEL)))
 REPORT_DIR ?= $(RESULTS)
 AGAINST ?=
 
-RUNS = $(foreach k,$(FREEZE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(RESULTS)/freeze$(k)_size$(n)_seed$(s).json)))
+RUNS = $(foreach k,$(FREEZE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(if $(LRS),\
+  $(foreach lr,$(LRS),$(RESULTS)/freeze$(k)_size$(n)_seed$(s)_lr$(lr).json),$(RESULTS)/freeze$(k)_size$(n)_seed$(s).json))))
 
 .PHONY: help setup test grid runs report status
 # a run writes its result atomically (temporary name, then rename), so a result file is always
@@ -39,7 +48,8 @@ help:
 	@echo "make grid DATASET=sst2        every run of the study that is not done yet, then the report (make -j N: N at once)"
 	@echo "make report DATASET=sst2      tables and figure from the results so far: $(REPORT_DIR)/report.md, report.csv, figure.png"
 	@echo "make status DATASET=sst2      how many runs of the grid are done"
-	@echo "variables: DATASET (sst2, cola, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE SIZES SEEDS EPOCHS"
+	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
+	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search)"
 	@echo "           PRECISION (fp32, bf16, fp16; default: the hardware's own) GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
 	@echo "           CACHE_DIR SPLITS_DIR RUN_FLAGS REPORT_DIR AGAINST (see the Makefile's head)"
 
@@ -61,14 +71,16 @@ grid:
 
 runs: $(if $(filter runs,$(MAKECMDGOALS)),$(RUNS))
 
-# freeze<k>_size<n>_seed<s>.json: the stem "<k>_size<n>_seed<s>" read as the words "<k> <n> <s>"
-run_field = $(word $1,$(subst _seed, ,$(subst _size, ,$*)))
+# freeze<k>_size<n>_seed<s>[_lr<lr>].json: the stem "<k>_size<n>_seed<s>_lr<lr>" read as the words "<k> <n> <s> <lr>"
+run_field = $(word $1,$(subst _lr, ,$(subst _seed, ,$(subst _size, ,$*))))
 $(RESULTS)/freeze%.json:
 	@mkdir -p $(@D)
 	@$(PYTHON) freeze_study.py --dataset $(DATASET) --model $(MODEL) --freeze $(call run_field,1) \
-	  --size $(call run_field,2) --seed $(call run_field,3) --epochs $(EPOCHS) \
+	  --size $(call run_field,2) --seed $(call run_field,3) --lr $(or $(call run_field,4),$(LR)) \
+	  --protocol $(PROTOCOL) $(if $(EPOCHS),--epochs $(EPOCHS)) \
 	  $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) \
-	  --cache-dir $(CACHE_DIR) --splits-dir $(SPLITS_DIR) $(if $(PRECISION),--precision $(PRECISION)) $(RUN_FLAGS) --out $@ > $(basename $@).log 2>&1 \
+	  --cache-dir $(CACHE_DIR) $(if $(filter-out all,$(call run_field,2)),--splits-dir $(SPLITS_DIR)) \
+	  $(if $(PRECISION),--precision $(PRECISION)) $(RUN_FLAGS) --out $@ > $(basename $@).log 2>&1 \
 	  || { tail -n 1 $(basename $@).log; exit 1; }
 	@tail -n 1 $(basename $@).log
 

@@ -65,7 +65,7 @@ def parse_args(argv):
     p.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: cuda if available)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--print-freeze-grid", action="store_true",
-                   help="print the study's freezing depths for --model's depth, and exit (for make grid)")
+                   help="print the protocol's freezing depths for --model's depth, and exit (for make grid)")
     p.error = lambda message: fail(message)  # one line, not argparse's usage block
     return p.parse_args(argv)
 
@@ -147,8 +147,11 @@ def model_label(name):
     return os.path.basename(os.path.normpath(name))
 
 
-def freeze_grid(num_layers):
-    """The study's depths: -1 0 2 4 8 10 12 for a 12-layer model, else every depth -1..L."""
+def freeze_grid(num_layers, protocol="blog"):
+    """The blog study's depths: -1 0 2 4 8 10 12 for a 12-layer model, else every depth -1..L.
+    Lee et al.'s: 0, then L/2 ... L (the upper half of the model is where freezing starts to cost)."""
+    if protocol == "lee":
+        return [0] + list(range(num_layers // 2, num_layers + 1))
     return [-1, 0, 2, 4, 8, 10, 12] if num_layers == 12 else list(range(-1, num_layers + 1))
 
 
@@ -265,7 +268,7 @@ def main(argv=None):
     try:
         if args.print_freeze_grid:
             config = checkpoint.read_config(checkpoint.checkpoint_folder(args.model))
-            print(" ".join(map(str, freeze_grid(config.num_layers))))
+            print(" ".join(map(str, freeze_grid(config.num_layers, args.protocol))))
             return
         run(args)
     except ValueError as e:
