@@ -47,6 +47,7 @@ help:
 	@echo "make test                     the whole test suite"
 	@echo "make grid DATASET=sst2        every run of the study that is not done yet, then the report (make -j N: N at once)"
 	@echo "make report DATASET=sst2      tables and figure from the results so far: $(REPORT_DIR)/report.md, report.csv, figure.png"
+	@echo "                              (PROTOCOL=lee: lee_report.py, Lee et al.'s tables and Figure 1)"
 	@echo "make status DATASET=sst2      how many runs of the grid are done"
 	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
 	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search)"
@@ -84,8 +85,13 @@ $(RESULTS)/freeze%.json:
 	  || { tail -n 1 $(basename $@).log; exit 1; }
 	@tail -n 1 $(basename $@).log
 
+# Lee et al.'s protocol has its own tables (lee_report.py; several tasks' folders at once by hand)
 report:
+ifeq ($(PROTOCOL),lee)
+	$(PYTHON) lee_report.py $(RESULTS) --out $(REPORT_DIR)
+else
 	$(PYTHON) report.py $(RESULTS) --seeds $(words $(SEEDS)) --out $(REPORT_DIR) $(if $(AGAINST),--against $(AGAINST))
+endif
 
 status:
 	@echo "$(RESULTS): $(words $(wildcard $(RUNS))) of $(words $(RUNS)) runs done"

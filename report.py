@@ -28,14 +28,15 @@ REFERENCE_LAYERS = 12  # the published grids are roberta-base's
 STATISTICS = ("mean", "median", "std", "min", "max")
 
 
-def load_results(folder):
-    """Every parsable run result in `folder`; a file that cannot be read is named and skipped."""
+def load_results(folder, figure="best_accuracy"):
+    """Every parsable run result in `folder` that holds `figure` (the blog study's best accuracy;
+    lee_report.py asks for the score); a file that cannot be read is named and skipped."""
     results = []
     for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
         try:
             with open(path) as f:
                 result = json.load(f)
-            result["config"]["freeze"], result["config"]["size"], result["best_accuracy"]
+            result["config"]["freeze"], result["config"]["size"], result[figure]
             results.append(result)
         except (ValueError, KeyError, TypeError) as e:
             print(f"report.py: skipping {path}: not a run result ({type(e).__name__})", file=sys.stderr)

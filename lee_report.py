@@ -1,0 +1,177 @@
+"""
+Lee, Tang & Lin (2019)'s tables and Figure 1 from the runs of one or more tasks, each a folder of
+results of the grid in their protocol (make grid PROTOCOL=lee SIZES=all LRS="1e-5 ... 5e-5"):
+
+    python lee_report.py results/mrpc/minilm results/stsb/minilm results/rte/minilm --out docs/results/lee
+
+Each task's learning rate is picked as the paper picks it: a line search on the full model (k = 0),
+the rate whose runs score the best mean; every depth is then read at that rate. Writes report.md
+(the line search; per task the full fine-tune, the 90% operating point and everything frozen,
+beside the paper's bert-base and roberta-base rows) and figure.png (the paper's Figure 1: the
+change relative to the full fine-tune against the share of layers frozen, a panel per task).
+"""
+
+import argparse
+import csv
+import os
+import sys
+
+import numpy as np
+
+from data import write_atomically
+from report import REFERENCE_DIR, load_results, number, precision_of
+
+# the task's primary metric, as the paper's tables name it (its figures are percentages)
+PUBLISHED_COLUMNS = {"cola": "CoLA_MCC", "sst2": "SST-2_acc", "mrpc": "MRPC_F1", "stsb": "STS-B_spearman",
+                     "rte": "RTE_acc"}
+PUBLISHED_MODELS = ("bert-base", "roberta-base")  # 12 layers each, like the depths of their rows
+PUBLISHED_LAYERS = 12
+
+
+def published(task):
+    """{model: {frozen layers: score in 0..1}} of the paper's rows for the task (Tables 3-5)."""
+    rows = {}
+    with open(os.path.join(REFERENCE_DIR, "lee2019_operating_points.csv")) as f:
+        for row in csv.DictReader(f):
+            value = row.get(PUBLISHED_COLUMNS.get(task, ""), "")
+            if row["model"] in PUBLISHED_MODELS and value:
+                rows.setdefault(row["model"], {})[int(row["frozen_up_to"])] = float(value) / 100
+    return rows
+
+
+def summarize(results):
+    """One task's runs -> the line search, the picked learning rate, and per depth at that rate
+    the runs' scores, their mean and std, and the mean as a share of the full fine-tune's."""
+    config = results[0]["config"]
+    search = {}
+    for r in results:
+        if r["config"]["freeze"] == 0:
+            search.setdefault(r["config"]["lr"], []).append(r["score"])
+    if not search:
+        raise ValueError(f"{config['task']}: no k = 0 runs, so no line search to pick a learning rate from")
+    lr = max(search, key=lambda rate: (np.mean(search[rate]), -rate))  # equal means: the smaller rate
+    cells = {}
+    for r in results:
+        if r["config"]["lr"] == lr:
+            cells.setdefault(r["config"]["freeze"], []).append(r["score"])
+    full = float(np.mean(cells[0]))
+    depths = {k: dict(scores=v, mean=float(np.mean(v)), std=float(np.std(v, ddof=1)) if len(v) > 1 else float("nan"),
+                      share=float(np.mean(v)) / full if full else float("nan")) for k, v in sorted(cells.items())}
+    operating_point = max(k for k, d in depths.items() if d["mean"] >= 0.9 * full)
+    return dict(task=config["task"], metric=results[0]["metric"], num_layers=config["num_layers"],
+                model=os.path.basename(os.path.normpath(config["model"])), search=search, lr=lr,
+                depths=depths, operating_point=operating_point)
+
+
+def task_lines(s):
+    L = s["num_layers"]
+    lines = [f"### {s['task']} ({s['metric']}), learning rate {s['lr']:g}", "",
+             "| model | frozen | of layers | runs | mean | std | of the full fine-tune | |",
+             "|---|---|---|---|---|---|---|---|"]
+    for k, d in s["depths"].items():
+        mark = "full fine-tune" if k == 0 else "90% operating point" if k == s["operating_point"] else ""
+        mark = "all frozen" + (", " + mark if mark else "") if k == L else mark
+        lines.append(f"| {s['model']} | {k} | {k / L:.2f} | {len(d['scores'])} | {number(d['mean'])} "
+                     f"| {number(d['std'])} | {d['share']:.1%} | {mark} |")
+    for model, rows in published(s["task"]).items():
+        for k, score in sorted(rows.items()):
+            lines.append(f"| {model} (paper) | {k} | {k / PUBLISHED_LAYERS:.2f} | 5 | {number(score)} | "
+                         f"| {score / rows[0]:.1%} | |")
+    return lines + [""]
+
+
+def summary_lines(summaries):
+    lines = ["| task | metric | full fine-tune | 90% operating point: frozen (kept) | all frozen: kept "
+             "| bert-base all frozen: kept | roberta-base all frozen: kept |", "|---|---|---|---|---|---|---|"]
+    for s in summaries:
+        L, paper = s["num_layers"], published(s["task"])
+        point = s["depths"][s["operating_point"]]
+        everything = f"{s['depths'][L]['share']:.1%}" if L in s["depths"] else ""
+        kept = [f"{rows[PUBLISHED_LAYERS] / rows[0]:.1%}" if rows.get(0) and PUBLISHED_LAYERS in rows else ""
+                for rows in (paper.get(m, {}) for m in PUBLISHED_MODELS)]
+        lines.append(f"| {s['task']} | {s['metric']} | {number(s['depths'][0]['mean'])} "
+                     f"| {s['operating_point']} of {L} ({point['share']:.1%}) | {everything} | {' | '.join(kept)} |")
+    return lines + [""]
+
+
+def write_report(folder, summaries, results):
+    runs = sum(len(r) for r in results)
+    precisions = sorted({precision_of(r, s["task"]) for r, s in zip(results, summaries)})
+    lines = [f"# Lee et al. (2019)'s tables: {summaries[0]['model']}, full training sets", "",
+             f"{runs} runs, in {' and '.join(precisions)}. The paper's protocol (freeze_study.py --protocol lee). Each task's "
+             "learning rate is the line search's pick (the best k = 0 mean); every depth is read at it. "
+             "*90% operating point*: the most frozen layers whose mean keeps 90% of the full fine-tune's. "
+             "The paper's rows are means of 5 runs with 12-layer models.", "",
+             "## Summary", ""] + summary_lines(summaries)
+    lines += ["## Line search on the full model (k = 0)", "",
+              "| task | learning rate | runs | mean | std | picked |", "|---|---|---|---|---|---|"]
+    for s in summaries:
+        for lr, scores in sorted(s["search"].items()):
+            std = np.std(scores, ddof=1) if len(scores) > 1 else float("nan")
+            lines.append(f"| {s['task']} | {lr:g} | {len(scores)} | {number(float(np.mean(scores)))} "
+                         f"| {number(float(std))} | {'yes' if lr == s['lr'] else ''} |")
+    lines += ["", "## Per task", ""]
+    for s in summaries:
+        lines += task_lines(s)
+    write_atomically(os.path.join(folder, "report.md"), lambda f: f.write("\n".join(lines).encode()))
+
+
+def write_figure(folder, summaries):
+    """The paper's Figure 1: per task, the change relative to the full fine-tune (%) against the
+    share of layers frozen; ours one dot per run and a line through the means, the paper's
+    bert-base and roberta-base rows as open markers."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    figure, axes = plt.subplots(1, len(summaries), figsize=(3.6 * len(summaries) + 0.4, 3.6), squeeze=False)
+    for ax, s in zip(axes[0], summaries):
+        L, full = s["num_layers"], s["depths"][0]["mean"]
+        ks = list(s["depths"])
+        for k in ks:
+            change = [100 * (v / full - 1) for v in s["depths"][k]["scores"]]
+            ax.scatter([k / L] * len(change), change, s=12, color="tab:blue", alpha=0.6)
+        ax.plot([k / L for k in ks], [100 * (s["depths"][k]["share"] - 1) for k in ks], color="tab:blue",
+                label=f"{s['model']} ({L} layers), mean")
+        for (model, rows), marker in zip(published(s["task"]).items(), ("s", "D")):
+            depths = sorted(rows)
+            ax.plot([k / PUBLISHED_LAYERS for k in depths], [100 * (rows[k] / rows[0] - 1) for k in depths],
+                    marker=marker, linestyle=":", color="tab:gray", markerfacecolor="none", label=f"{model} (paper)")
+        ax.axhline(-10, color="tab:red", linestyle="--", linewidth=1, label="90% of the full fine-tune")
+        ax.set_title(f"{s['task']} ({s['metric']})")
+        ax.set_xlabel("share of layers frozen")
+    axes[0][0].set_ylabel("change relative to k = 0 (%)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    columns = len(labels) if len(summaries) >= 3 else 2  # a narrow figure: the legend in two rows
+    figure.legend(handles, labels, loc="lower center", ncol=columns, fontsize=8, frameon=False)
+    figure.tight_layout(rect=(0, 0.1 if columns == len(labels) else 0.17, 1, 1))
+    write_atomically(os.path.join(folder, "figure.png"), lambda f: figure.savefig(f, format="png", dpi=110))
+    plt.close(figure)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="Lee et al. (2019)'s tables and Figure 1 from folders of runs.")
+    p.add_argument("folders", nargs="+", help="one folder of runs per task (make grid PROTOCOL=lee ...)")
+    p.add_argument("--out", help="where report.md and figure.png go (default: the first folder)")
+    args = p.parse_args(argv)
+    try:
+        results = []
+        for folder in args.folders:
+            runs = [r for r in load_results(folder, figure="score") if r["config"]["size"] == "all"]
+            if not runs:
+                raise ValueError(f"no runs on the whole train split (--size all) in {folder}; "
+                                 "run the grid first (make grid PROTOCOL=lee SIZES=all ...)")
+            precision_of(runs, folder)
+            results.append(runs)
+        summaries = [summarize(runs) for runs in results]
+    except ValueError as e:
+        print(f"lee_report.py: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    out = args.out or args.folders[0]
+    os.makedirs(out, exist_ok=True)
+    write_report(out, summaries, results)
+    write_figure(out, summaries)
+    print(f"lee report: {sum(map(len, results))} runs of {len(results)} tasks -> {out}/report.md, figure.png")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""lee_report.py: the line search's pick, the operating point and the shares, against the paper's rows."""
+
+import json
+
+import pytest
+
+import lee_report
+
+
+def write_run(folder, task, metric, freeze, seed, lr, score, num_layers=6):
+    result = dict(config=dict(freeze=freeze, size="all", seed=seed, lr=lr, task=task, model="minilm",
+                              num_layers=num_layers, precision="fp32", device="cpu"),
+                  metric=metric, score=score)
+    (folder / f"freeze{freeze}_sizeall_seed{seed}_lr{lr:g}.json").write_text(json.dumps(result))
+
+
+@pytest.fixture
+def mrpc(tmp_path):
+    folder = tmp_path / "mrpc"
+    folder.mkdir()
+    for lr, base in ((1e-5, 0.80), (3e-5, 0.86), (5e-5, 0.84)):  # the line search: 3e-5 is best
+        write_run(folder, "mrpc", "f1", 0, 1, lr, base)
+        write_run(folder, "mrpc", "f1", 0, 2, lr, base + 0.02)
+    for k, score in ((3, 0.85), (4, 0.80), (5, 0.78), (6, 0.70)):  # 0.9 x 0.87 = 0.783
+        write_run(folder, "mrpc", "f1", k, 1, 3e-5, score - 0.01)
+        write_run(folder, "mrpc", "f1", k, 2, 3e-5, score + 0.01)
+        write_run(folder, "mrpc", "f1", k, 1, 1e-5, 0.99)  # another rate: never read
+    return folder
+
+
+def test_line_search_pick_operating_point_and_shares(mrpc):
+    runs = lee_report.load_results(str(mrpc), figure="score")
+    summary = lee_report.summarize(runs)
+    assert summary["lr"] == 3e-5 and summary["search"][3e-5] == [0.86, 0.88]
+    depths = summary["depths"]
+    assert depths[0]["mean"] == pytest.approx(0.87) and depths[6]["mean"] == pytest.approx(0.70)
+    assert depths[6]["share"] == pytest.approx(0.70 / 0.87)
+    assert summary["operating_point"] == 4  # k = 5's 0.78 falls below 0.783
+
+
+def test_report_and_figure_beside_the_paper(mrpc, tmp_path):
+    lee_report.main([str(mrpc), "--out", str(tmp_path / "out")])
+    text = (tmp_path / "out" / "report.md").read_text()
+    # bert-base on MRPC keeps 81.5 / 90.3 = 90.3% with all 12 frozen, roberta-base 81.2 / 92.3 = 88.0%
+    assert "| mrpc | f1 | 0.870 | 4 of 6 (92.0%) | 80.5% | 90.3% | 88.0% |" in text
+    assert "| mrpc | 0.00003 |" not in text and "| mrpc | 3e-05 | 2 | 0.870 | 0.014 | yes |" in text
+    assert "| bert-base (paper) | 9 | 0.75 | 5 | 0.854 | | 94.6% | |" in text
+    assert (tmp_path / "out" / "figure.png").stat().st_size > 10000
+
+
+def test_no_full_fine_tune_is_one_line(tmp_path, capsys):
+    write_run(tmp_path, "rte", "accuracy", 4, 1, 2e-5, 0.6)
+    with pytest.raises(SystemExit) as exit_:
+        lee_report.main([str(tmp_path)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "no k = 0 runs" in err
