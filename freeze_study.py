@@ -270,7 +270,7 @@ def main(argv=None):
             config = checkpoint.read_config(checkpoint.checkpoint_folder(args.model))
             print(" ".join(map(str, freeze_grid(config.num_layers, args.protocol))))
             return
-        run(args)
+        run(args, log=lambda line: print(line, flush=True))  # a grid's log file shows each line as it comes
     except ValueError as e:
         fail(str(e))
     except KeyboardInterrupt:
