@@ -155,7 +155,7 @@ def freeze_grid(num_layers, protocol="blog"):
     return [-1, 0, 2, 4, 8, 10, 12] if num_layers == 12 else list(range(-1, num_layers + 1))
 
 
-def protocol_config(args, model_type, precision):
+def protocol_config(args, model_type, precision, metric):
     """
     The run's TrainConfig and longest sequence (None: the model's own limit).
     blog: the blog study's protocol, the Trainer's defaults it ran with (reference/README.md): 10
@@ -170,7 +170,7 @@ def protocol_config(args, model_type, precision):
     epochs = args.epochs or (10 if not lee or model_type == "roberta" else 3)
     config = loop.TrainConfig(freeze=args.freeze, epochs=epochs, batch_size=args.batch_size, lr=args.lr,
                               seed=args.seed, precision=precision, warmup_epochs=0 if lee else 1,
-                              eval_at_end=lee)
+                              eval_at_end=lee, metric=metric, selection="last" if lee else "best")
     return config, 128 if lee else None
 
 
@@ -189,7 +189,7 @@ def run(args, log=print):
 
     torch.manual_seed(args.seed)  # a fresh head's initial weights, then dropout, come from here
     classifier = checkpoint.from_pretrained(args.model, num_labels=task.num_labels)
-    config, protocol_max_length = protocol_config(args, classifier.config.model_type, precision)
+    config, protocol_max_length = protocol_config(args, classifier.config.model_type, precision, task.metric)
     loop.freeze(classifier, args.freeze)
     classifier.to(device)
     tokenizer = checkpoint.load_tokenizer(classifier.folder)
@@ -217,10 +217,9 @@ def run(args, log=print):
     history = loop.train(classifier, config, train_inputs, task.train_labels[indices], dev_inputs,
                          task.dev_labels, start, device, log=(lambda line: None) if args.quiet else log)
 
-    curve = history["curve"]
     # the run's score: the task's primary metric at its best evaluation (the first of equal
     # bests) or, in Lee et al.'s protocol, at its last
-    chosen = curve[-1] if args.protocol == "lee" else max(curve, key=lambda point: point[task.metric])
+    curve, chosen = history["curve"], history["chosen"]
     names = [name for name in metrics.NAMES if name in chosen]
     trainable, total = encoder.count_parameters(classifier)
     if device.type == "cuda":
@@ -233,8 +232,10 @@ def run(args, log=print):
                 "cache": cached, "max_length": max_length, "model_type": classifier.config.model_type,
                 "num_layers": classifier.config.num_layers, "num_labels": task.num_labels},
         metric=task.metric, score=chosen[task.metric], score_step=chosen["step"],
-        selection="last" if args.protocol == "lee" else "best",
+        selection=config.selection,
         at_score={name: chosen[name] for name in names},  # every metric at that evaluation
+        # the training subset, scored with the weights of that evaluation: the gap shows over-fitting
+        train_at_score=history["train_scores"],
         best={name: max(point[name] for point in curve) for name in names},  # each metric's own best
         label_names=task.label_names, curve=curve, train_losses=history["losses"],
         total_steps=history["total_steps"], warmup_steps=history["warmup_steps"],
@@ -253,7 +254,8 @@ def run(args, log=print):
                       majority_accuracy=float(np.bincount(task.dev_labels).max() / len(task.dev_labels)))
     data.write_atomically(out, lambda f: f.write(json.dumps(result, indent=1).encode()))
     others = ", ".join(f"{name} {chosen[name]:.4f}" for name in names if name != task.metric)
-    log(f"{result['selection']} dev {task.metric} {chosen[task.metric]:.4f} ({others}) at step {chosen['step']} | "
+    log(f"{result['selection']} dev {task.metric} {chosen[task.metric]:.4f} ({others}) at step {chosen['step']}, "
+        f"train {task.metric} {history['train_scores'][task.metric]:.4f} | "
         f"{trainable:,} of {total:,} parameters trained | {result['seconds']['total']:.1f}s | {out}")
     return result
 

@@ -38,6 +38,8 @@ class TrainConfig:
     max_grad_norm: float = 1.0
     warmup_epochs: int = 1  # linear warmup over this many epochs (the study: one; Lee et al.: none)
     eval_at_end: bool = False  # also evaluate after the last step when it is not on the interval
+    metric: str = "accuracy"  # the task's primary metric: it picks the run's evaluation
+    selection: str = "best"  # the run's evaluation: its best (the study), or its last (Lee et al.)
     eval_batch_size: int = 64  # evaluation only: it changes speed, not results
     seed: int = 1
     precision: str = "fp32"  # fp32, bf16 (autocast), or on CUDA fp16 (autocast + gradient scaler)
@@ -184,14 +186,16 @@ def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, sta
     """
     Fine-tune the parameters that require grad. `start` is None when inputs are token ids, or the
     first layer to run when they are cached hidden states. Evaluates on the whole dev split every
-    half epoch; returns the curve, the per-step losses and the time spent training and evaluating.
+    half epoch and picks the run's evaluation (config.selection); returns the curve, that
+    evaluation, the training subset's scores with the weights it had, the per-step losses and the
+    time spent training and evaluating.
     """
     n = len(train_labels)
     steps_per_epoch = math.ceil(n / config.batch_size)
     total_steps = steps_per_epoch * config.epochs
     warmup_steps = steps_per_epoch * config.warmup_epochs
     eval_every = max(1, math.ceil(n / (2 * config.batch_size)))
-    train_labels = torch.as_tensor(train_labels).to(device)
+    train_labels, train_labels_np = torch.as_tensor(train_labels).to(device), np.asarray(train_labels)
     params = [p for p in model.parameters() if p.requires_grad]  # frozen ones never reach AdamW
     # fused: one kernel updates every tensor (the Trainer's default, adamw_torch_fused)
     optimizer = torch.optim.AdamW(params, lr=config.lr, betas=config.betas, eps=config.eps,
@@ -200,6 +204,7 @@ def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, sta
     scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
     shuffle = torch.Generator().manual_seed(config.seed)
     curve, losses, eval_seconds, began = [], [], 0.0, time.perf_counter()
+    chosen, chosen_weights = None, None
     step = 0
     for epoch in range(config.epochs):
         order = torch.randperm(n, generator=shuffle)
@@ -220,9 +225,22 @@ def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, sta
                              **metrics.scores(dev_labels, predictions, model.config.num_labels),
                              seconds=round(time.perf_counter() - began, 2))
                 curve.append(point)
+                if config.selection == "last" or chosen is None or point[config.metric] > chosen[config.metric]:
+                    # the first of equal bests; only the trainable part changes, so only it is kept
+                    chosen = point
+                    chosen_weights = {name: p.detach().clone() for name, p in model.named_parameters()
+                                      if p.requires_grad}
                 dev = " | ".join(f"{name} {point[name]:.4f}" for name in metrics.NAMES if name in point)
                 log(f"step {step:4d}/{total_steps} | epoch {point['epoch']:5.2f} | loss {point['train_loss']:.4f} "
                     f"| lr {point['lr']:.2e} | dev {dev} | {point['seconds']:.1f}s")
     train_seconds = time.perf_counter() - began - eval_seconds
-    return dict(curve=curve, losses=losses, total_steps=total_steps, warmup_steps=warmup_steps,
-                eval_every=eval_every, train_seconds=train_seconds, eval_seconds=eval_seconds)
+    # the training subset scored once, in eval mode, with the chosen evaluation's weights: its gap
+    # to the dev score is how far the run over-fits
+    scoring_began = time.perf_counter()
+    model.load_state_dict(chosen_weights, strict=False)
+    train_scores = metrics.scores(train_labels_np, predict(model, train_inputs, start, device, config),
+                                  model.config.num_labels)
+    eval_seconds += time.perf_counter() - scoring_began
+    return dict(curve=curve, chosen=chosen, train_scores=train_scores, losses=losses, total_steps=total_steps,
+                warmup_steps=warmup_steps, eval_every=eval_every, train_seconds=train_seconds,
+                eval_seconds=eval_seconds)

@@ -172,3 +172,30 @@ def test_cache_key_holds_the_segment_ids():
     other = path([torch.stack([ids, torch.tensor([0, 0, 1, 1, 1, 1])], 1)])
     assert len({first, other, path([ids])}) == 3
     assert first == path([torch.stack([ids, torch.tensor([0, 0, 0, 0, 1, 1])], 1)])
+
+
+@pytest.mark.parametrize("selection", ["best", "last"])
+def test_the_chosen_evaluations_weights_are_restored_exactly(tiny_bert, selection):
+    # after training, the model holds the weights of the evaluation the run reports: scoring the
+    # dev split again reproduces that evaluation's figures, and the train scores are theirs too
+    torch.manual_seed(0)
+    classifier = checkpoint.from_pretrained(tiny_bert)
+    loop.freeze(classifier, 1)
+    g = torch.Generator().manual_seed(3)
+    sentences = lambda n: [torch.randint(1000, 2000, (int(t),), generator=g) for t in torch.randint(3, 12, (n,), generator=g)]
+    train_inputs, dev_inputs = sentences(48), sentences(40)
+    train_labels, dev_labels = np.arange(48) % 2, (np.arange(40) // 3) % 2
+    config = loop.TrainConfig(freeze=1, epochs=4, lr=1e-3, metric="accuracy", selection=selection, eval_at_end=True)
+    history = loop.train(classifier, config, train_inputs, train_labels, dev_inputs, dev_labels, None,
+                         torch.device("cpu"), log=lambda line: None)
+    chosen, curve = history["chosen"], history["curve"]
+    if selection == "best":
+        assert chosen["step"] < curve[-1]["step"], "the test needs a best evaluation before the last"
+        assert chosen["accuracy"] == max(p["accuracy"] for p in curve)
+        assert all(p["accuracy"] < chosen["accuracy"] for p in curve if p["step"] < chosen["step"])
+    else:
+        assert chosen is curve[-1]
+    dev = loop.metrics.scores(dev_labels, loop.predict(classifier, dev_inputs, None, torch.device("cpu"), config), 2)
+    assert dev == {name: chosen[name] for name in dev}
+    train = loop.metrics.scores(train_labels, loop.predict(classifier, train_inputs, None, torch.device("cpu"), config), 2)
+    assert train == history["train_scores"]
