@@ -25,8 +25,8 @@ CACHE_DIR ?= cache
 SPLITS_DIR ?= splits
 # extra flags for every run, e.g. RUN_FLAGS=--no-cache
 RUN_FLAGS ?=
-# every run's precision: fp32, bf16 or fp16 (CUDA). Empty: the hardware's own (fp16 mixed precision
-# on CUDA, bf16 on a CPU that does it natively, else fp32). A results folder holds one precision:
+# every run's precision: fp32, bf16 or fp16 (CUDA). Empty: fp16 mixed precision on CUDA (the
+# study's), fp32 on a CPU. A results folder holds one precision:
 # a run refuses to add another to it (PRECISION=fp32 resumes a grid begun in fp32)
 PRECISION ?=
 RESULTS ?= results/$(DATASET)/$(notdir $(patsubst %/,%,$(MODEL)))
@@ -51,7 +51,7 @@ help:
 	@echo "make status DATASET=sst2      how many runs of the grid are done"
 	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
 	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search)"
-	@echo "           PRECISION (fp32, bf16, fp16; default: the hardware's own) GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
+	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, fp32 on a CPU) GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
 	@echo "           CACHE_DIR SPLITS_DIR RUN_FLAGS REPORT_DIR AGAINST (see the Makefile's head)"
 
 setup:

@@ -60,8 +60,8 @@ def parse_args(argv):
     p.add_argument("--cache-dir", default="cache", help="frozen-prefix cache")
     p.add_argument("--splits-dir", help="the drawn training subsets (default splits; not with --size all)")
     p.add_argument("--precision", choices=["fp16", "bf16", "fp32"],
-                   help="default: fp16 mixed precision on CUDA (the study's), bf16 on a CPU that "
-                        "multiplies it natively, fp32 on any other")
+                   help="default: fp16 mixed precision on CUDA (the study's), fp32 on a CPU; bf16: "
+                        "bfloat16 mixed precision, faster on a CPU that multiplies it natively")
     p.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: cuda if available)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--print-freeze-grid", action="store_true",

@@ -158,9 +158,9 @@ def test_fp16_and_bf16_training_follow_fp32(tiny_bert_no_dropout):
     assert losses["fp16"] != losses["fp32"]  # it did run in half precision
 
 
-def test_default_precision_is_the_hardware_s():
+def test_default_precision_is_the_study_s_on_cuda_and_fp32_on_a_cpu():
     assert loop.default_precision(torch.device("cuda")) == "fp16"
-    assert loop.default_precision(torch.device("cpu")) == ("bf16" if loop.native_bf16_cpu() else "fp32")
+    assert loop.default_precision(torch.device("cpu")) == "fp32"
 
 
 def test_cache_key_holds_the_segment_ids():
