@@ -1,5 +1,6 @@
 """make grid end to end: a tiny random checkpoint, a tiny TSV task, one epoch per run."""
 
+import json
 import os
 import signal
 import subprocess
@@ -88,3 +89,18 @@ def test_grid_does_not_fill_a_folder_s_gaps_in_another_precision(grid):
     assert other.returncode != 0 and runs_started(other.stdout) == 0
     assert f"and this run would be {precision}" in other.stdout
     assert not (folder / "freeze1_size4_seed1.json").exists()
+
+
+def test_lee_grid_names_each_learning_rate_and_reports_the_line_search(grid, tmp_path):
+    _, command = grid
+    folder = tmp_path / "lee"
+    lee = [arg for arg in command if not arg.startswith(("RESULTS=", "SIZES=", "SEEDS="))]
+    lee += [f"RESULTS={folder}", "PROTOCOL=lee", "SIZES=all", "SEEDS=1", "LRS=1e-4 3e-4", "FREEZE=0 1"]
+    done = subprocess.run(lee, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert set(results(folder)) == {f"freeze{k}_sizeall_seed1_lr{lr}.json" for k in (0, 1) for lr in ("1e-4", "3e-4")}
+    run = json.loads((folder / "freeze1_sizeall_seed1_lr3e-4.json").read_text())
+    assert run["config"]["lr"] == 3e-4 and run["config"]["protocol"] == "lee" and run["config"]["size"] == "all"
+    assert run["total_steps"] == 2 and run["selection"] == "last"  # 24 examples, batch 16, EPOCHS=1
+    assert "## Line search on the full model (k = 0)" in (folder / "report.md").read_text()
+    assert (folder / "figure.png").exists()
