@@ -8,7 +8,9 @@ number of frozen layers, the runs and the mean, median, std, min and max of the 
 accuracy (and of the best MCC for CoLA), beside the published roberta-base figures at the same
 fraction of layers frozen; then, per train size, what the grid shows (how far freezing goes
 before the mean drops, where freezing everything lands, the seed spread, the paper's operating
-point), for this model and for the published roberta-base grid; and a figure (figure.png).
+point), for this model and for the published roberta-base grid; what each depth costs (time a run,
+peak memory, trainable parameters, the train score beside the dev score) and the cheapest depth
+within one k = 0 std; and two figures (report_figures.py): figure.png and cost.png.
 """
 
 import argparse
@@ -85,8 +87,71 @@ def table(results):
         row = dict(train_size=size, frozen_layers=freeze, runs=len(runs))
         row.update({f"accuracy_{k}": v for k, v in describe([r["best_accuracy"] for r in runs]).items()})
         row.update({f"mcc_{k}": v for k, v in describe([r["best_mcc"] for r in runs]).items()})
+        # the price, and the training subset's score at the run's evaluation (runs before these
+        # were recorded leave them blank)
+        train = [r["train_at_score"]["accuracy"] for r in runs if "accuracy" in r.get("train_at_score", {})]
+        row.update(train_accuracy_mean=float(np.mean(train)) if train else float("nan"),
+                   seconds_median=median_of(runs, lambda r: r["seconds"]["total"]),
+                   prefix_seconds_median=median_of(runs, lambda r: r["seconds"]["prefix"]),
+                   peak_memory_mb_median=median_of(runs, lambda r: r["peak_memory_mb"]),
+                   trainable_parameters=runs[0].get("trainable_parameters", ""))
         rows.append(row)
     return rows
+
+
+def median_of(runs, figure):
+    """The median of figure(run) over the runs that recorded it; NaN (blank) if none did."""
+    values = []
+    for r in runs:
+        try:
+            values.append(figure(r))
+        except KeyError:
+            pass
+    return float(np.median(values)) if values else float("nan")
+
+
+def recommendation(rows, size):
+    """The cheapest depth (median seconds a run) whose mean accuracy is within one k = 0 std of
+    the full fine-tune's, at one train size: (its row, the k = 0 row), or None without k = 0."""
+    cells = {row["frozen_layers"]: row for row in rows if row["train_size"] == size}
+    if 0 not in cells or np.isnan(cells[0]["accuracy_std"]):
+        return None
+    floor = cells[0]["accuracy_mean"] - cells[0]["accuracy_std"]
+    good = [row for row in cells.values() if row["accuracy_mean"] >= floor and not np.isnan(row["seconds_median"])]
+    return (min(good, key=lambda row: row["seconds_median"]), cells[0]) if good else None
+
+
+def cost_lines(rows, model_name):
+    """report.md lines: per train size, what each depth costs and scores against k = 0, and the
+    tool's recommendation."""
+    lines = ["## What each depth costs", "",
+             f"{model_name}, per cell: the mean best dev accuracy, the mean train accuracy at the run's "
+             "evaluation (the training subset scored with that evaluation's weights; the gap to dev shows "
+             "over-fitting), the median wall time of a run (of which computing the frozen prefix; a grid "
+             "computes it once per cell and every later seed reads it) and its peak memory, and the "
+             "trainable parameters. *Recommended*: the cheapest depth whose mean is within one k = 0 std "
+             "of the full fine-tune's.", ""]
+    for size in sorted({row["train_size"] for row in rows}):
+        cells = [row for row in rows if row["train_size"] == size]
+        full = next((row for row in cells if row["frozen_layers"] == 0), None)
+        lines += [f"**n = {size}**", "",
+                  "| frozen | dev acc | train acc | gap | s / run | of which prefix | vs k = 0 | peak MB | trainable |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for row in cells:
+            speed = full["seconds_median"] / row["seconds_median"] if full else float("nan")
+            lines.append(f"| {row['frozen_layers']} | {number(row['accuracy_mean'])} | {number(row['train_accuracy_mean'])} "
+                         f"| {number(row['train_accuracy_mean'] - row['accuracy_mean'])} | {number(row['seconds_median'], 1)} "
+                         f"| {number(row['prefix_seconds_median'], 1)} | {'' if np.isnan(speed) else f'{speed:.1f}x'} "
+                         f"| {number(row['peak_memory_mb_median'], 0)} | {number(row['trainable_parameters'])} |")
+        pick = recommendation(rows, size)
+        if pick:
+            best, full = pick
+            lines += ["", f"Recommended at n = {size}: **freeze {best['frozen_layers']}** ({number(best['accuracy_mean'])} "
+                      f"against {number(full['accuracy_mean'])} ± {number(full['accuracy_std'])} at k = 0), "
+                      f"{full['seconds_median'] / best['seconds_median']:.1f}x faster a run "
+                      f"({number(best['seconds_median'], 1)} s against {number(full['seconds_median'], 1)} s)."]
+        lines.append("")
+    return lines
 
 
 def operating_points(rows, num_layers, fraction=0.9, metric="accuracy"):
@@ -257,68 +322,18 @@ def write_tables(folder, rows, results, seeds, against=None):
     if reference and model_name != "roberta-base":
         lines += findings_table("roberta-base, accuracy (the study's published grid)", reference_rows,
                                 REFERENCE_LAYERS, majority, "accuracy", "majority")
+    lines += cost_lines(rows, model_name)
     if against:
         lines += comparison_lines(results, against[1], against[0],
                                   ("best_accuracy", "best_mcc") if with_mcc else ("best_accuracy",))
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write(("\n".join(lines)).encode()))
 
 
-def write_figure(folder, results):
-    """One panel per train size (and for CoLA a second row for MCC); x = frozen layers, one dot per
-    run, the majority class as a line, and the published roberta-base mean at the same fraction of
-    layers frozen as an open diamond."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("report.py: matplotlib is not installed; figure skipped (pip install matplotlib)", file=sys.stderr)
-        return False
-    config = results[0]["config"]
-    sizes = sorted({r["config"]["size"] for r in results})
-    reference = {(r["train_size"], r["frozen_layers"]): r for r in published(config["task"])}
-    reference_label = "roberta-base, published mean at the same fraction frozen"
-    metrics = [("best_accuracy", "best dev accuracy")] + ([("best_mcc", "best dev MCC")] if reports_mcc(config["task"]) else [])
-    figure, axes = plt.subplots(len(metrics), len(sizes), figsize=(max(5.0, 3.2 * len(sizes)), 3.4 * len(metrics) + 0.2),
-                                sharey="row", squeeze=False)
-    for row, (metric, metric_name) in zip(axes, metrics):
-        for ax, size in zip(row, sizes):
-            runs = [r for r in results if r["config"]["size"] == size]
-            freezes, labelled = sorted({r["config"]["freeze"] for r in runs}), False
-            for k in freezes:
-                values = [r[metric] for r in runs if r["config"]["freeze"] == k]
-                jitter = np.linspace(-0.15, 0.15, len(values)) if len(values) > 1 else [0.0]
-                ax.scatter(k + np.asarray(jitter), values, s=14, color="tab:blue", alpha=0.75)
-                ax.hlines(np.mean(values), k - 0.3, k + 0.3, color="black", linewidth=1)
-                ref = reference.get((size, reference_depth(k, config["num_layers"]))) if metric == "best_accuracy" else None
-                if ref:
-                    ax.scatter([k], [ref["accuracy_mean"]], s=30, marker="D", facecolors="none",
-                               edgecolors="tab:gray", label=None if labelled else reference_label)
-                    labelled = True
-            # always predicting the majority class scores its share in accuracy and 0 in MCC
-            ax.axhline(results[0]["majority_accuracy"] if metric == "best_accuracy" else 0.0, color="tab:red",
-                       linestyle="--", linewidth=1, label="majority class")
-            ax.set_title(f"n = {size}")
-            ax.set_xlabel("frozen layers")
-            ax.set_xticks(freezes)
-        row[0].set_ylabel(metric_name)
-    legend = {}  # label -> handle, over every panel, below them so that no dot is hidden
-    for ax in axes.flat:
-        legend.update(zip(ax.get_legend_handles_labels()[1], ax.get_legend_handles_labels()[0]))
-    figure.legend(legend.values(), legend.keys(), loc="lower center", ncol=len(legend), fontsize=8, frameon=False)
-    figure.suptitle(f"{config['task']}, {os.path.basename(os.path.normpath(config['model']))} "
-                    f"({config.get('precision', 'fp32')}): one dot per run, bar = mean")
-    figure.tight_layout(rect=(0, 0.07 / len(metrics), 1, 1))
-    write_atomically(os.path.join(folder, "figure.png"), lambda f: figure.savefig(f, format="png", dpi=110))
-    plt.close(figure)
-    return True
-
-
 def main(argv=None):
     p = argparse.ArgumentParser(description="Tables and figure of a folder of run results.")
     p.add_argument("folder")
     p.add_argument("--seeds", type=int, default=5, help="runs a complete cell has")
-    p.add_argument("--out", help="where report.md, report.csv and figure.png go (default: the folder)")
+    p.add_argument("--out", help="where report.md, report.csv, figure.png and cost.png go (default: the folder)")
     p.add_argument("--against", help="a second folder of runs (another way of running the same cells) "
                                      "to compare this folder's means with, against seed noise")
     args = p.parse_args(argv)
@@ -337,8 +352,9 @@ def main(argv=None):
         sys.exit(2)
     os.makedirs(out, exist_ok=True)
     write_tables(out, table(results), results, args.seeds, against=(args.against, other) if other else None)
-    drew = write_figure(out, results)
-    print(f"report: {len(results)} runs -> {out}/report.md, report.csv" + (", figure.png" if drew else " (no figure)"))
+    import report_figures  # matplotlib is only needed here
+    drew = report_figures.write_figure(out, results) and report_figures.write_cost_figure(out, table(results))
+    print(f"report: {len(results)} runs -> {out}/report.md, report.csv" + (", figure.png, cost.png" if drew else " (no figures)"))
 
 
 if __name__ == "__main__":

@@ -151,3 +151,23 @@ def test_cola_figure_has_a_row_of_mcc_panels(tmp_path):
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
         heights[task] = int.from_bytes(png[20:24], "big")  # IHDR: width, then height
     assert heights["cola"] > 1.8 * heights["sst2"]
+
+
+def test_cost_per_depth_and_the_recommendation(tmp_path):
+    # k = 0: 0.80 +- 0.01 in 100 s; k = 2 stays within one std in 40 s; k = 4 is cheaper but drops
+    for k, accuracies, seconds in ((0, (0.79, 0.80, 0.81), 100.0), (2, (0.795, 0.80, 0.805), 40.0),
+                                   (4, (0.70, 0.71, 0.72), 10.0)):
+        for seed, accuracy in enumerate(accuracies, start=1):
+            write_result(tmp_path, k, 100, seed, accuracy)
+            path = tmp_path / f"freeze{k}_size100_seed{seed}.json"
+            result = json.loads(path.read_text())
+            result.update(seconds=dict(prefix=1.0 if k else 0.0, train=seconds / 2, eval=seconds / 2 - 1, total=seconds + seed),
+                          peak_memory_mb=900.0 - 100 * k, trainable_parameters=1000 - 100 * k,
+                          train_at_score=dict(accuracy=0.99 - 0.05 * k, mcc=0.0))
+            path.write_text(json.dumps(result))
+    report.main([str(tmp_path), "--seeds", "3"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert "| 2 | 0.800 | 0.890 | 0.090 | 42.0 | 1.0 | 2.4x | 700 | 800 |" in markdown
+    assert "| 0 | 0.800 | 0.990 | 0.190 | 102.0 | 0.0 | 1.0x | 900 | 1000 |" in markdown
+    assert "Recommended at n = 100: **freeze 2** (0.800 against 0.800 ± 0.010 at k = 0), 2.4x faster a run" in markdown
+    assert (tmp_path / "cost.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
