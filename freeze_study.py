@@ -41,6 +41,8 @@ def parse_args(argv):
     p.add_argument("--size", type=train_size, default=50,
                    help="training examples (a stratified subset), or 'all': the whole train split")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--reinit", type=int, default=0,
+                   help="reset the top N layers to a fresh initialisation before fine-tuning (k + N <= L)")
     p.add_argument("--protocol", choices=["blog", "lee"], default="blog",
                    help="blog: the blog study's (the default); lee: Lee et al. 2019's (see protocol_config)")
     p.add_argument("--epochs", type=int, help="default: the protocol's (blog 10; lee 3 for BERT, 10 for RoBERTa)")
@@ -183,7 +185,8 @@ def run(args, log=print):
     else:
         task = data.load_glue(args.dataset, args.glue_dir)
     out = args.out or os.path.join("results", task.name, model_label(args.model),
-                                   f"freeze{args.freeze}_size{args.size}_seed{args.seed}.json")
+                                   f"freeze{args.freeze}_size{args.size}_seed{args.seed}"
+                                   + (f"_reinit{args.reinit}" if args.reinit else "") + ".json")
     check_results_precision(os.path.dirname(out) or ".", precision, args.precision)
     indices = data.load_subset(task, args.size, args.splits_dir or "splits")
 
@@ -191,6 +194,7 @@ def run(args, log=print):
     classifier = checkpoint.from_pretrained(args.model, num_labels=task.num_labels)
     config, protocol_max_length = protocol_config(args, classifier.config.model_type, precision, task.metric)
     loop.freeze(classifier, args.freeze)
+    loop.reinitialize_top(classifier, args.reinit, args.freeze)  # after the head, from the same seed
     classifier.to(device)
     tokenizer = checkpoint.load_tokenizer(classifier.folder)
     max_length = min(tokenizer.model_max_length, classifier.config.max_length, protocol_max_length or math.inf)

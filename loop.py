@@ -22,7 +22,7 @@ import torch.nn.functional as F
 
 import metrics
 from data import length_sorted_batches, write_atomically
-from model import pack
+from model import initialize_, pack
 
 
 @dataclass
@@ -63,6 +63,18 @@ def freeze(model, k):
     if k != 0:
         model.embed.requires_grad_(False)
         model.layers[:max(k, 0)].requires_grad_(False)
+
+
+def reinitialize_top(model, n, k):
+    """Reset the top n layers to a fresh layer's initialisation before fine-tuning (Zhang et al.
+    2021, "Revisiting Few-sample BERT Fine-tuning"): the counterpart of freezing the bottom k, and
+    with it at most the whole model."""
+    L = model.config.num_layers
+    if not 0 <= n <= L - max(k, 0):
+        raise ValueError(f"--reinit {n} with --freeze {k}: the reset layers and the frozen ones must not overlap "
+                         f"(k + N <= {L} for this {L}-layer model)")
+    for layer in model.layers[L - n:]:
+        initialize_(layer, model.config.initializer_range)
 
 
 def default_precision(device):

@@ -268,6 +268,19 @@ class Classifier(nn.Module):
         return self.classify(hidden)
 
 
+@torch.no_grad()
+def initialize_(module: nn.Module, initializer_range: float):
+    """Initialise every Linear and LayerNorm in `module` as transformers initialises a fresh
+    one: weights normal(0, initializer_range), biases 0; LayerNorm weight 1, bias 0."""
+    for m in module.modules():
+        if isinstance(m, nn.Linear):
+            m.weight.normal_(mean=0.0, std=initializer_range)
+            m.bias.zero_()
+        elif isinstance(m, nn.LayerNorm):
+            m.weight.fill_(1.0)
+            m.bias.zero_()
+
+
 def count_parameters(model: nn.Module):
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     return trainable, sum(p.numel() for p in model.parameters())

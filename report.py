@@ -249,6 +249,33 @@ def comparison_lines(results, other_results, other_folder, metrics):
     return lines + [""]
 
 
+def reinit_lines(reset_runs, plain_runs):
+    """report.md lines: the cells fine-tuned with their top layers reset (--reinit N), each against
+    the same cell without the reset, against seed noise."""
+    if not reset_runs:
+        return []
+    plain, reset = cells_of(plain_runs), {}
+    for r in reset_runs:
+        reset.setdefault((r["config"]["size"], r["config"]["freeze"], r["config"]["reinit"]), []).append(r)
+    lines = ["## Re-initialising the top", "",
+             "Cells whose top N layers were reset to a fresh initialisation before fine-tuning (`--reinit N`), "
+             "against the same cell without the reset: the difference of the mean best dev accuracies and "
+             "twice its standard error.", "",
+             "| train size | frozen | top layers reset | runs | mean | std | without: mean | difference | 2 x SE | within |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for (size, k, n), runs in sorted(reset.items()):
+        x, y = [r["best_accuracy"] for r in runs], [r["best_accuracy"] for r in plain.get((size, k), [])]
+        stats = describe(x)
+        row = f"| {size} | {k} | {n} | {len(x)} | {number(stats['mean'])} | {number(stats['std'])} |"
+        if len(x) >= 2 and len(y) >= 2:
+            diff, two_se = difference(x, y)
+            row += f" {np.mean(y):.3f} | {number(diff)} | {number(two_se)} | {'yes' if abs(diff) <= two_se else 'NO'} |"
+        else:
+            row += " | | | |"
+        lines.append(row)
+    return lines + [""]
+
+
 def findings_table(title, rows, num_layers, baseline, metric, baseline_name):
     """report.md lines: findings() per train size as a table."""
     lines = [f"**{title}** ({num_layers} layers)", "",
@@ -270,8 +297,9 @@ def reports_mcc(task):
     return task == "cola"
 
 
-def write_tables(folder, rows, results, seeds, against=None):
-    """report.csv and report.md in `folder`; `against` = (folder, results) adds a comparison."""
+def write_tables(folder, rows, results, seeds, against=None, reset_runs=()):
+    """report.csv and report.md in `folder`; `against` = (folder, results) adds a comparison, and
+    reset_runs (--reinit) a section of their own."""
     first = results[0]["config"]
     task, model, num_layers = first["task"], first["model"], first["num_layers"]
     model_name = os.path.basename(os.path.normpath(model))
@@ -326,6 +354,7 @@ def write_tables(folder, rows, results, seeds, against=None):
     if against:
         lines += comparison_lines(results, against[1], against[0],
                                   ("best_accuracy", "best_mcc") if with_mcc else ("best_accuracy",))
+    lines += reinit_lines(reset_runs, results)
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write(("\n".join(lines)).encode()))
 
 
@@ -351,7 +380,15 @@ def main(argv=None):
         print(f"report.py: error: {e}", file=sys.stderr)
         sys.exit(2)
     os.makedirs(out, exist_ok=True)
-    write_tables(out, table(results), results, args.seeds, against=(args.against, other) if other else None)
+    # runs with their top layers reset are rows of their own, not seeds of the plain cells
+    reset = [r for r in results if r["config"].get("reinit")]
+    results = [r for r in results if not r["config"].get("reinit")]
+    if not results:
+        print(f"report.py: error: {args.folder} holds only --reinit runs; the report sets them beside the "
+              "same cells without the reset: run those too (make grid REINITS='0 ...')", file=sys.stderr)
+        sys.exit(2)
+    write_tables(out, table(results), results, args.seeds, against=(args.against, other) if other else None,
+                 reset_runs=reset)
     import report_figures  # matplotlib is only needed here
     drew = report_figures.write_figure(out, results) and report_figures.write_cost_figure(out, table(results))
     print(f"report: {len(results)} runs -> {out}/report.md, report.csv" + (", figure.png, cost.png" if drew else " (no figures)"))

@@ -199,3 +199,28 @@ def test_the_chosen_evaluations_weights_are_restored_exactly(tiny_bert, selectio
     assert dev == {name: chosen[name] for name in dev}
     train = loop.metrics.scores(train_labels, loop.predict(classifier, train_inputs, None, torch.device("cpu"), config), 2)
     assert train == history["train_scores"]
+
+
+def test_reinit_resets_exactly_the_top_layers_as_transformers_initialises_them(tiny_bert):
+    classifier = checkpoint.from_pretrained(tiny_bert)  # 3 layers, 32 wide, initializer_range 0.02
+    before = {name: p.detach().clone() for name, p in classifier.named_parameters()}
+    loop.freeze(classifier, 1)
+    loop.reinitialize_top(classifier, 2, 1)
+    changed = {name for name, p in classifier.named_parameters() if not torch.equal(p, before[name])}
+    assert {name.split(".")[1] for name in changed} == {"1", "2"} and all(n.startswith("layers.") for n in changed)
+    assert trainable_names(classifier) == {"layers.1", "layers.2", "head"}  # freezing is untouched
+    # transformers' own fresh layer, by its _init_weights: the same statistics per tensor
+    config = transformers.BertConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=4, intermediate_size=64)
+    torch.manual_seed(0)
+    theirs = dict(transformers.BertModel(config).encoder.layer[0].named_parameters())
+    ours = dict(classifier.layers[2].named_parameters())
+    for name, param in ours.items():
+        source = checkpoint.hf_name(f"layers.0.{name}", "bert").removeprefix("encoder.layer.0.")
+        reference = theirs[source]
+        if name.endswith("bias") or "norm" in name:
+            assert torch.equal(param, reference), name  # zeros, and LayerNorm's ones
+        else:
+            assert param.std().item() == pytest.approx(reference.std().item(), rel=0.15), name
+            assert abs(param.mean().item()) < 3 * 0.02 / param.numel() ** 0.5, name
+    with pytest.raises(ValueError, match=r"--reinit 3 with --freeze 1: .* \(k \+ N <= 3 for this 3-layer model\)"):
+        loop.reinitialize_top(classifier, 3, 1)

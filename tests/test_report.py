@@ -171,3 +171,18 @@ def test_cost_per_depth_and_the_recommendation(tmp_path):
     assert "| 0 | 0.800 | 0.990 | 0.190 | 102.0 | 0.0 | 1.0x | 900 | 1000 |" in markdown
     assert "Recommended at n = 100: **freeze 2** (0.800 against 0.800 ± 0.010 at k = 0), 2.4x faster a run" in markdown
     assert (tmp_path / "cost.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_reinit_runs_are_rows_of_their_own(tmp_path):
+    for seed, (plain, reset) in enumerate([(0.70, 0.74), (0.72, 0.75), (0.71, 0.76)], start=1):
+        write_result(tmp_path, 0, 100, seed, plain)
+        write_result(tmp_path, 0, 100, seed, reset)
+        path = tmp_path / f"freeze0_size100_seed{seed}.json"  # the reset run, written last: rename it
+        result = json.loads(path.read_text())
+        result["config"]["reinit"] = 2
+        (tmp_path / f"freeze0_size100_seed{seed}_reinit2.json").write_text(json.dumps(result))
+        write_result(tmp_path, 0, 100, seed, plain)
+    report.main([str(tmp_path), "--seeds", "3"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert "| 100 | 0 | 3 | 0.710 |" in markdown  # the plain cell pools only the plain runs
+    assert "| 100 | 0 | 2 | 3 | 0.750 | 0.010 | 0.710 | 0.040 | 0.016 | NO |" in markdown
