@@ -27,6 +27,7 @@ import torch
 import data
 import loop
 import metrics
+import probe
 import checkpoint
 import model as encoder
 
@@ -57,6 +58,8 @@ def parse_args(argv):
                    help="integer classes 0..C-1, or class names (numbered in sorted order)")
     p.add_argument("--regression", action="store_true", help="your own task: the labels are numbers to predict")
     p.add_argument("--out", help="result JSON (default results/<dataset>/<model>/freeze<k>_size<n>_seed<s>.json)")
+    p.add_argument("--probe", action="store_true",
+                   help="with --freeze L: fit a linear probe to the frozen model's features instead of training a head")
     p.add_argument("--no-cache", action="store_true",
                    help="run the whole network every step, frozen layers in training mode (the Trainer's way)")
     p.add_argument("--cache-dir", default="cache", help="frozen-prefix cache")
@@ -176,6 +179,18 @@ def protocol_config(args, model_type, precision, metric):
     return config, 128 if lee else None
 
 
+def fit_probe(train_states, train_labels, dev_states, task, seed):
+    """The linear probe (probe.py) on each sentence's first-token state after the last layer, the
+    state the head reads; shaped as loop.train's history (no curve: one fit, one dev score)."""
+    began = time.perf_counter()
+    first_tokens = lambda states: torch.stack([s[0] for s in states]).float().cpu().numpy()  # (N, H)
+    fitted = probe.run(first_tokens(train_states), train_labels, first_tokens(dev_states), task.dev_labels,
+                       task.num_labels, task.metric, seed)
+    return dict(curve=[], chosen=dict(step=0, **fitted["dev"]), train_scores=fitted["train"], losses=[],
+                probe=dict(l2=fitted["l2"], cross_validation=fitted["cross_validation"]), total_steps=0,
+                warmup_steps=0, eval_every=0, train_seconds=time.perf_counter() - began, eval_seconds=0.0)
+
+
 def run(args, log=print):
     device, precision = check_args(args)
     began = time.perf_counter()
@@ -186,7 +201,8 @@ def run(args, log=print):
         task = data.load_glue(args.dataset, args.glue_dir)
     out = args.out or os.path.join("results", task.name, model_label(args.model),
                                    f"freeze{args.freeze}_size{args.size}_seed{args.seed}"
-                                   + (f"_reinit{args.reinit}" if args.reinit else "") + ".json")
+                                   + (f"_reinit{args.reinit}" if args.reinit else "") + ("_probe" if args.probe else "")
+                                   + ".json")
     check_results_precision(os.path.dirname(out) or ".", precision, args.precision)
     indices = data.load_subset(task, args.size, args.splits_dir or "splits")
 
@@ -202,7 +218,10 @@ def run(args, log=print):
                               task.train_pairs and [task.train_pairs[i] for i in indices])
     dev_ids = data.tokenize(tokenizer, task.dev_texts, max_length, task.dev_pairs)
 
-    cached = args.freeze != 0 and not args.no_cache
+    if args.probe and args.freeze != classifier.config.num_layers:
+        raise ValueError(f"--probe fits a linear model to the frozen model's features: use it with --freeze "
+                         f"{classifier.config.num_layers} (every layer of this model frozen)")
+    cached = args.freeze != 0 and (args.probe or not args.no_cache)
     prefix_began = time.perf_counter()
     if cached:
         weights_id = checkpoint.checkpoint_id(classifier.folder)
@@ -218,14 +237,19 @@ def run(args, log=print):
         torch.cuda.reset_peak_memory_stats(device)
 
     start = max(args.freeze, 0) if cached else None
-    history = loop.train(classifier, config, train_inputs, task.train_labels[indices], dev_inputs,
-                         task.dev_labels, start, device, log=(lambda line: None) if args.quiet else log)
+    if args.probe:
+        history = fit_probe(train_inputs, task.train_labels[indices], dev_inputs, task, args.seed)
+    else:
+        history = loop.train(classifier, config, train_inputs, task.train_labels[indices], dev_inputs,
+                             task.dev_labels, start, device, log=(lambda line: None) if args.quiet else log)
 
     # the run's score: the task's primary metric at its best evaluation (the first of equal
     # bests) or, in Lee et al.'s protocol, at its last
     curve, chosen = history["curve"], history["chosen"]
     names = [name for name in metrics.NAMES if name in chosen]
     trainable, total = encoder.count_parameters(classifier)
+    if args.probe:  # the probe's weight and bias, not the head it stands in for
+        trainable = (classifier.config.hidden_size + 1) * task.num_labels
     if device.type == "cuda":
         peak_mb = torch.cuda.max_memory_allocated(device) / 2**20
     else:
@@ -236,11 +260,11 @@ def run(args, log=print):
                 "cache": cached, "max_length": max_length, "model_type": classifier.config.model_type,
                 "num_layers": classifier.config.num_layers, "num_labels": task.num_labels},
         metric=task.metric, score=chosen[task.metric], score_step=chosen["step"],
-        selection=config.selection,
+        selection="probe" if args.probe else config.selection, probe=history.get("probe"),
         at_score={name: chosen[name] for name in names},  # every metric at that evaluation
         # the training subset, scored with the weights of that evaluation: the gap shows over-fitting
         train_at_score=history["train_scores"],
-        best={name: max(point[name] for point in curve) for name in names},  # each metric's own best
+        best={name: max(point[name] for point in curve or [chosen]) for name in names},  # each metric's own best
         label_names=task.label_names, curve=curve, train_losses=history["losses"],
         total_steps=history["total_steps"], warmup_steps=history["warmup_steps"],
         eval_every=history["eval_every"],
@@ -252,7 +276,7 @@ def run(args, log=print):
                       transformers=transformers.__version__, numpy=np.__version__),
     )
     if not task.regression:  # the blog study's figures: the best accuracy (and MCC) of the run
-        best = max(curve, key=lambda point: point["accuracy"])
+        best = max(curve or [chosen], key=lambda point: point["accuracy"])
         result.update(best_accuracy=best["accuracy"], mcc_at_best=best["mcc"], best_step=best["step"],
                       best_mcc=result["best"]["mcc"],
                       majority_accuracy=float(np.bincount(task.dev_labels).max() / len(task.dev_labels)))

@@ -19,7 +19,8 @@ import sys
 import numpy as np
 
 from data import write_atomically
-from report import REFERENCE_DIR, load_results, number, precision_of
+from grid_results import load_results, number, precision_of
+from report import REFERENCE_DIR
 
 # the task's primary metric, as the paper's tables name it (its figures are percentages)
 PUBLISHED_COLUMNS = {"cola": "CoLA_MCC", "sst2": "SST-2_acc", "mrpc": "MRPC_F1", "stsb": "STS-B_spearman",

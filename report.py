@@ -15,69 +15,17 @@ within one k = 0 std; and two figures (report_figures.py): figure.png and cost.p
 
 import argparse
 import csv
-import glob
-import json
-import math
 import os
 import sys
 
 import numpy as np
 
 from data import write_atomically
+from grid_results import (STATISTICS, cells_of, describe, difference, load_results, median_of,
+                          number, precision_of)
 
 REFERENCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference")
 REFERENCE_LAYERS = 12  # the published grids are roberta-base's
-STATISTICS = ("mean", "median", "std", "min", "max")
-
-
-def load_results(folder, figure="best_accuracy"):
-    """Every parsable run result in `folder` that holds `figure` (the blog study's best accuracy;
-    lee_report.py asks for the score); a file that cannot be read is named and skipped."""
-    results = []
-    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
-        try:
-            with open(path) as f:
-                result = json.load(f)
-            result["config"]["freeze"], result["config"]["size"], result[figure]
-            results.append(result)
-        except (ValueError, KeyError, TypeError) as e:
-            print(f"report.py: skipping {path}: not a run result ({type(e).__name__})", file=sys.stderr)
-    return results
-
-
-def precision_of(results, folder):
-    """The one precision every run in `folder` ran in: a cell pools its seeds, and fp32 and bf16
-    seeds pooled would hide a difference the report exists to show."""
-    counts = {}
-    for result in results:
-        precision = result["config"].get("precision", "fp32")
-        counts[precision] = counts.get(precision, 0) + 1
-    if len(counts) > 1:
-        raise ValueError(f"{folder} mixes precisions ({', '.join(f'{n} runs {p}' for p, n in sorted(counts.items()))}): "
-                         "move one precision's runs to a folder of their own, and compare the two with --against")
-    return next(iter(counts))
-
-
-def describe(values):
-    """mean, median, sample std (ddof=1; NaN, printed blank, for a single run), min, max."""
-    values = np.asarray(values, dtype=float)
-    std = values.std(ddof=1) if len(values) > 1 else float("nan")
-    return dict(zip(STATISTICS, (values.mean(), np.median(values), std, values.min(), values.max())))
-
-
-def number(value, digits=3):
-    """A table entry: blank for a missing or undefined value."""
-    if value is None or value == "" or (isinstance(value, float) and np.isnan(value)):
-        return ""
-    return f"{round(value, digits) + 0.0:.{digits}f}" if isinstance(value, float) else str(value)  # no "-0.000"
-
-
-def cells_of(results):
-    """{(train size, frozen layers): [runs]}"""
-    cells = {}
-    for result in results:
-        cells.setdefault((result["config"]["size"], result["config"]["freeze"]), []).append(result)
-    return cells
 
 
 def table(results):
@@ -97,17 +45,6 @@ def table(results):
                    trainable_parameters=runs[0].get("trainable_parameters", ""))
         rows.append(row)
     return rows
-
-
-def median_of(runs, figure):
-    """The median of figure(run) over the runs that recorded it; NaN (blank) if none did."""
-    values = []
-    for r in runs:
-        try:
-            values.append(figure(r))
-        except KeyError:
-            pass
-    return float(np.median(values)) if values else float("nan")
 
 
 def recommendation(rows, size):
@@ -213,20 +150,6 @@ def reference_depth(k, num_layers):
     return k * REFERENCE_LAYERS // num_layers if k * REFERENCE_LAYERS % num_layers == 0 else None
 
 
-def difference(these, those):
-    """mean(these) - mean(those), and twice the standard error of that difference: two sets of
-    seeds agree when the difference is within it (seed noise alone moves it that far)."""
-    these, those = np.asarray(these, dtype=float), np.asarray(those, dtype=float)
-    return difference_of_summaries((these.mean(), these.std(ddof=1), len(these)),
-                                   (those.mean(), those.std(ddof=1), len(those)))
-
-
-def difference_of_summaries(these, those):
-    """difference() from (mean, sample std, runs) of each set, for sets published only as such."""
-    (mean_a, sd_a, n_a), (mean_b, sd_b, n_b) = these, those
-    return float(mean_a - mean_b), 2 * math.sqrt(sd_a ** 2 / n_a + sd_b ** 2 / n_b)
-
-
 def comparison_lines(results, other_results, other_folder, metrics):
     """report.md lines: every cell run in both folders, this folder's mean against the other's."""
     these, those = cells_of(results), cells_of(other_results)
@@ -276,6 +199,33 @@ def reinit_lines(reset_runs, plain_runs):
     return lines + [""]
 
 
+def probe_lines(probe_runs, plain_runs, num_layers):
+    """report.md lines: the linear probe per train size beside the head trained on the same frozen
+    features (k = L) and the full fine-tune (k = 0), and how much of k = L's loss it recovers."""
+    if not probe_runs:
+        return []
+    plain = cells_of(plain_runs)
+    lines = ["## Linear probe", "",
+             f"With every layer frozen, a linear model fitted properly to the same features (probe.py: L2 strength "
+             f"by cross-validation on the training subset, the dev split scored once), beside the head trained by "
+             f"the protocol on them (k = {num_layers}) and the full fine-tune (k = 0). *Recovered*: "
+             f"(probe - k = {num_layers}) / (k = 0 - k = {num_layers}).", "",
+             f"| train size | probe runs | probe mean | probe std | probe train acc | k = {num_layers} mean "
+             f"| k = 0 mean | recovered |", "|---|---|---|---|---|---|---|---|"]
+    for size in sorted({r["config"]["size"] for r in probe_runs}):
+        runs = [r for r in probe_runs if r["config"]["size"] == size]
+        stats = describe([r["best_accuracy"] for r in runs])
+        train = np.mean([r["train_at_score"]["accuracy"] for r in runs])
+        head = [r["best_accuracy"] for r in plain.get((size, num_layers), [])]
+        full = [r["best_accuracy"] for r in plain.get((size, 0), [])]
+        recovered = ((stats["mean"] - np.mean(head)) / (np.mean(full) - np.mean(head))
+                     if head and full and np.mean(full) != np.mean(head) else float("nan"))
+        lines.append(f"| {size} | {len(runs)} | {number(stats['mean'])} | {number(stats['std'])} | {number(float(train))} "
+                     f"| {number(float(np.mean(head))) if head else ''} | {number(float(np.mean(full))) if full else ''} "
+                     f"| {'' if np.isnan(recovered) else f'{recovered:.0%}'} |")
+    return lines + [""]
+
+
 def findings_table(title, rows, num_layers, baseline, metric, baseline_name):
     """report.md lines: findings() per train size as a table."""
     lines = [f"**{title}** ({num_layers} layers)", "",
@@ -297,9 +247,9 @@ def reports_mcc(task):
     return task == "cola"
 
 
-def write_tables(folder, rows, results, seeds, against=None, reset_runs=()):
+def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), probe_runs=()):
     """report.csv and report.md in `folder`; `against` = (folder, results) adds a comparison, and
-    reset_runs (--reinit) a section of their own."""
+    reset_runs (--reinit) and probe_runs (--probe) sections of their own."""
     first = results[0]["config"]
     task, model, num_layers = first["task"], first["model"], first["num_layers"]
     model_name = os.path.basename(os.path.normpath(model))
@@ -354,7 +304,7 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=()):
     if against:
         lines += comparison_lines(results, against[1], against[0],
                                   ("best_accuracy", "best_mcc") if with_mcc else ("best_accuracy",))
-    lines += reinit_lines(reset_runs, results)
+    lines += reinit_lines(reset_runs, results) + probe_lines(probe_runs, results, num_layers)
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write(("\n".join(lines)).encode()))
 
 
@@ -380,15 +330,16 @@ def main(argv=None):
         print(f"report.py: error: {e}", file=sys.stderr)
         sys.exit(2)
     os.makedirs(out, exist_ok=True)
-    # runs with their top layers reset are rows of their own, not seeds of the plain cells
+    # runs with their top layers reset, and linear probes, are rows of their own, not seeds of the plain cells
     reset = [r for r in results if r["config"].get("reinit")]
-    results = [r for r in results if not r["config"].get("reinit")]
+    probes = [r for r in results if r["config"].get("probe")]
+    results = [r for r in results if not r["config"].get("reinit") and not r["config"].get("probe")]
     if not results:
-        print(f"report.py: error: {args.folder} holds only --reinit runs; the report sets them beside the "
-              "same cells without the reset: run those too (make grid REINITS='0 ...')", file=sys.stderr)
+        print(f"report.py: error: {args.folder} holds only --reinit or --probe runs; the report sets them beside "
+              "the plain cells: run those too (make grid)", file=sys.stderr)
         sys.exit(2)
     write_tables(out, table(results), results, args.seeds, against=(args.against, other) if other else None,
-                 reset_runs=reset)
+                 reset_runs=reset, probe_runs=probes)
     import report_figures  # matplotlib is only needed here
     drew = report_figures.write_figure(out, results) and report_figures.write_cost_figure(out, table(results))
     print(f"report: {len(results)} runs -> {out}/report.md, report.csv" + (", figure.png, cost.png" if drew else " (no figures)"))

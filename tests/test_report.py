@@ -186,3 +186,19 @@ def test_reinit_runs_are_rows_of_their_own(tmp_path):
     markdown = (tmp_path / "report.md").read_text()
     assert "| 100 | 0 | 3 | 0.710 |" in markdown  # the plain cell pools only the plain runs
     assert "| 100 | 0 | 2 | 3 | 0.750 | 0.010 | 0.710 | 0.040 | 0.016 | NO |" in markdown
+
+
+def test_probe_rows_beside_k_equal_l(tmp_path):
+    for seed in (1, 2):
+        write_result(tmp_path, 0, 100, seed, 0.80)
+        write_result(tmp_path, 6, 100, seed, 0.55)
+        path = tmp_path / f"freeze6_size100_seed{seed}_probe.json"
+        write_result(tmp_path, 6, 100, seed, 0.70)
+        result = json.loads((tmp_path / f"freeze6_size100_seed{seed}.json").read_text())
+        result["config"]["probe"], result["train_at_score"] = True, dict(accuracy=0.9)
+        path.write_text(json.dumps(result))
+        write_result(tmp_path, 6, 100, seed, 0.55)
+    report.main([str(tmp_path), "--seeds", "2"])
+    markdown = (tmp_path / "report.md").read_text()
+    # (0.70 - 0.55) / (0.80 - 0.55) = 60% of what freezing everything lost
+    assert "| 100 | 2 | 0.700 | 0.000 | 0.900 | 0.550 | 0.800 | 60% |" in markdown

@@ -1,0 +1,64 @@
+"""probe.py: an exact fit, a regularisation chosen without the dev split, and the command line."""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import freeze_study
+import probe
+
+
+def toy(n, seed, dim=20, classes=3):
+    rng = np.random.default_rng(seed)
+    directions = np.random.default_rng(0).normal(size=(dim, classes))
+    x = rng.normal(size=(n, dim))
+    return x, np.argmax(x @ directions + rng.normal(scale=2.0, size=(n, classes)), axis=1)
+
+
+def test_softmax_regression_is_at_its_optimum():
+    x, y = toy(300, 1)
+    weight, bias = probe.fit(x, y, 3, l2=0.01)
+    w, b = weight.clone().requires_grad_(True), bias.clone().requires_grad_(True)
+    loss = F.cross_entropy(torch.as_tensor(x) @ w + b, torch.as_tensor(y)) + 0.01 * (w ** 2).sum()
+    loss.backward()
+    assert w.grad.abs().max() < 1e-5 and b.grad.abs().max() < 1e-5  # the gradient vanishes: the exact fit
+
+
+def test_ridge_matches_the_normal_equations():
+    rng = np.random.default_rng(2)
+    x, y = rng.normal(size=(200, 5)), rng.normal(size=200)
+    weight, bias = probe.fit(x, y, 1, l2=0.5)
+    # minimise mean (x w + b - y)^2 + 0.5 |w|^2 with numpy: the bias unpenalised
+    augmented = np.hstack([x, np.ones((200, 1))])
+    penalty = np.diag([0.5] * 5 + [0.0])
+    solution = np.linalg.solve(augmented.T @ augmented / 200 + penalty, augmented.T @ y / 200)
+    assert np.allclose(weight[:, 0].numpy(), solution[:5]) and np.isclose(bias.item(), solution[5])
+
+
+def test_the_dev_split_plays_no_part_in_the_choice():
+    x, y = toy(200, 3)
+    dev_x, dev_y = toy(100, 4)
+    first = probe.run(x, y, dev_x, dev_y, 3, "accuracy")
+    second = probe.run(x, y, dev_x[::-1].copy(), np.roll(dev_y, 7), 3, "accuracy")  # other dev examples
+    assert first["l2"] == second["l2"] and first["cross_validation"] == second["cross_validation"]
+    assert first["train"] == second["train"] and first["dev"] != second["dev"]
+    assert first["l2"] == max(probe.L2_GRID, key=lambda l2: (first["cross_validation"][l2], -l2))
+
+
+def test_probe_needs_every_layer_frozen(tmp_path, tiny_bert, glue_dir, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        freeze_study.main(["--model", tiny_bert, "--glue-dir", glue_dir, "--freeze", "2", "--probe",
+                           "--out", str(tmp_path / "r.json"), "--splits-dir", str(tmp_path / "s"), "--quiet"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "use it with --freeze 3" in err
+
+
+def test_probe_run_records_its_fit(tmp_path, tiny_bert, glue_dir):
+    argv = ["--model", tiny_bert, "--glue-dir", glue_dir, "--freeze", "3", "--probe", "--size", "50",
+            "--out", str(tmp_path / "r.json"), "--splits-dir", str(tmp_path / "s"), "--cache-dir", str(tmp_path / "c"),
+            "--quiet"]
+    result = freeze_study.run(freeze_study.parse_args(argv))
+    assert result["selection"] == "probe" and result["probe"]["l2"] in probe.L2_GRID
+    assert result["best_accuracy"] == result["score"] == result["at_score"]["accuracy"]
+    assert result["trainable_parameters"] == (32 + 1) * 2 and result["curve"] == []
