@@ -14,8 +14,11 @@ EPOCHS ?=
 # empty: one learning rate, LR
 LRS ?=
 LR ?= 5e-5
-# reset the top N layers before fine-tuning, for each N here (0: none); N > 0 names its file ..._reinit<N>.json
+# reset the top N layers before fine-tuning a k = 0 cell, for each N here (0: none); N > 0 names its file
+# ..._reinit<N>.json (other depths by hand: freeze_study.py --freeze k --reinit N, with k + N <= L)
 REINITS ?= 0
+# PROBE=1: also a linear probe on the frozen model (k = L, the last of FREEZE) per size and seed: ..._probe.json
+PROBE ?=
 GLUE_DIR ?=
 # the study's depths for a 12-layer model (-1 0 2 4 8 10 12); -1 0 1 ... L for a model of depth L;
 # PROTOCOL=lee: 0 and L/2 ... L
@@ -37,7 +40,8 @@ REPORT_DIR ?= $(RESULTS)
 AGAINST ?=
 
 RUNS = $(foreach k,$(FREEZE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(foreach lr,$(or $(LRS),none),\
-  $(foreach r,$(REINITS),$(RESULTS)/freeze$(k)_size$(n)_seed$(s)$(if $(LRS),_lr$(lr))$(if $(filter-out 0,$(r)),_reinit$(r)).json)))))
+  $(foreach r,$(if $(filter 0,$(k)),$(REINITS),0),$(RESULTS)/freeze$(k)_size$(n)_seed$(s)$(if $(LRS),_lr$(lr))$(if $(filter-out 0,$(r)),_reinit$(r)).json)))))\
+  $(if $(PROBE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(RESULTS)/freeze$(lastword $(FREEZE))_size$(n)_seed$(s)_probe.json)))
 
 .PHONY: help setup test grid runs report status
 # a run writes its result atomically (temporary name, then rename), so a result file is always
@@ -52,7 +56,7 @@ help:
 	@echo "                              (PROTOCOL=lee: lee_report.py, Lee et al.'s tables and Figure 1)"
 	@echo "make status DATASET=sst2      how many runs of the grid are done"
 	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
-	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS"
+	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE"
 	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, fp32 on a CPU) GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
 	@echo "           CACHE_DIR SPLITS_DIR RUN_FLAGS REPORT_DIR AGAINST (see the Makefile's head)"
 
@@ -75,14 +79,14 @@ grid:
 runs: $(if $(filter runs,$(MAKECMDGOALS)),$(RUNS))
 
 # freeze<k>_size<n>_seed<s>[_lr<lr>][_reinit<r>].json: the stem read as the words "<k> <n> <s> [lr<lr>] [reinit<r>]"
-run_words = $(subst _reinit, reinit,$(subst _lr, lr,$(subst _seed, ,$(subst _size, ,$*))))
+run_words = $(subst _probe, probe,$(subst _reinit, reinit,$(subst _lr, lr,$(subst _seed, ,$(subst _size, ,$*)))))
 run_field = $(word $1,$(run_words))
 run_option = $(patsubst $1%,%,$(filter $1%,$(run_words)))
 $(RESULTS)/freeze%.json:
 	@mkdir -p $(@D)
 	@$(PYTHON) freeze_study.py --dataset $(DATASET) --model $(MODEL) --freeze $(call run_field,1) \
 	  --size $(call run_field,2) --seed $(call run_field,3) --lr $(or $(call run_option,lr),$(LR)) \
-	  $(if $(call run_option,reinit),--reinit $(call run_option,reinit)) \
+	  $(if $(call run_option,reinit),--reinit $(call run_option,reinit)) $(if $(filter probe,$(run_words)),--probe) \
 	  --protocol $(PROTOCOL) $(if $(EPOCHS),--epochs $(EPOCHS)) \
 	  $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) \
 	  --cache-dir $(CACHE_DIR) $(if $(filter-out all,$(call run_field,2)),--splits-dir $(SPLITS_DIR)) \

@@ -104,3 +104,19 @@ def test_lee_grid_names_each_learning_rate_and_reports_the_line_search(grid, tmp
     assert run["total_steps"] == 2 and run["selection"] == "last"  # 24 examples, batch 16, EPOCHS=1
     assert "## Line search on the full model (k = 0)" in (folder / "report.md").read_text()
     assert (folder / "figure.png").exists()
+
+
+def test_grid_with_reset_tops_and_probes_reports_them_as_their_own_rows(grid, tmp_path):
+    _, command = grid
+    folder = tmp_path / "alternatives"
+    variant = [arg for arg in command if not arg.startswith(("RESULTS=", "SIZES=", "SEEDS="))]
+    variant += [f"RESULTS={folder}", "SIZES=8", "SEEDS=1 2", "FREEZE=0 1", "REINITS=0 1", "PROBE=1"]
+    done = subprocess.run(variant, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    expected = {f"freeze{k}_size8_seed{s}{suffix}.json" for s in (1, 2) for k, suffix in
+                ((0, ""), (0, "_reinit1"), (1, ""), (1, "_probe"))}
+    assert set(results(folder)) == expected  # REINITS reset the top of the k = 0 cells
+    markdown = (folder / "report.md").read_text()
+    assert "## Re-initialising the top" in markdown and "## Linear probe" in markdown
+    assert "## What each depth costs" in markdown and "Recommended at n = 8" in markdown
+    assert (folder / "cost.png").exists()
