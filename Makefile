@@ -54,7 +54,7 @@ help:
 	@echo "make grid DATASET=sst2        every run of the study that is not done yet, then the report (make -j N: N at once)"
 	@echo "make report DATASET=sst2      tables and figure from the results so far: $(REPORT_DIR)/report.md, report.csv, figure.png"
 	@echo "                              (PROTOCOL=lee: lee_report.py, Lee et al.'s tables and Figure 1)"
-	@echo "make status DATASET=sst2      how many runs of the grid are done"
+	@echo "make status DATASET=sst2      how many runs of the grid are done, and about how long the rest will take"
 	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
 	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE"
 	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, fp32 on a CPU) GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
@@ -92,7 +92,7 @@ $(RESULTS)/freeze%.json:
 	  --cache-dir $(CACHE_DIR) $(if $(filter-out all,$(call run_field,2)),--splits-dir $(SPLITS_DIR)) \
 	  $(if $(PRECISION),--precision $(PRECISION)) $(RUN_FLAGS) --out $@ > $(basename $@).log 2>&1 \
 	  || { tail -n 1 $(basename $@).log; exit 1; }
-	@tail -n 1 $(basename $@).log
+	@$(PYTHON) grid_results.py progress $@ $(RUNS)
 
 # Lee et al.'s protocol has its own tables (lee_report.py; several tasks' folders at once by hand)
 report:
@@ -103,4 +103,4 @@ else
 endif
 
 status:
-	@echo "$(RESULTS): $(words $(wildcard $(RUNS))) of $(words $(RUNS)) runs done"
+	@echo "$(RESULTS): $$($(PYTHON) grid_results.py status $(RUNS))"

@@ -1,13 +1,18 @@
 """
 A folder of run results, read and summarised: the runs that parse (and the one precision they
 share), the runs grouped into cells, and the statistics the reports print: per cell mean, median,
-std, min and max, and the difference of two cells against seed noise.
+std, min and max, and the difference of two cells against seed noise. And where a grid stands,
+for make (after each run, and `make status`):
+
+    python grid_results.py progress results/sst2/minilm/freeze2_size200_seed1.json <every run of the grid>
+    python grid_results.py status <every run of the grid>
 """
 
 import glob
 import json
 import math
 import os
+import re
 import sys
 
 import numpy as np
@@ -88,3 +93,64 @@ def difference_of_summaries(these, those):
     """difference() from (mean, sample std, runs) of each set, for sets published only as such."""
     (mean_a, sd_a, n_a), (mean_b, sd_b, n_b) = these, those
     return float(mean_a - mean_b), 2 * math.sqrt(sd_a ** 2 / n_a + sd_b ** 2 / n_b)
+
+
+def run_kind(path):
+    """What a run's time depends on, from its file name: its depth, size and variant, not its seed
+    or learning rate ('freeze2_size200', 'freeze6_size100_probe')."""
+    return re.sub(r"_seed\d+|_lr[^_]+(?=_|$)", "", os.path.basename(path).removesuffix(".json"))
+
+
+def time_left(runs):
+    """(runs done, seconds the rest will take one at a time, or None before any run is done). A
+    pending run is expected to take the median time of the done runs of its kind; of its size
+    when none of its kind is done (depths differ by 20x, sizes less); else of all done runs."""
+    done, pending = {}, []
+    for path in runs:
+        try:
+            with open(path) as f:
+                done[path] = json.load(f)["seconds"]["total"]
+        except (OSError, ValueError, KeyError, TypeError):
+            pending.append(path)
+    if not done:
+        return 0, None
+    median = lambda paths: float(np.median([done[p] for p in paths])) if paths else None
+    size = lambda path: run_kind(path).split("_")[1]
+    left = 0.0
+    for path in pending:
+        left += (median([p for p in done if run_kind(p) == run_kind(path)])
+                 or median([p for p in done if size(p) == size(path)]) or median(list(done)))
+    return len(done), left
+
+
+def duration(seconds):
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+
+
+def where_the_grid_stands(runs):
+    """'57 of 200 runs done, about 1 h 12 min left' (divided over make -j N's runs at once)."""
+    count, left = time_left(runs)
+    jobs = int((re.findall(r"(?:^|\s)-j\s*(\d+)", os.environ.get("MAKEFLAGS", "")) or ["1"])[-1])
+    text = f"{count} of {len(runs)} runs done"
+    if left is None:
+        return text + ", no estimate until one is"
+    return text + (f", about {duration(left / jobs)} left" + (f" at {jobs} at once" if jobs > 1 else "")
+                   if left else "")
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[0] == "progress":  # a run just finished: its place, its line, the time left
+        finished, runs = argv[1], argv[2:]
+        count, _ = time_left(runs)
+        with open(finished.removesuffix(".json") + ".log") as f:
+            last = f.read().rstrip().splitlines()[-1]
+        print(f"[{count}/{len(runs)}] {last} | {where_the_grid_stands(runs).split(', ', 1)[-1]}")
+    elif argv and argv[0] == "status":
+        print(where_the_grid_stands(argv[1:]))
+    else:
+        sys.exit("usage: grid_results.py progress RESULT RUNS... | status RUNS...")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
