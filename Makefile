@@ -43,14 +43,15 @@ RUNS = $(foreach k,$(FREEZE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(foreach
   $(foreach r,$(if $(filter 0,$(k)),$(REINITS),0),$(RESULTS)/freeze$(k)_size$(n)_seed$(s)$(if $(LRS),_lr$(lr))$(if $(filter-out 0,$(r)),_reinit$(r)).json)))))\
   $(if $(PROBE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(RESULTS)/freeze$(lastword $(FREEZE))_size$(n)_seed$(s)_probe.json)))
 
-.PHONY: help setup test grid runs report status
+.PHONY: help setup test check-quotes grid runs report status
 # a run writes its result atomically (temporary name, then rename), so a result file is always
 # whole: make must not delete one that finished just before a Ctrl-C or a kill
 .PRECIOUS: $(RESULTS)/freeze%.json
 
 help:
 	@echo "make setup                    create .venv: torch==2.13.0 first, then requirements.txt and the offline MiniLM checkpoint"
-	@echo "make test                     the whole test suite"
+	@echo "make test                     the whole test suite (it checks the README's quoted run too)"
+	@echo "make check-quotes             the documents' quoted outputs, the example grid's included"
 	@echo "make grid DATASET=sst2        every run of the study that is not done yet, then the report (make -j N: N at once)"
 	@echo "make report DATASET=sst2      tables and figure from the results so far: $(REPORT_DIR)/report.md, report.csv, figure.png"
 	@echo "                              (PROTOCOL=lee: lee_report.py, Lee et al.'s tables and Figure 1)"
@@ -68,6 +69,10 @@ setup:
 
 test:
 	$(PYTHON) -m pytest -q tests
+
+# the documents' quoted outputs against today's code, the example grid included (a few minutes)
+check-quotes:
+	FREEZE_STUDY_SLOW=1 $(PYTHON) -m pytest -q tests/test_readme.py
 
 # FREEZE is read once, in grid's recipe, and handed to the sub-make that runs the grid: only
 # `make grid` and `make status` ask for the model's depth.

@@ -1,0 +1,57 @@
+"""The figures the documents quote are what today's code prints: the README's offline run, and
+(slow: FREEZE_STUDY_SLOW=1, or `make check-quotes`) the example grid's table in docs/grid.md.
+Timings may differ from run to run; accuracies, steps and parameter counts may not."""
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from conftest import GLUE_DIR, ROOT
+
+
+def quoted(path, after):
+    """The fenced blocks of a document after the line that starts `after`: [(language, lines)]."""
+    text = open(os.path.join(ROOT, path)).read()
+    text = text[text.index(after):]
+    return [(m.group(1), m.group(2).strip().splitlines()) for m in re.finditer(r"```(\w*)\n(.*?)```", text, re.S)]
+
+
+def without_timings(line):
+    """A printed line with its seconds and the result's path taken out."""
+    line = re.sub(r"\| [\d.]+s( \||$)", r"| <s>\1", line)
+    return re.sub(r"\| \S+\.json$", "| <path>", line)
+
+
+def test_one_run_prints_what_the_readme_quotes(tmp_path):
+    blocks = quoted("README.md", "## One run")
+    command = next(line for line in blocks[0][1] if "--model minilm" in line).split("#")[0]
+    argv = shlex.split(command)[1:]  # without .venv/bin/python
+    argv[argv.index("--glue-dir") + 1] = GLUE_DIR
+    output = subprocess.run([sys.executable, *argv, "--out", str(tmp_path / "r.json"), "--cache-dir",
+                             str(tmp_path / "cache"), "--splits-dir", str(tmp_path / "splits")],
+                            cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    printed = {without_timings(line) for line in output.splitlines()}
+    quotes = [line for line in blocks[1][1] if line != "..."]
+    assert len(quotes) == 3
+    for line in quotes:
+        assert without_timings(line) in printed, f"README quotes a line the run no longer prints:\n{line}\n\n{output}"
+
+
+@pytest.mark.skipif(not os.environ.get("FREEZE_STUDY_SLOW"), reason="about two minutes: make check-quotes")
+def test_example_grid_reports_what_docs_grid_quotes(tmp_path):
+    blocks = quoted("docs/grid.md", "A small real grid")
+    command = shlex.split(blocks[0][1][0])
+    command = [arg for arg in command if not arg.startswith(("RESULTS=", "GLUE_DIR="))]
+    subprocess.run([*command, f"RESULTS={tmp_path / 'grid'}", f"GLUE_DIR={GLUE_DIR}", f"PYTHON={sys.executable}",
+                    f"CACHE_DIR={tmp_path / 'cache'}", f"SPLITS_DIR={tmp_path / 'splits'}"],
+                   cwd=ROOT, capture_output=True, text=True, check=True)
+    report = (tmp_path / "grid" / "report.md").read_text()
+    text = open(os.path.join(ROOT, "docs/grid.md")).read()
+    rows = [line for line in text.splitlines() if line.startswith("| 50 | ")]
+    assert len(rows) == 3
+    for row in rows:
+        assert row in report, f"docs/grid.md quotes a row the example grid no longer reports:\n{row}\n\n{report}"
