@@ -209,6 +209,9 @@ def run(args, log=print):
     torch.manual_seed(args.seed)  # a fresh head's initial weights, then dropout, come from here
     classifier = checkpoint.from_pretrained(args.model, num_labels=task.num_labels)
     config, protocol_max_length = protocol_config(args, classifier.config.model_type, precision, task.metric)
+    if args.probe and args.freeze != classifier.config.num_layers:
+        raise ValueError(f"--probe fits a linear model to the frozen model's features: use it with --freeze "
+                         f"{classifier.config.num_layers} (every layer of this model frozen)")
     loop.freeze(classifier, args.freeze)
     loop.reinitialize_top(classifier, args.reinit, args.freeze)  # after the head, from the same seed
     classifier.to(device)
@@ -218,9 +221,6 @@ def run(args, log=print):
                               task.train_pairs and [task.train_pairs[i] for i in indices])
     dev_ids = data.tokenize(tokenizer, task.dev_texts, max_length, task.dev_pairs)
 
-    if args.probe and args.freeze != classifier.config.num_layers:
-        raise ValueError(f"--probe fits a linear model to the frozen model's features: use it with --freeze "
-                         f"{classifier.config.num_layers} (every layer of this model frozen)")
     cached = args.freeze != 0 and (args.probe or not args.no_cache)
     prefix_began = time.perf_counter()
     if cached:
