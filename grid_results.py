@@ -124,6 +124,8 @@ def time_left(runs):
 
 
 def duration(seconds):
+    if seconds < 60:
+        return "under a minute"
     minutes = round(seconds / 60)
     return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
 
@@ -135,7 +137,7 @@ def where_the_grid_stands(runs):
     text = f"{count} of {len(runs)} runs done"
     if left is None:
         return text + ", no estimate until one is"
-    return text + (f", about {duration(left / jobs)} left" + (f" at {jobs} at once" if jobs > 1 else "")
+    return text + (f", {'' if left / jobs < 60 else 'about '}{duration(left / jobs)} left" + (f" at {jobs} at once" if jobs > 1 else "")
                    if left else "")
 
 

@@ -149,5 +149,6 @@ def test_time_left_takes_each_kind_of_run_at_its_own_pace(tmp_path):
     # k = 0: the median of 60 and 64; k = 6: 8; k = 4 (none done): its size's median (60); n = 1000: all runs' (60)
     assert done == 3 and left == 62 + 8 + 60 + 60
     assert grid_results.where_the_grid_stands(runs) == "3 of 7 runs done, about 3 min left"
+    assert grid_results.duration(30) == "under a minute" and grid_results.duration(4000) == "1 h 07 min"
     assert grid_results.run_kind("a/freeze0_sizeall_seed1_lr3e-5.json") == "freeze0_sizeall"
     assert grid_results.run_kind("freeze0_size100_seed2_reinit1.json") == "freeze0_size100_reinit1"
