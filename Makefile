@@ -43,7 +43,7 @@ RUNS = $(foreach k,$(FREEZE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(foreach
   $(foreach r,$(if $(filter 0,$(k)),$(REINITS),0),$(RESULTS)/freeze$(k)_size$(n)_seed$(s)$(if $(LRS),_lr$(lr))$(if $(filter-out 0,$(r)),_reinit$(r)).json)))))\
   $(if $(PROBE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(RESULTS)/freeze$(lastword $(FREEZE))_size$(n)_seed$(s)_probe.json)))
 
-.PHONY: help setup test check-quotes grid runs report status
+.PHONY: help setup test check-quotes grid runs report status slurm slurm-array
 # a run writes its result atomically (temporary name, then rename), so a result file is always
 # whole: make must not delete one that finished just before a Ctrl-C or a kill
 .PRECIOUS: $(RESULTS)/freeze%.json
@@ -56,6 +56,8 @@ help:
 	@echo "make report DATASET=sst2      tables and figure from the results so far: $(REPORT_DIR)/report.md, report.csv, figure.png"
 	@echo "                              (PROTOCOL=lee: lee_report.py, Lee et al.'s tables and Figure 1)"
 	@echo "make status DATASET=sst2      how many runs of the grid are done, and about how long the rest will take"
+	@echo "make slurm DATASET=sst2       the missing runs as one Slurm job array, the report as a job after it"
+	@echo "                              (SLURM_MAX tasks at once, SLURM_PARTITION, SLURM_TIME, SLURM_GPUS, SBATCH_FLAGS)"
 	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
 	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE"
 	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, fp32 on a CPU) GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
@@ -100,6 +102,23 @@ $(RESULTS)/freeze%.json:
 	@$(PYTHON) grid_results.py progress $@ $(RUNS)
 
 # Lee et al.'s protocol has its own tables (lee_report.py; several tasks' folders at once by hand)
+# The grid on a Slurm cluster: its missing runs as one job array, each task `make <its result>`
+# with these same variables, then the report as a job that waits for the array
+SLURM_MAX ?= 4
+SLURM_PARTITION ?=
+SLURM_TIME ?=
+SLURM_GPUS ?=
+SBATCH_FLAGS ?=
+GRID_VARIABLES = PYTHON DATASET MODEL FREEZE SIZES SEEDS EPOCHS PROTOCOL LR LRS REINITS PROBE GLUE_DIR \
+  TRAIN_FILE DEV_FILE CACHE_DIR SPLITS_DIR RUN_FLAGS PRECISION RESULTS REPORT_DIR AGAINST
+slurm:
+	@freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; }; \
+	  $(MAKE) --no-print-directory slurm-array FREEZE="$$freeze"
+slurm-array:
+	@$(PYTHON) slurm.py submit $(foreach v,$(GRID_VARIABLES),--var '$(v)=$($(v))') --max $(SLURM_MAX) \
+	  $(if $(SLURM_PARTITION),--partition $(SLURM_PARTITION)) $(if $(SLURM_TIME),--time $(SLURM_TIME)) \
+	  $(if $(SLURM_GPUS),--gpus $(SLURM_GPUS)) --sbatch '$(SBATCH_FLAGS)' -- $(RUNS)
+
 report:
 ifeq ($(PROTOCOL),lee)
 	$(PYTHON) lee_report.py $(RESULTS) --out $(REPORT_DIR)
@@ -109,3 +128,4 @@ endif
 
 status:
 	@echo "$(RESULTS): $$($(PYTHON) grid_results.py status $(RUNS))"
+	@if command -v squeue > /dev/null && squeue -h > /dev/null 2>&1; then $(PYTHON) slurm.py status -- $(RUNS); fi

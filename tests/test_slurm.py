@@ -1,0 +1,93 @@
+"""make slurm against a real one-node Slurm (local_slurm.sh), skipped where Slurm is not installed:
+the array's results equal make grid's, resubmission submits only what is missing, a failed task
+is named by make status."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, save_tiny_bert
+
+pytestmark = [pytest.mark.skipif(shutil.which("sbatch") is None or shutil.which("slurmctld") is None,
+                                 reason="Slurm is not installed (apt-get install slurmctld slurmd slurm-client munge)"),
+              pytest.mark.skipif(os.geteuid() != 0, reason="local_slurm.sh starts munge and the Slurm daemons as root")]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    env = dict(os.environ, SLURM_LOCAL_DIR=str(tmp_path_factory.mktemp("slurm")))
+    started = subprocess.run([os.path.join(ROOT, "local_slurm.sh"), "start"], env=env, capture_output=True, text=True)
+    assert started.returncode == 0, started.stderr
+    env["SLURM_CONF"] = started.stdout.strip().split("=", 1)[1]
+    yield env
+    subprocess.run([os.path.join(ROOT, "local_slurm.sh"), "stop"], env=env)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("tiny-task")
+    checkpoint = save_tiny_bert(tmp / "tiny", layers=1)
+    rows = [f"{word} film {i}\t{i % 2}\n" for i, word in enumerate(["good", "bad", "fine", "dull"] * 6)]
+    (tmp / "train.tsv").write_text("sentence\tlabel\n" + "".join(rows))
+    (tmp / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:10]))
+    return [f"PYTHON={sys.executable}", f"MODEL={checkpoint}", "DATASET=tiny", f"TRAIN_FILE={tmp / 'train.tsv'}",
+            f"DEV_FILE={tmp / 'dev.tsv'}", "SIZES=4 8", "SEEDS=1 2", "EPOCHS=1", "FREEZE=-1 0 1",
+            f"CACHE_DIR={tmp / 'cache'}", f"SPLITS_DIR={tmp / 'splits'}"]
+
+
+def make(env, *args):
+    return subprocess.run(["make", "-C", ROOT, "--no-print-directory", *args], env=env, capture_output=True, text=True)
+
+
+def wait_for_the_queue(env, timeout=600):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if not subprocess.run(["squeue", "-h"], env=env, capture_output=True, text=True).stdout.strip():
+            return
+        time.sleep(0.5)
+    raise AssertionError("the Slurm jobs did not finish")
+
+
+def figures(path):
+    result = json.loads(path.read_text())
+    return result["score"], result["train_losses"], [{k: v for k, v in p.items() if k != "seconds"} for p in result["curve"]]
+
+
+def test_slurm_grid_equals_make_grid_and_resubmits_only_what_is_missing(cluster, tiny, tmp_path):
+    by_make, by_slurm = tmp_path / "make", tmp_path / "slurm"
+    assert make(cluster, "grid", *tiny, f"RESULTS={by_make}").returncode == 0
+    submitted = make(cluster, "slurm", *tiny, f"RESULTS={by_slurm}", "SLURM_MAX=2")
+    assert submitted.returncode == 0 and "submitted 12 runs as job array" in submitted.stdout, submitted.stdout + submitted.stderr
+    wait_for_the_queue(cluster)
+    names = sorted(p.name for p in by_make.glob("freeze*.json"))
+    assert len(names) == 12 and sorted(p.name for p in by_slurm.glob("freeze*.json")) == names
+    for name in names:  # the same computation whichever way it was launched
+        assert figures(by_slurm / name) == figures(by_make / name), name
+    assert (by_slurm / "report.md").exists()  # the report job ran after the array
+
+    again = make(cluster, "slurm", *tiny, f"RESULTS={by_slurm}")
+    assert "nothing to submit" in again.stdout
+    (by_slurm / "freeze0_size8_seed2.json").unlink()
+    again = make(cluster, "slurm", *tiny, f"RESULTS={by_slurm}")
+    assert "submitted 1 runs as job array" in again.stdout
+    array = again.stdout.split("job array ")[1].split()[0]
+    assert (by_slurm / ".slurm" / f"{array}.runs").read_text().split() == [str(by_slurm / "freeze0_size8_seed2.json")]
+    wait_for_the_queue(cluster)
+    assert figures(by_slurm / "freeze0_size8_seed2.json") == figures(by_make / "freeze0_size8_seed2.json")
+
+
+def test_a_failed_task_is_named_by_make_status(cluster, tiny, tmp_path):
+    folder = tmp_path / "bad"
+    bad = [arg if not arg.startswith("FREEZE=") else "FREEZE=0 5" for arg in tiny]  # 5 > the model's 1 layer
+    submitted = make(cluster, "slurm", *bad, f"RESULTS={folder}", "SEEDS=1", "SIZES=4")
+    assert "submitted 2 runs" in submitted.stdout, submitted.stdout + submitted.stderr
+    wait_for_the_queue(cluster)
+    status = make(cluster, "status", *bad, f"RESULTS={folder}", "SEEDS=1", "SIZES=4")
+    assert "1 of 2 runs done" in status.stdout
+    assert f"Slurm: 0 queued, 0 running, 1 failed (see {folder}/freeze5_size4_seed1.log)" in status.stdout
+    assert "--freeze 5 is outside" in (folder / "freeze5_size4_seed1.log").read_text()
