@@ -90,8 +90,10 @@ def summary_lines(summaries):
         everything = f"{s['depths'][L]['share']:.1%}" if L in s["depths"] else ""
         kept = [f"{rows[PUBLISHED_LAYERS] / rows[0]:.1%}" if rows.get(0) and PUBLISHED_LAYERS in rows else ""
                 for rows in (paper.get(m, {}) for m in PUBLISHED_MODELS)]
+        operating = (f"{s['operating_point']} of {L} ({point['share']:.1%})" if len(s["depths"]) > 1
+                     else "(no frozen depth run yet)")
         lines.append(f"| {s['task']} | {s['metric']} | {number(s['depths'][0]['mean'])} "
-                     f"| {s['operating_point']} of {L} ({point['share']:.1%}) | {everything} | {' | '.join(kept)} |")
+                     f"| {operating} | {everything} | {' | '.join(kept)} |")
     return lines + [""]
 
 

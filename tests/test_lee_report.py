@@ -54,3 +54,10 @@ def test_no_full_fine_tune_is_one_line(tmp_path, capsys):
         lee_report.main([str(tmp_path)])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.count("\n") == 1 and "no k = 0 runs" in err
+
+
+def test_a_task_with_only_its_line_search_says_so(tmp_path):
+    for lr, score in ((1e-5, 0.80), (2e-5, 0.83)):
+        write_run(tmp_path, "mrpc", "f1", 0, 1, lr, score)
+    lee_report.main([str(tmp_path)])
+    assert "| mrpc | f1 | 0.830 | (no frozen depth run yet) |" in (tmp_path / "report.md").read_text()
