@@ -91,13 +91,17 @@ def test_grid_does_not_fill_a_folder_s_gaps_in_another_precision(grid):
     assert not (folder / "freeze1_size4_seed1.json").exists()
 
 
-def test_lee_grid_names_each_learning_rate_and_reports_the_line_search(grid, tmp_path):
+def run_variant(grid, folder, *variables):
+    """The tiny grid into `folder` with other sizes, seeds and these variables; it must succeed."""
     _, command = grid
-    folder = tmp_path / "lee"
-    lee = [arg for arg in command if not arg.startswith(("RESULTS=", "SIZES=", "SEEDS="))]
-    lee += [f"RESULTS={folder}", "PROTOCOL=lee", "SIZES=all", "SEEDS=1", "LRS=1e-4 3e-4", "FREEZE=0 1"]
-    done = subprocess.run(lee, capture_output=True, text=True)
+    command = [arg for arg in command if not arg.startswith(("RESULTS=", "SIZES=", "SEEDS="))]
+    done = subprocess.run(command + [f"RESULTS={folder}", *variables], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_lee_grid_names_each_learning_rate_and_reports_the_line_search(grid, tmp_path):
+    folder = tmp_path / "lee"
+    run_variant(grid, folder, "PROTOCOL=lee", "SIZES=all", "SEEDS=1", "LRS=1e-4 3e-4", "FREEZE=0 1")
     assert set(results(folder)) == {f"freeze{k}_sizeall_seed1_lr{lr}.json" for k in (0, 1) for lr in ("1e-4", "3e-4")}
     run = json.loads((folder / "freeze1_sizeall_seed1_lr3e-4.json").read_text())
     assert run["config"]["lr"] == 3e-4 and run["config"]["protocol"] == "lee" and run["config"]["size"] == "all"
@@ -107,12 +111,8 @@ def test_lee_grid_names_each_learning_rate_and_reports_the_line_search(grid, tmp
 
 
 def test_grid_with_reset_tops_and_probes_reports_them_as_their_own_rows(grid, tmp_path):
-    _, command = grid
     folder = tmp_path / "alternatives"
-    variant = [arg for arg in command if not arg.startswith(("RESULTS=", "SIZES=", "SEEDS="))]
-    variant += [f"RESULTS={folder}", "SIZES=8", "SEEDS=1 2", "FREEZE=0 1", "REINITS=0 1", "PROBE=1"]
-    done = subprocess.run(variant, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
+    run_variant(grid, folder, "SIZES=8", "SEEDS=1 2", "FREEZE=0 1", "REINITS=0 1", "PROBE=1")
     expected = {f"freeze{k}_size8_seed{s}{suffix}.json" for s in (1, 2) for k, suffix in
                 ((0, ""), (0, "_reinit1"), (1, ""), (1, "_probe"))}
     assert set(results(folder)) == expected  # REINITS reset the top of the k = 0 cells
