@@ -10,6 +10,20 @@ sys.path.insert(0, ROOT)
 GLUE_DIR = os.environ.get("GLUE_DIR") or os.path.join(ROOT, "..", "shared", "glue")
 
 
+def cuda_available():
+    import torch
+    return torch.cuda.is_available()
+
+
+# tests that take `device` run on the CPU, and again on CUDA where there is a GPU (bench/gpu.sh
+# runs the suite on one; CI has none, so there they are skipped)
+@pytest.fixture(params=["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not cuda_available(), reason="needs a CUDA GPU (bench/gpu.sh runs the suite on one)"))])
+def device(request):
+    import torch
+    return torch.device(request.param)
+
+
 @pytest.fixture(scope="session")
 def glue_dir():
     assert os.path.isdir(GLUE_DIR), f"the tests read the real GLUE files in {GLUE_DIR} (or $GLUE_DIR)"

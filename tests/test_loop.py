@@ -73,85 +73,85 @@ def test_predictions_come_back_in_the_original_order(tiny_bert):
     assert batched.tolist() == expected
 
 
-def test_frozen_prefix_equals_the_full_network(tiny_bert):
-    classifier = checkpoint.from_pretrained(tiny_bert).eval()
+def test_frozen_prefix_equals_the_full_network(tiny_bert, device):
+    classifier = checkpoint.from_pretrained(tiny_bert).eval().to(device)
     ids = [torch.tensor([101, 2000, 3000, 102]), torch.tensor([101, 4000, 102])]
-    states = loop.frozen_prefix(classifier, ids, 2, torch.device("cpu"), "fp32")
+    states = loop.frozen_prefix(classifier, ids, 2, device, "fp32")
     for example, hidden in zip(ids, states):
         with torch.no_grad():
-            example_ids, rows = model.pack([example])
+            example_ids, rows = (t.to(device) for t in model.pack([example]))
             full = classifier.run_layers(classifier.embed(example_ids, rows), rows, 0, 2)
         assert hidden.shape == (len(example), 32)
         torch.testing.assert_close(hidden, full, atol=1e-6, rtol=0)
 
 
-def logits_and_gradients(classifier, inputs, labels, start, skip_padding):
+def logits_and_gradients(classifier, inputs, labels, start, skip_padding, device):
     classifier.zero_grad()
-    logits = loop.logits_for(classifier, inputs, start, torch.device("cpu"), skip_padding)
+    logits = loop.logits_for(classifier, inputs, start, device, skip_padding)
     torch.nn.functional.cross_entropy(logits, labels).backward()
     return logits.detach(), {n: p.grad.clone() for n, p in classifier.named_parameters() if p.requires_grad}
 
 
 @pytest.mark.parametrize("k", [0, 1, 3])
-def test_skipping_padding_trains_as_the_padded_batch_from_ids_and_from_the_cache(tiny_bert_no_dropout, k):
+def test_skipping_padding_trains_as_the_padded_batch_from_ids_and_from_the_cache(tiny_bert_no_dropout, k, device):
     # the loop's two inputs: token ids (k = 0, nothing cached) and cached states entering layer k
-    classifier = checkpoint.from_pretrained(tiny_bert_no_dropout).train()  # dropout 0: nothing random
+    classifier = checkpoint.from_pretrained(tiny_bert_no_dropout).train().to(device)  # dropout 0: nothing random
     loop.freeze(classifier, k)
     g = torch.Generator().manual_seed(0)
     ids = [torch.randint(1000, 2000, (n,), generator=g) for n in (3, 41, 8, 2, 25, 13, 1, 33)]
-    labels = torch.tensor([0, 1, 1, 0, 1, 0, 0, 1])
-    inputs = ids if k == 0 else loop.frozen_prefix(classifier, ids, k, torch.device("cpu"), "fp32")
+    labels = torch.tensor([0, 1, 1, 0, 1, 0, 0, 1], device=device)
+    inputs = ids if k == 0 else loop.frozen_prefix(classifier, ids, k, device, "fp32")
     start = None if k == 0 else k
     classifier.train()
-    packed = logits_and_gradients(classifier, inputs, labels, start, skip_padding=True)
-    padded = logits_and_gradients(classifier, inputs, labels, start, skip_padding=False)
+    packed = logits_and_gradients(classifier, inputs, labels, start, True, device)
+    padded = logits_and_gradients(classifier, inputs, labels, start, False, device)
     torch.testing.assert_close(packed[0], padded[0], atol=1e-5, rtol=0)
     assert set(packed[1]) == set(padded[1]) and packed[1]
     for name, grad in packed[1].items():
         torch.testing.assert_close(grad, padded[1][name], rtol=1e-4, atol=1e-6, msg=name)
 
 
-def fp16_step(classifier, scaler, ids, labels):
-    """One loop.train_step in fp16 mixed precision, on the CPU (CI has no GPU)."""
+def fp16_step(classifier, scaler, ids, labels, device):
+    """One loop.train_step in fp16 mixed precision (on the CPU too, where CI can run it)."""
     params = [p for p in classifier.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=1e-3, fused=True)
     config = loop.TrainConfig(precision="fp16")
-    return loop.train_step(classifier, optimizer, scaler, params, ids, labels, None, torch.device("cpu"), config)
+    return loop.train_step(classifier, optimizer, scaler, params, ids, labels, None, device, config)
 
 
-def test_gradient_scaler_skips_an_overflowing_step_and_lowers_its_scale(tiny_bert_no_dropout):
-    classifier = checkpoint.from_pretrained(tiny_bert_no_dropout)
+def test_gradient_scaler_skips_an_overflowing_step_and_lowers_its_scale(tiny_bert_no_dropout, device):
+    classifier = checkpoint.from_pretrained(tiny_bert_no_dropout).to(device)
     ids = [torch.randint(1000, 2000, (n,)) for n in (5, 9, 3, 7)]
-    labels = torch.tensor([0, 1, 1, 0])
+    labels = torch.tensor([0, 1, 1, 0], device=device)
     before = {n: p.detach().clone() for n, p in classifier.named_parameters()}
     # a loss scaled by 2^40 overflows float16 (max 65504) in the backward pass
-    scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 40)
-    loss = fp16_step(classifier, scaler, ids, labels)
+    scaler = torch.amp.GradScaler(device.type, init_scale=2.0 ** 40)
+    loss = fp16_step(classifier, scaler, ids, labels, device)
     assert math.isfinite(loss)  # the loss itself is fine: only the scaled gradients overflow
     assert scaler.get_scale() == 2.0 ** 39  # backed off by half
     for name, param in classifier.named_parameters():
         assert torch.equal(param, before[name]), f"{name} changed in a skipped step"
     # at a sane scale the next step is taken
-    scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 10)
-    fp16_step(classifier, scaler, ids, labels)
+    scaler = torch.amp.GradScaler(device.type, init_scale=2.0 ** 10)
+    fp16_step(classifier, scaler, ids, labels, device)
     assert scaler.get_scale() == 2.0 ** 10
     assert not torch.equal(classifier.layers[0].ffn_in.weight, before["layers.0.ffn_in.weight"])
 
 
-def test_fp16_and_bf16_training_follow_fp32(tiny_bert_no_dropout):
+def test_fp16_and_bf16_training_follow_fp32(tiny_bert_no_dropout, device):
     g = torch.Generator().manual_seed(0)
     ids = [torch.randint(1000, 2000, (int(n),), generator=g) for n in torch.randint(3, 20, (32,), generator=g)]
-    labels = torch.arange(32) % 2
+    labels = torch.arange(32, device=device) % 2
     losses = {}
     for precision in ("fp32", "fp16", "bf16"):
-        classifier = checkpoint.from_pretrained(tiny_bert_no_dropout)
+        classifier = checkpoint.from_pretrained(tiny_bert_no_dropout).to(device)
         params = [p for p in classifier.parameters() if p.requires_grad]
         optimizer = torch.optim.AdamW(params, lr=1e-3, fused=True)
-        scaler = torch.amp.GradScaler("cpu", enabled=precision == "fp16")
+        scaler = torch.amp.GradScaler(device.type, enabled=precision == "fp16")
         config = loop.TrainConfig(precision=precision)
         # eight steps on one batch: the model memorises it, so the losses move a long way
         losses[precision] = [loop.train_step(classifier, optimizer, scaler, params, ids[:16], labels[:16],
-                                             None, torch.device("cpu"), config) for _ in range(12)]
+                                             None, device, config) for _ in range(12)]
     assert losses["fp32"][-1] < losses["fp32"][0] - 0.05  # it learns, so following it means something
     assert losses["fp16"] == pytest.approx(losses["fp32"], abs=1e-3)
     assert losses["bf16"] == pytest.approx(losses["fp32"], abs=5e-3)
@@ -175,11 +175,11 @@ def test_cache_key_holds_the_segment_ids():
 
 
 @pytest.mark.parametrize("selection", ["best", "last"])
-def test_the_chosen_evaluations_weights_are_restored_exactly(tiny_bert, selection):
+def test_the_chosen_evaluations_weights_are_restored_exactly(tiny_bert, selection, device):
     # after training, the model holds the weights of the evaluation the run reports: scoring the
     # dev split again reproduces that evaluation's figures, and the train scores are theirs too
     torch.manual_seed(0)
-    classifier = checkpoint.from_pretrained(tiny_bert)
+    classifier = checkpoint.from_pretrained(tiny_bert).to(device)
     loop.freeze(classifier, 1)
     g = torch.Generator().manual_seed(3)
     sentences = lambda n: [torch.randint(1000, 2000, (int(t),), generator=g) for t in torch.randint(3, 12, (n,), generator=g)]
@@ -187,7 +187,7 @@ def test_the_chosen_evaluations_weights_are_restored_exactly(tiny_bert, selectio
     train_labels, dev_labels = np.arange(48) % 2, (np.arange(40) // 3) % 2
     config = loop.TrainConfig(freeze=1, epochs=4, lr=1e-3, metric="accuracy", selection=selection, eval_at_end=True)
     history = loop.train(classifier, config, train_inputs, train_labels, dev_inputs, dev_labels, None,
-                         torch.device("cpu"), log=lambda line: None)
+                         device, log=lambda line: None)
     chosen, curve = history["chosen"], history["curve"]
     if selection == "best":
         assert chosen["step"] < curve[-1]["step"], "the test needs a best evaluation before the last"
@@ -195,9 +195,9 @@ def test_the_chosen_evaluations_weights_are_restored_exactly(tiny_bert, selectio
         assert all(p["accuracy"] < chosen["accuracy"] for p in curve if p["step"] < chosen["step"])
     else:
         assert chosen is curve[-1]
-    dev = loop.metrics.scores(dev_labels, loop.predict(classifier, dev_inputs, None, torch.device("cpu"), config), 2)
+    dev = loop.metrics.scores(dev_labels, loop.predict(classifier, dev_inputs, None, device, config), 2)
     assert dev == {name: chosen[name] for name in dev}
-    train = loop.metrics.scores(train_labels, loop.predict(classifier, train_inputs, None, torch.device("cpu"), config), 2)
+    train = loop.metrics.scores(train_labels, loop.predict(classifier, train_inputs, None, device, config), 2)
     assert train == history["train_scores"]
 
 
