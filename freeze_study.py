@@ -193,6 +193,10 @@ def fit_probe(train_states, train_labels, dev_states, task, seed):
 
 def run(args, log=print):
     device, precision = check_args(args)
+    if device.type == "cuda":
+        # cuDNN's attention builds a plan for every new batch shape, and ours change length at
+        # every step: on an H100 it took a minilm fp16 step from 23 to 60 ms (docs/gpu.md)
+        torch.backends.cuda.enable_cudnn_sdp(False)
     began = time.perf_counter()
     if args.train_file:
         task = data.load_csv_task(args.train_file, args.dev_file, args.text_column, args.label_column,

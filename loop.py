@@ -231,9 +231,11 @@ def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, sta
                              seconds=round(time.perf_counter() - began, 2))
                 curve.append(point)
                 if config.selection == "last" or chosen is None or point[config.metric] > chosen[config.metric]:
-                    # the first of equal bests; only the trainable part changes, so only it is kept
+                    # the first of equal bests; only the trainable part changes, so only it is kept,
+                    # and in host memory: a copy on the GPU would add the trainable weights' size to
+                    # the run's peak memory (docs/gpu.md)
                     chosen = point
-                    chosen_weights = {name: p.detach().clone() for name, p in model.named_parameters()
+                    chosen_weights = {name: p.detach().to("cpu", copy=True) for name, p in model.named_parameters()
                                       if p.requires_grad}
                 dev = " | ".join(f"{name} {point[name]:.4f}" for name in metrics.NAMES if name in point)
                 log(f"step {step:4d}/{total_steps} | epoch {point['epoch']:5.2f} | loss {point['train_loss']:.4f} "
