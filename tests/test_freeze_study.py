@@ -202,7 +202,10 @@ def test_interrupted_run_leaves_no_result_file(tmp_path, tiny_bert, glue_dir):
     out = tmp_path / "r.json"
     proc = cli("--model", tiny_bert, "--glue-dir", glue_dir, "--size", "1000", "--out", str(out),
                "--splits-dir", str(tmp_path / "splits"), "--cache-dir", str(tmp_path / "cache"),
-               "--freeze", "1")
+               "--freeze", "1",
+               # Ctrl-C as a terminal sends it, even where the suite itself was started in the
+               # background by a shell without job control, which makes its children ignore SIGINT
+               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout.readline().startswith("step ")  # training is under way
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
