@@ -55,32 +55,10 @@ phase_profile() {
   $PY bench/gpu_profile.py --model minilm --glue-dir "$GLUE_DIR" 2>&1 | grep -v Warning
 }
 
-make_grid() {  # make_grid RESULTS JOBS VARIABLES...: `make grid` where there is make, else the same runs by xargs
+make_grid() {  # make_grid RESULTS JOBS VARIABLES...: `make grid` (the GPU image has make)
   local results=$1 jobs=$2; shift 2
-  if command -v make >/dev/null && [ -z "${NO_MAKE:-}" ]; then
-    make --no-print-directory grid -j "$jobs" PYTHON=$PY DATASET=sst2 GLUE_DIR=$GLUE_DIR RESULTS=$results \
-      CACHE_DIR=$work/cache SPLITS_DIR=$work/splits EPOCHS=$epochs "$@"
-  else
-    echo "(no make here: the same runs, $jobs at once, by a thread pool)"
-    env EPOCHS=$epochs "$@" $PY - "$results" "$jobs" "$work" <<'EOF'
-import itertools, os, subprocess, sys
-from concurrent.futures import ThreadPoolExecutor
-results, jobs, work = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-env, py = os.environ, sys.executable
-freeze = env.get("FREEZE") or subprocess.run([py, "freeze_study.py", "--model", env["MODEL"], "--print-freeze-grid"],
-                                             capture_output=True, text=True).stdout
-def one(cell):
-    k, n, s = cell
-    out = f"{results}/freeze{k}_size{n}_seed{s}.json"
-    command = [py, "freeze_study.py", "--model", env["MODEL"], "--dataset", "sst2", "--glue-dir", env["GLUE_DIR"],
-               "--cache-dir", f"{work}/cache", "--splits-dir", f"{work}/splits", "--freeze", k, "--size", n,
-               "--seed", s, "--epochs", env["EPOCHS"], "--out", out, "--quiet"] + (["--precision", env["PRECISION"]] if env.get("PRECISION") else [])
-    done = subprocess.run(command, capture_output=True, text=True)
-    print(done.stdout.strip().splitlines()[-1] if done.returncode == 0 else f"FAILED {out}: {done.stderr.strip()[-300:]}", flush=True)
-with ThreadPoolExecutor(jobs) as pool:
-    list(pool.map(one, itertools.product(freeze.split(), env["SIZES"].split(), env["SEEDS"].split())))
-EOF
-  fi
+  make --no-print-directory grid -j "$jobs" PYTHON=$PY DATASET=sst2 GLUE_DIR=$GLUE_DIR RESULTS=$results \
+    CACHE_DIR=$work/cache SPLITS_DIR=$work/splits EPOCHS=$epochs "$@"
 }
 
 phase_equivalence() {
