@@ -5,7 +5,10 @@ results of the grid in their protocol (make grid PROTOCOL=lee SIZES=all LRS="1e-
     python lee_report.py results/mrpc/minilm results/stsb/minilm results/rte/minilm --out docs/results/lee
 
 Each task's learning rate is picked as the paper picks it: a line search on the full model (k = 0),
-the rate whose runs score the best mean; every depth is then read at that rate. Writes report.md
+the rate that scores best on the seeds every rate was run with; every depth is then read at that
+rate. The seeds a depth sweep adds at the picked rate do not take part: a mean of five seeds set
+against single runs would favour whichever rate has fewer, and would change the pick after the
+depths were run at it. Writes report.md
 (the line search; per task the full fine-tune, the 90% operating point and everything frozen,
 beside the paper's bert-base and roberta-base rows) and figure.png (the paper's Figure 1: the
 change relative to the full fine-tune against the share of layers frozen, a panel per task).
@@ -41,16 +44,22 @@ def published(task):
 
 
 def summarize(results):
-    """One task's runs -> the line search, the picked learning rate, and per depth at that rate
+    """One task's runs -> the line search (each rate's k = 0 runs, by seed, and their mean on the seeds
+    all rates share), the picked learning rate, and per depth at that rate
     the runs' scores, their mean and std, and the mean as a share of the full fine-tune's."""
     config = results[0]["config"]
-    search = {}
+    search = {}  # {learning rate: {seed: score}} of the k = 0 runs
     for r in results:
         if r["config"]["freeze"] == 0:
-            search.setdefault(r["config"]["lr"], []).append(r["score"])
+            search.setdefault(r["config"]["lr"], {})[r["config"]["seed"]] = r["score"]
     if not search:
         raise ValueError(f"{config['task']}: no k = 0 runs, so no line search to pick a learning rate from")
-    lr = max(search, key=lambda rate: (np.mean(search[rate]), -rate))  # equal means: the smaller rate
+    seeds = sorted(set.intersection(*(set(scores) for scores in search.values())))
+    if not seeds:
+        raise ValueError(f"{config['task']}: the learning rates of the k = 0 runs share no seed, so the line "
+                         "search cannot compare them: run every rate with the same seed (SEEDS=1 LRS=...)")
+    searched = {rate: float(np.mean([scores[seed] for seed in seeds])) for rate, scores in search.items()}
+    lr = max(searched, key=lambda rate: (searched[rate], -rate))  # equal scores: the smaller rate
     cells = {}
     for r in results:
         if r["config"]["lr"] == lr:
@@ -60,7 +69,8 @@ def summarize(results):
                       share=float(np.mean(v)) / full if full else float("nan")) for k, v in sorted(cells.items())}
     operating_point = max(k for k, d in depths.items() if d["mean"] >= 0.9 * full)
     return dict(task=config["task"], metric=results[0]["metric"], num_layers=config["num_layers"],
-                model=os.path.basename(os.path.normpath(config["model"])), search=search, lr=lr,
+                model=os.path.basename(os.path.normpath(config["model"])), search=search, seeds=seeds,
+                searched=searched, lr=lr,
                 depths=depths, operating_point=operating_point)
 
 
@@ -102,17 +112,23 @@ def write_report(folder, summaries, results):
     precisions = sorted({precision_of(r, s["task"]) for r, s in zip(results, summaries)})
     lines = [f"# Lee et al. (2019)'s tables: {summaries[0]['model']}, full training sets", "",
              f"{runs} runs, in {' and '.join(precisions)}. The paper's protocol (freeze_study.py --protocol lee). Each task's "
-             "learning rate is the line search's pick (the best k = 0 mean); every depth is read at it. "
+             "learning rate is the line search's pick (the best k = 0 score on the seeds every rate ran); every "
+             "depth is read at it. "
              "*90% operating point*: the most frozen layers whose mean keeps 90% of the full fine-tune's. "
              "The paper's rows are means of 5 runs with 12-layer models.", "",
              "## Summary", ""] + summary_lines(summaries)
     lines += ["## Line search on the full model (k = 0)", "",
-              "| task | learning rate | runs | mean | std | picked |", "|---|---|---|---|---|---|"]
+              "The pick compares the rates on the seeds they all ran; *all k = 0 runs* adds the seeds the "
+              "depth sweep ran at the pick.", "",
+              "| task | learning rate | line search: seeds | score | all k = 0 runs | mean | std | picked |",
+              "|---|---|---|---|---|---|---|---|"]
     for s in summaries:
         for lr, scores in sorted(s["search"].items()):
-            std = np.std(scores, ddof=1) if len(scores) > 1 else float("nan")
-            lines.append(f"| {s['task']} | {lr:g} | {len(scores)} | {number(float(np.mean(scores)))} "
-                         f"| {number(float(std))} | {'yes' if lr == s['lr'] else ''} |")
+            values = list(scores.values())
+            std = np.std(values, ddof=1) if len(values) > 1 else float("nan")
+            lines.append(f"| {s['task']} | {lr:g} | {' '.join(map(str, s['seeds']))} | {number(s['searched'][lr])} "
+                         f"| {len(values)} | {number(float(np.mean(values)))} | {number(float(std))} "
+                         f"| {'yes' if lr == s['lr'] else ''} |")
     lines += ["", "## Per task", ""]
     for s in summaries:
         lines += task_lines(s)
