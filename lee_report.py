@@ -8,10 +8,10 @@ Each task's learning rate is picked as the paper picks it: a line search on the 
 the rate that scores best on the seeds every rate was run with; every depth is then read at that
 rate. The seeds a depth sweep adds at the picked rate do not take part: a mean of five seeds set
 against single runs would favour whichever rate has fewer, and would change the pick after the
-depths were run at it. Writes report.md
-(the line search; per task the full fine-tune, the 90% operating point and everything frozen,
-beside the paper's bert-base and roberta-base rows) and figure.png (the paper's Figure 1: the
-change relative to the full fine-tune against the share of layers frozen, a panel per task).
+depths were run at it. Writes report.md (the line search; per task the full fine-tune, the 90%
+operating point and everything frozen, beside the paper's bert-base and roberta-base rows) and
+figure.png (the paper's Figure 1: the change relative to the full fine-tune against the share of
+layers frozen, a panel per task).
 """
 
 import argparse
@@ -44,9 +44,9 @@ def published(task):
 
 
 def summarize(results):
-    """One task's runs -> the line search (each rate's k = 0 runs, by seed, and their mean on the seeds
-    all rates share), the picked learning rate, and per depth at that rate
-    the runs' scores, their mean and std, and the mean as a share of the full fine-tune's."""
+    """One task's runs -> the line search (each rate's k = 0 runs by seed, and its score: their mean
+    on the seeds all rates share), the picked learning rate, and per depth at that rate the runs'
+    scores, their mean and std, and the mean as a share of the full fine-tune's."""
     config = results[0]["config"]
     search = {}  # {learning rate: {seed: score}} of the k = 0 runs
     for r in results:
@@ -58,8 +58,8 @@ def summarize(results):
     if not seeds:
         raise ValueError(f"{config['task']}: the learning rates of the k = 0 runs share no seed, so the line "
                          "search cannot compare them: run every rate with the same seed (SEEDS=1 LRS=...)")
-    searched = {rate: float(np.mean([scores[seed] for seed in seeds])) for rate, scores in search.items()}
-    lr = max(searched, key=lambda rate: (searched[rate], -rate))  # equal scores: the smaller rate
+    search_score = {rate: float(np.mean([scores[seed] for seed in seeds])) for rate, scores in search.items()}
+    lr = max(search_score, key=lambda rate: (search_score[rate], -rate))  # equal scores: the smaller rate
     cells = {}
     for r in results:
         if r["config"]["lr"] == lr:
@@ -70,8 +70,7 @@ def summarize(results):
     operating_point = max(k for k, d in depths.items() if d["mean"] >= 0.9 * full)
     return dict(task=config["task"], metric=results[0]["metric"], num_layers=config["num_layers"],
                 model=os.path.basename(os.path.normpath(config["model"])), search=search, seeds=seeds,
-                searched=searched, lr=lr,
-                depths=depths, operating_point=operating_point)
+                search_score=search_score, lr=lr, depths=depths, operating_point=operating_point)
 
 
 def task_lines(s):
@@ -126,7 +125,7 @@ def write_report(folder, summaries, results):
         for lr, scores in sorted(s["search"].items()):
             values = list(scores.values())
             std = np.std(values, ddof=1) if len(values) > 1 else float("nan")
-            lines.append(f"| {s['task']} | {lr:g} | {' '.join(map(str, s['seeds']))} | {number(s['searched'][lr])} "
+            lines.append(f"| {s['task']} | {lr:g} | {' '.join(map(str, s['seeds']))} | {number(s['search_score'][lr])} "
                          f"| {len(values)} | {number(float(np.mean(values)))} | {number(float(std))} "
                          f"| {'yes' if lr == s['lr'] else ''} |")
     lines += ["", "## Per task", ""]

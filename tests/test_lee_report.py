@@ -32,7 +32,7 @@ def test_line_search_pick_operating_point_and_shares(mrpc):
     runs = lee_report.load_results(str(mrpc), figure="score")
     summary = lee_report.summarize(runs)
     assert summary["lr"] == 3e-5 and summary["search"][3e-5] == {1: 0.86, 2: 0.88}
-    assert summary["seeds"] == [1, 2] and summary["searched"][3e-5] == pytest.approx(0.87)
+    assert summary["seeds"] == [1, 2] and summary["search_score"][3e-5] == pytest.approx(0.87)
     depths = summary["depths"]
     assert depths[0]["mean"] == pytest.approx(0.87) and depths[6]["mean"] == pytest.approx(0.70)
     assert depths[6]["share"] == pytest.approx(0.70 / 0.87)
@@ -60,7 +60,7 @@ def test_seeds_the_depth_sweep_adds_never_change_the_pick(tmp_path):
     summary = lee_report.summarize(lee_report.load_results(str(tmp_path), figure="score"))
     assert summary["seeds"] == [1] and summary["lr"] == 5e-5
     full = summary["depths"][0]["mean"]  # every seed counts in the cell's mean
-    assert full == pytest.approx(0.85368) and full < summary["searched"][4e-5]
+    assert full == pytest.approx(0.85368) and full < summary["search_score"][4e-5]
     assert list(summary["depths"]) == [0, 4]
 
 
