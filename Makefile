@@ -54,7 +54,7 @@ help:
 	@echo "make check-quotes             the documents' quoted outputs, the example grid's included"
 	@echo "make grid DATASET=sst2        every run of the study that is not done yet, then the report (make -j N: N at once)"
 	@echo "make report DATASET=sst2      tables and figure from the results so far: $(REPORT_DIR)/report.md, report.csv, figure.png"
-	@echo "                              (PROTOCOL=lee: lee_report.py, Lee et al.'s tables and Figure 1)"
+	@echo "                              (PROTOCOL=lee: study/lee_report.py, Lee et al.'s tables and Figure 1)"
 	@echo "make status DATASET=sst2      how many runs of the grid are done, and about how long the rest will take"
 	@echo "make slurm DATASET=sst2       the missing runs as one Slurm job array, the report as a job after it"
 	@echo "                              (SLURM_MAX tasks at once, SLURM_PARTITION, SLURM_TIME, SLURM_GPUS, SBATCH_FLAGS)"
@@ -99,9 +99,9 @@ $(RESULTS)/freeze%.json:
 	  --cache-dir $(CACHE_DIR) $(if $(filter-out all,$(call run_field,2)),--splits-dir $(SPLITS_DIR)) \
 	  $(if $(PRECISION),--precision $(PRECISION)) $(RUN_FLAGS) --out $@ > $(basename $@).log 2>&1 \
 	  || { tail -n 1 $(basename $@).log; exit 1; }
-	@$(PYTHON) grid_results.py progress $@ $(RUNS)
+	@$(PYTHON) -m study.results progress $@ $(RUNS)
 
-# Lee et al.'s protocol has its own tables (lee_report.py; several tasks' folders at once by hand)
+# Lee et al.'s protocol has its own tables (study/lee_report.py; several tasks' folders at once by hand)
 # The grid on a Slurm cluster: its missing runs as one job array, each task `make <its result>`
 # with these same variables, then the report as a job that waits for the array
 SLURM_MAX ?= 4
@@ -115,17 +115,17 @@ slurm:
 	@freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; }; \
 	  $(MAKE) --no-print-directory slurm-array FREEZE="$$freeze"
 slurm-array:
-	@$(PYTHON) slurm.py submit $(foreach v,$(GRID_VARIABLES),--var '$(v)=$($(v))') --max $(SLURM_MAX) \
+	@$(PYTHON) -m study.slurm submit $(foreach v,$(GRID_VARIABLES),--var '$(v)=$($(v))') --max $(SLURM_MAX) \
 	  $(if $(SLURM_PARTITION),--partition $(SLURM_PARTITION)) $(if $(SLURM_TIME),--time $(SLURM_TIME)) \
 	  $(if $(SLURM_GPUS),--gpus $(SLURM_GPUS)) --sbatch '$(SBATCH_FLAGS)' -- $(RUNS)
 
 report:
 ifeq ($(PROTOCOL),lee)
-	$(PYTHON) lee_report.py $(RESULTS) --out $(REPORT_DIR)
+	$(PYTHON) -m study.lee_report $(RESULTS) --out $(REPORT_DIR)
 else
-	$(PYTHON) report.py $(RESULTS) --seeds $(words $(SEEDS)) --out $(REPORT_DIR) $(if $(AGAINST),--against $(AGAINST))
+	$(PYTHON) -m study.report $(RESULTS) --seeds $(words $(SEEDS)) --out $(REPORT_DIR) $(if $(AGAINST),--against $(AGAINST))
 endif
 
 status:
-	@echo "$(RESULTS): $$($(PYTHON) grid_results.py status $(RUNS))"
-	@if command -v squeue > /dev/null && squeue -h > /dev/null 2>&1; then $(PYTHON) slurm.py status -- $(RUNS); fi
+	@echo "$(RESULTS): $$($(PYTHON) -m study.results status $(RUNS))"
+	@if command -v squeue > /dev/null && squeue -h > /dev/null 2>&1; then $(PYTHON) -m study.slurm status -- $(RUNS); fi

@@ -133,7 +133,7 @@ def check_args(args):
 def check_results_precision(folder, precision, flag):
     """A grid's cells pool their seeds, so one results folder holds one precision: refuse to add
     a bf16 run to fp32 runs (say, a grid begun on another machine) rather than mix them silently.
-    Every run checks, so the first result in the folder speaks for all (report.py checks them all)."""
+    Every run checks, so the first result in the folder speaks for all (study/report.py checks them all)."""
     for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
         try:
             with open(path) as f:
@@ -163,7 +163,7 @@ def freeze_grid(num_layers, protocol="blog"):
 def protocol_config(args, model_type, precision, metric):
     """
     The run's TrainConfig and longest sequence (None: the model's own limit).
-    blog: the blog study's protocol, the Trainer's defaults it ran with (reference/README.md): 10
+    blog: the blog study's protocol, the Trainer's defaults it ran with (../shared/reference/README.md): 10
       epochs, warmup over the first, the best of the evaluations every half epoch.
     lee: Lee, Tang & Lin 2019 as the paper states it: batch 16, AdamW without weight decay, 3
       epochs for BERT-family models and 10 for RoBERTa, the learning rate picked by a line search
@@ -191,13 +191,9 @@ def fit_probe(train_states, train_labels, dev_states, task, seed):
                 warmup_steps=0, eval_every=0, train_seconds=time.perf_counter() - began, eval_seconds=0.0)
 
 
-def run(args, log=print):
-    device, precision = check_args(args)
-    if device.type == "cuda":
-        # cuDNN's attention builds a plan for every new batch shape, and ours change length at
-        # every step: on an H100 it made a minilm fp16 step 60 ms instead of 23 (docs/gpu.md)
-        torch.backends.cuda.enable_cudnn_sdp(False)
-    began = time.perf_counter()
+def load_task_and_subset(args, precision):
+    """The task's splits, the result file's path (checked against the precision already there) and
+    the training subset's row indices."""
     if args.train_file:
         task = data.load_csv_task(args.train_file, args.dev_file, args.text_column, args.label_column,
                                   args.text_pair_column, args.regression)
@@ -208,8 +204,12 @@ def run(args, log=print):
                                    + (f"_reinit{args.reinit}" if args.reinit else "") + ("_probe" if args.probe else "")
                                    + ".json")
     check_results_precision(os.path.dirname(out) or ".", precision, args.precision)
-    indices = data.load_subset(task, args.size, args.splits_dir or "splits")
+    return task, data.load_subset(task, args.size, args.splits_dir or "splits"), out
 
+
+def build_and_freeze(args, task, device, precision):
+    """The checkpoint with a fresh head, its first layers frozen (and its top ones reset), on the
+    device; the protocol's TrainConfig and longest sequence."""
     torch.manual_seed(args.seed)  # a fresh head's initial weights, then dropout, come from here
     classifier = checkpoint.from_pretrained(args.model, num_labels=task.num_labels)
     config, protocol_max_length = protocol_config(args, classifier.config.model_type, precision, task.metric)
@@ -219,36 +219,85 @@ def run(args, log=print):
     loop.freeze(classifier, args.freeze)
     loop.reinitialize_top(classifier, args.reinit, args.freeze)  # after the head, from the same seed
     classifier.to(device)
+    return classifier, config, protocol_max_length
+
+
+def tokenize_task(classifier, task, indices, protocol_max_length):
+    """The subset's and the dev split's token ids, cut at the shortest of the tokenizer's, the
+    model's and the protocol's limits."""
     tokenizer = checkpoint.load_tokenizer(classifier.folder)
     max_length = min(tokenizer.model_max_length, classifier.config.max_length, protocol_max_length or math.inf)
     train_ids = data.tokenize(tokenizer, [task.train_texts[i] for i in indices], max_length,
                               task.train_pairs and [task.train_pairs[i] for i in indices])
-    dev_ids = data.tokenize(tokenizer, task.dev_texts, max_length, task.dev_pairs)
+    return train_ids, data.tokenize(tokenizer, task.dev_texts, max_length, task.dev_pairs), max_length
 
-    cached = args.freeze != 0 and (args.probe or not args.no_cache)
-    prefix_began = time.perf_counter()
-    if cached:
-        weights_id = checkpoint.checkpoint_id(classifier.folder)
-        train_inputs, dev_inputs = [
-            loop.cached_frozen_prefix(classifier, ids, args.freeze, device, precision,
+
+def prefix_is_cached(args):
+    """Layers are frozen and read from the cache (--no-cache runs them every step, the Trainer's
+    way; a probe has nothing to train and always reads the cache)."""
+    return args.freeze != 0 and (args.probe or not args.no_cache)
+
+
+def frozen_prefix_states(args, classifier, task, train_ids, dev_ids, device, precision):
+    """What the trained layers read: the frozen prefix's output, computed once and cached (read
+    back on every later run), or the token ids themselves when nothing is frozen or --no-cache."""
+    if not prefix_is_cached(args):
+        return train_ids, dev_ids
+    weights_id = checkpoint.checkpoint_id(classifier.folder)
+    return [loop.cached_frozen_prefix(classifier, ids, args.freeze, device, precision,
                                       loop.prefix_cache_path(args.cache_dir, weights_id, name, ids,
                                                              args.freeze, device, precision))
             for name, ids in ((f"{task.name}-train{args.size}", train_ids), (f"{task.name}-dev", dev_ids))]
-    else:
-        train_inputs, dev_inputs = train_ids, dev_ids
+
+
+def run(args, log=print):
+    device, precision = check_args(args)
+    if device.type == "cuda":
+        # cuDNN's attention builds a plan for every new batch shape, and ours change length at
+        # every step: on an H100 it made a minilm fp16 step 60 ms instead of 23 (docs/gpu.md)
+        torch.backends.cuda.enable_cudnn_sdp(False)
+    began = time.perf_counter()
+    task, indices, out = load_task_and_subset(args, precision)
+    classifier, config, protocol_max_length = build_and_freeze(args, task, device, precision)
+    train_ids, dev_ids, max_length = tokenize_task(classifier, task, indices, protocol_max_length)
+
+    prefix_began = time.perf_counter()
+    train_inputs, dev_inputs = frozen_prefix_states(args, classifier, task, train_ids, dev_ids, device, precision)
+    cached = prefix_is_cached(args)
     prefix_seconds = time.perf_counter() - prefix_began
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
 
-    start = max(args.freeze, 0) if cached else None
-    if args.probe:
-        history = fit_probe(train_inputs, task.train_labels[indices], dev_inputs, task, args.seed)
-    else:
-        history = loop.train(classifier, config, train_inputs, task.train_labels[indices], dev_inputs,
-                             task.dev_labels, start, device, log=(lambda line: None) if args.quiet else log)
+    history = train_or_fit(args, classifier, config, task, indices, train_inputs, dev_inputs, cached, device, log)
+    result = assemble_result(args, task, classifier, config, history, device, cached, max_length,
+                             seconds=dict(prefix=prefix_seconds, total=time.perf_counter() - began))
+    data.write_atomically(out, lambda f: f.write(json.dumps(result, indent=1).encode()))
+    log(summary_line(result, out))
+    return result
 
-    # the run's score: the task's primary metric at its best evaluation (the first of equal
-    # bests) or, in Lee et al.'s protocol, at its last
+
+def train_or_fit(args, classifier, config, task, indices, train_inputs, dev_inputs, cached, device, log):
+    """The protocol's fine-tuning (loop.py), or with --probe a linear model fitted to the frozen
+    features; either way the history loop.train returns."""
+    if args.probe:
+        return fit_probe(train_inputs, task.train_labels[indices], dev_inputs, task, args.seed)
+    return loop.train(classifier, config, train_inputs, task.train_labels[indices], dev_inputs, task.dev_labels,
+                      max(args.freeze, 0) if cached else None, device, log=(lambda line: None) if args.quiet else log)
+
+
+def summary_line(result, out):
+    """'best dev accuracy 0.7787 (mcc 0.5590, f1 0.7753) at step 70, train accuracy 0.9700 | ...'"""
+    metric, at_score = result["metric"], result["at_score"]
+    others = ", ".join(f"{name} {value:.4f}" for name, value in at_score.items() if name != metric)
+    return (f"{result['selection']} dev {metric} {at_score[metric]:.4f} ({others}) at step {result['score_step']}, "
+            f"train {metric} {result['train_at_score'][metric]:.4f} | {result['trainable_parameters']:,} of "
+            f"{result['total_parameters']:,} parameters trained | {result['seconds']['total']:.1f}s | {out}")
+
+
+def assemble_result(args, task, classifier, config, history, device, cached, max_length, seconds):
+    """The result JSON: the run's configuration, its score (the task's primary metric at its best
+    evaluation, the first of equal bests, or in Lee et al.'s protocol at its last) with every other
+    metric there and on the training subset, the curve, and what the run cost."""
     curve, chosen = history["curve"], history["chosen"]
     names = [name for name in metrics.NAMES if name in chosen]
     trainable, total = encoder.count_parameters(classifier)
@@ -273,8 +322,8 @@ def run(args, log=print):
         total_steps=history["total_steps"], warmup_steps=history["warmup_steps"],
         eval_every=history["eval_every"],
         trainable_parameters=trainable, total_parameters=total,
-        seconds=dict(prefix=round(prefix_seconds, 3), train=round(history["train_seconds"], 3),
-                     eval=round(history["eval_seconds"], 3), total=round(time.perf_counter() - began, 3)),
+        seconds=dict(prefix=round(seconds["prefix"], 3), train=round(history["train_seconds"], 3),
+                     eval=round(history["eval_seconds"], 3), total=round(seconds["total"], 3)),
         peak_memory_mb=round(peak_mb, 1),
         versions=dict(python=platform.python_version(), torch=torch.__version__,
                       transformers=transformers.__version__, numpy=np.__version__),
@@ -284,11 +333,6 @@ def run(args, log=print):
         result.update(best_accuracy=best["accuracy"], mcc_at_best=best["mcc"], best_step=best["step"],
                       best_mcc=result["best"]["mcc"],
                       majority_accuracy=float(np.bincount(task.dev_labels).max() / len(task.dev_labels)))
-    data.write_atomically(out, lambda f: f.write(json.dumps(result, indent=1).encode()))
-    others = ", ".join(f"{name} {chosen[name]:.4f}" for name in names if name != task.metric)
-    log(f"{result['selection']} dev {task.metric} {chosen[task.metric]:.4f} ({others}) at step {chosen['step']}, "
-        f"train {task.metric} {history['train_scores'][task.metric]:.4f} | "
-        f"{trainable:,} of {total:,} parameters trained | {result['seconds']['total']:.1f}s | {out}")
     return result
 
 

@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from grid_results import cells_of, describe, difference_of_summaries, load_results, precision_of  # noqa: E402
+from study.results import cells_of, describe, difference_of_summaries, load_results, precision_of  # noqa: E402
 
 
 def main(folder, report_csv):

@@ -1,4 +1,4 @@
-"""make grid end to end: a tiny random checkpoint, a tiny TSV task, one epoch per run."""
+"""make grid (the Makefile) end to end: a tiny random checkpoint, a tiny TSV task, one epoch per run."""
 
 import json
 import os
@@ -133,22 +133,3 @@ def test_each_finished_run_says_its_place_and_the_time_left(grid):
     assert all("best dev accuracy" in line and "left" in line for line in places[:-1])
     status = subprocess.run([arg if arg != "grid" else "status" for arg in command], capture_output=True, text=True)
     assert f"{len(EXPECTED)} of {len(EXPECTED)} runs done" in status.stdout
-
-
-def test_time_left_takes_each_kind_of_run_at_its_own_pace(tmp_path):
-    import grid_results
-    def run(name, seconds=None):
-        path = tmp_path / name
-        if seconds is not None:
-            path.write_text(json.dumps({"seconds": {"total": seconds}}))
-        return str(path)
-    runs = [run("freeze0_size50_seed1.json", 60), run("freeze0_size50_seed2.json", 64), run("freeze6_size50_seed1.json", 8),
-            run("freeze0_size50_seed3.json"), run("freeze6_size50_seed2.json"), run("freeze4_size50_seed1.json"),
-            run("freeze0_size1000_seed1.json")]
-    done, left = grid_results.time_left(runs)
-    # k = 0: the median of 60 and 64; k = 6: 8; k = 4 (none done): its size's median (60); n = 1000: all runs' (60)
-    assert done == 3 and left == 62 + 8 + 60 + 60
-    assert grid_results.where_the_grid_stands(runs) == "3 of 7 runs done, about 3 min left"
-    assert grid_results.duration(30) == "under a minute" and grid_results.duration(4000) == "1 h 07 min"
-    assert grid_results.run_kind("a/freeze0_sizeall_seed1_lr3e-5.json") == "freeze0_sizeall"
-    assert grid_results.run_kind("freeze0_size100_seed2_reinit1.json") == "freeze0_size100_reinit1"

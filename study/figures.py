@@ -1,5 +1,5 @@
 """
-report.py's figures. figure.png: one dot per run against the frozen layers, a panel per train
+The blog report's figures (report.py). figure.png: one dot per run against the frozen layers, a panel per train
 size (and for CoLA a row for MCC). cost.png: what each depth costs against what it scores, a
 panel per train size, so the depths that are both cheap and good stand out.
 """
@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 from data import write_atomically
-from report import published, reference_depth, reports_mcc
+from study.published import blog_rows, reference_depth, reports_mcc
 
 
 def pyplot():
@@ -34,7 +34,7 @@ def write_figure(folder, results):
         return False
     config = results[0]["config"]
     sizes = sorted({r["config"]["size"] for r in results})
-    reference = {(r["train_size"], r["frozen_layers"]): r for r in published(config["task"])}
+    reference = {(r["train_size"], r["frozen_layers"]): r for r in blog_rows(config["task"])}
     reference_label = "roberta-base, published mean at the same fraction frozen"
     metrics = [("best_accuracy", "best dev accuracy")] + ([("best_mcc", "best dev MCC")] if reports_mcc(config["task"]) else [])
     figure, axes = plt.subplots(len(metrics), len(sizes), figsize=(max(5.0, 3.2 * len(sizes)), 3.4 * len(metrics) + 0.2),

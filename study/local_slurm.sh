@@ -3,8 +3,8 @@
 # use it too). Needs Debian's slurmctld, slurmd, slurm-client and munge packages:
 #   apt-get install -y --no-install-recommends slurmctld slurmd slurm-client munge
 #
-#   source <(./local_slurm.sh start)   # starts the daemons, prints `export SLURM_CONF=...`
-#   ./local_slurm.sh stop
+#   source <(study/local_slurm.sh start)   # starts the daemons, prints `export SLURM_CONF=...`
+#   study/local_slurm.sh stop
 #
 # Its state lives in $SLURM_LOCAL_DIR (default /tmp/freeze-study-slurm), wiped at each start. No
 # systemd and no cgroups: the daemons run in the background, processes are tracked by /proc.

@@ -4,8 +4,8 @@ scheduler as one job array (one run per array task), and the report as a job tha
 Each task runs `make <its result file>` with the grid's own variables, so a run is the same
 computation whichever way it was launched. make calls this (make slurm, make status):
 
-    python slurm.py submit --var DATASET=sst2 --var ... [--max 4 --partition p --time 1:00:00 --gpus 1] -- RUNS...
-    python slurm.py status -- RUNS...
+    python -m study.slurm submit --var DATASET=sst2 --var ... [--max 4 --partition p --time 1:00:00 --gpus 1] -- RUNS...
+    python -m study.slurm status -- RUNS...
 
 Every submission leaves <results>/.slurm/<array job id>.runs (its runs, in task order) and the
 tasks' output beside it; a resubmission skips the runs that are done or still in the queue.
@@ -18,7 +18,7 @@ import shlex
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the Makefile's folder
 
 
 def queue():

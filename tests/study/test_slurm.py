@@ -1,4 +1,4 @@
-"""make slurm against a real one-node Slurm (local_slurm.sh), skipped where Slurm is not installed:
+"""make slurm against a real one-node Slurm (study/local_slurm.sh), skipped where Slurm is not installed:
 the array's results equal make grid's, resubmission submits only what is missing, a failed task
 is named by make status."""
 
@@ -21,11 +21,11 @@ pytestmark = [pytest.mark.skipif(shutil.which("sbatch") is None or shutil.which(
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     env = dict(os.environ, SLURM_LOCAL_DIR=str(tmp_path_factory.mktemp("slurm")))
-    started = subprocess.run([os.path.join(ROOT, "local_slurm.sh"), "start"], env=env, capture_output=True, text=True)
+    started = subprocess.run([os.path.join(ROOT, "study", "local_slurm.sh"), "start"], env=env, capture_output=True, text=True)
     assert started.returncode == 0, started.stderr
     env["SLURM_CONF"] = started.stdout.strip().split("=", 1)[1]
     yield env
-    subprocess.run([os.path.join(ROOT, "local_slurm.sh"), "stop"], env=env)
+    subprocess.run([os.path.join(ROOT, "study", "local_slurm.sh"), "stop"], env=env)
 
 
 @pytest.fixture(scope="module")

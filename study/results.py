@@ -4,8 +4,8 @@ share), the runs grouped into cells, and the statistics the reports print: per c
 std, min and max, and the difference of two cells against seed noise. And where a grid stands,
 for make (after each run, and `make status`):
 
-    python grid_results.py progress results/sst2/minilm/freeze2_size200_seed1.json <every run of the grid>
-    python grid_results.py status <every run of the grid>
+    python -m study.results progress results/sst2/minilm/freeze2_size200_seed1.json <every run of the grid>
+    python -m study.results status <every run of the grid>
 """
 
 import glob
@@ -151,7 +151,7 @@ def main(argv):
     elif argv and argv[0] == "status":
         print(where_the_grid_stands(argv[1:]))
     else:
-        sys.exit("usage: grid_results.py progress RESULT RUNS... | status RUNS...")
+        sys.exit("usage: python -m study.results progress RESULT RUNS... | status RUNS...")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""report.py: the appendix table's statistics, partial cells, corrupt files, the operating point."""
+"""study/report.py: the appendix table's statistics, partial cells, corrupt files, the operating point."""
 
 import csv
 import json
@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-import report
+from study import published, report
 
 
 def write_result(folder, freeze, size, seed, accuracy, mcc=0.0, task="sst2", model="minilm", num_layers=6,
@@ -105,7 +105,7 @@ def test_findings_stop_at_the_first_drop_of_more_than_one_std():
 
 def test_findings_of_the_published_grid():
     # the blog's SST-2 table at n = 1000: k = 0 0.905 +- 0.0063; 2, 4, 8 stay within, 10 (0.891) drops
-    f = report.findings(report.published("sst2"), num_layers=12, baseline=0.509)[1000]
+    f = report.findings(published.blog_rows("sst2"), num_layers=12, baseline=0.509)[1000]
     assert f["within_one_std"] == 8 and f["operating_point"] == 10 and f["all_frozen_mean"] == 0.509
 
 
@@ -135,22 +135,6 @@ def test_against_a_second_folder_weighs_the_difference_against_seed_noise(tmp_pa
     with pytest.raises(SystemExit) as exit_:
         report.main([str(uncached), "--against", str(tmp_path / "nothing")])
     assert exit_.value.code == 2 and "no run results in" in capsys.readouterr().err
-
-
-def test_cola_figure_has_a_row_of_mcc_panels(tmp_path):
-    """CoLA's accuracy can sit on the majority class while MCC moves: its figure plots both."""
-    pytest.importorskip("matplotlib")
-    heights = {}
-    for task in ("sst2", "cola"):
-        folder = tmp_path / task
-        folder.mkdir()
-        for seed in (1, 2):
-            write_result(folder, 0, 50, seed, 0.7 + 0.01 * seed, mcc=0.1 * seed, task=task)
-        report.main([str(folder)])
-        png = (folder / "figure.png").read_bytes()
-        assert png[:8] == b"\x89PNG\r\n\x1a\n"
-        heights[task] = int.from_bytes(png[20:24], "big")  # IHDR: width, then height
-    assert heights["cola"] > 1.8 * heights["sst2"]
 
 
 def test_cost_per_depth_and_the_recommendation(tmp_path):

@@ -1,10 +1,10 @@
-"""lee_report.py: the line search's pick, the operating point and the shares, against the paper's rows."""
+"""study/lee_report.py: the line search's pick, the operating point and the shares, against the paper's rows."""
 
 import json
 
 import pytest
 
-import lee_report
+from study import lee_report
 
 
 def write_run(folder, task, metric, freeze, seed, lr, score, num_layers=6):

@@ -1,7 +1,7 @@
 """
 The study's report from a folder of run results (results/<dataset>/<model>/*.json):
 
-    python report.py results/sst2/minilm --seeds 5
+    python -m study.report results/sst2/minilm --seeds 5
 
 writes, next to the results, the appendix table (report.md, report.csv): per train size and
 number of frozen layers, the runs and the mean, median, std, min and max of the best dev
@@ -10,22 +10,20 @@ fraction of layers frozen; then, per train size, what the grid shows (how far fr
 before the mean drops, where freezing everything lands, the seed spread, the paper's operating
 point), for this model and for the published roberta-base grid; what each depth costs (time a run,
 peak memory, trainable parameters, the train score beside the dev score) and the cheapest depth
-within one k = 0 std; and two figures (report_figures.py): figure.png and cost.png.
+within one k = 0 std; and two figures (figures.py): figure.png and cost.png.
 """
 
 import argparse
-import csv
 import os
 import sys
 
 import numpy as np
 
 from data import write_atomically
-from grid_results import (STATISTICS, cells_of, describe, difference, load_results, median_of,
-                          number, precision_of)
+from study import figures
+from study.published import REFERENCE_LAYERS, blog_rows, reference_depth, reports_mcc
+from study.results import STATISTICS, cells_of, describe, difference, load_results, median_of, number, precision_of
 
-REFERENCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference")
-REFERENCE_LAYERS = 12  # the published grids are roberta-base's
 
 
 def table(results):
@@ -131,25 +129,6 @@ def findings(rows, num_layers, baseline, metric="accuracy"):
     return out
 
 
-def published(task):
-    """The study's roberta-base figures as rows like ours (accuracy only), or [] for a task it did
-    not run."""
-    path = os.path.join(REFERENCE_DIR, f"blog_{task}_roberta_base.csv")
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return [dict(train_size=int(r["train_size"]), frozen_layers=int(r["frozen_layers"]),
-                     **{f"accuracy_{s}": float(r[s]) for s in STATISTICS}) for r in csv.DictReader(f)]
-
-
-def reference_depth(k, num_layers):
-    """roberta-base's k at the same fraction of layers frozen (k = -1 stays -1), or None where
-    the fraction falls between its layers: for a 6-layer model, k = 2 compares with k = 4."""
-    if k <= 0:
-        return k
-    return k * REFERENCE_LAYERS // num_layers if k * REFERENCE_LAYERS % num_layers == 0 else None
-
-
 def comparison_lines(results, other_results, other_folder, metrics):
     """report.md lines: every cell run in both folders, this folder's mean against the other's."""
     these, those = cells_of(results), cells_of(other_results)
@@ -241,12 +220,6 @@ def findings_table(title, rows, num_layers, baseline, metric, baseline_name):
     return lines + [""]
 
 
-def reports_mcc(task):
-    """Every run records its best MCC, but only CoLA is scored by it (GLUE's metric for CoLA, whose
-    accuracy can sit on the majority class while MCC moves), so only CoLA's report shows it."""
-    return task == "cola"
-
-
 def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), probe_runs=()):
     """report.csv and report.md in `folder`; `against` = (folder, results) adds a comparison, and
     reset_runs (--reinit) and probe_runs (--probe) sections of their own."""
@@ -255,7 +228,7 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
     model_name = os.path.basename(os.path.normpath(model))
     majority = results[0]["majority_accuracy"]
     with_mcc = reports_mcc(task)
-    reference_rows = published(task)
+    reference_rows = blog_rows(task)
     reference = {(r["train_size"], r["frozen_layers"]): r for r in reference_rows}
     columns = ["train_size", "frozen_layers", "runs"] + [f"accuracy_{s}" for s in STATISTICS]
     columns += [f"mcc_{s}" for s in STATISTICS] if with_mcc else []
@@ -340,8 +313,7 @@ def main(argv=None):
         sys.exit(2)
     write_tables(out, table(results), results, args.seeds, against=(args.against, other) if other else None,
                  reset_runs=reset, probe_runs=probes)
-    import report_figures  # matplotlib is only needed here
-    drew = report_figures.write_figure(out, results) and report_figures.write_cost_figure(out, table(results))
+    drew = figures.write_figure(out, results) and figures.write_cost_figure(out, table(results))
     print(f"report: {len(results)} runs -> {out}/report.md, report.csv" + (", figure.png, cost.png" if drew else " (no figures)"))
 
 

@@ -2,7 +2,7 @@
 Lee, Tang & Lin (2019)'s tables and Figure 1 from the runs of one or more tasks, each a folder of
 results of the grid in their protocol (make grid PROTOCOL=lee SIZES=all LRS="1e-5 ... 5e-5"):
 
-    python lee_report.py results/mrpc/minilm results/stsb/minilm results/rte/minilm --out docs/results/lee
+    python -m study.lee_report results/mrpc/minilm results/stsb/minilm results/rte/minilm --out docs/results/lee
 
 Each task's learning rate is picked as the paper picks it: a line search on the full model (k = 0),
 the rate that scores best on the seeds every rate was run with; every depth is then read at that
@@ -15,33 +15,14 @@ layers frozen, a panel per task).
 """
 
 import argparse
-import csv
 import os
 import sys
 
 import numpy as np
 
 from data import write_atomically
-from grid_results import load_results, number, precision_of
-from report import REFERENCE_DIR
-
-# the task's primary metric, as the paper's tables name it (its figures are percentages)
-PUBLISHED_COLUMNS = {"cola": "CoLA_MCC", "sst2": "SST-2_acc", "mrpc": "MRPC_F1", "stsb": "STS-B_spearman",
-                     "rte": "RTE_acc"}
-PUBLISHED_MODELS = ("bert-base", "roberta-base")  # 12 layers each, like the depths of their rows
-PUBLISHED_LAYERS = 12
-
-
-def published(task):
-    """{model: {frozen layers: score in 0..1}} of the paper's rows for the task (Tables 3-5)."""
-    rows = {}
-    with open(os.path.join(REFERENCE_DIR, "lee2019_operating_points.csv")) as f:
-        for row in csv.DictReader(f):
-            value = row.get(PUBLISHED_COLUMNS.get(task, ""), "")
-            if row["model"] in PUBLISHED_MODELS and value:
-                rows.setdefault(row["model"], {})[int(row["frozen_up_to"])] = float(value) / 100
-    return rows
-
+from study.published import LEE_MODELS, REFERENCE_LAYERS, lee_rows
+from study.results import load_results, number, precision_of
 
 def summarize(results):
     """One task's runs -> the line search (each rate's k = 0 runs by seed, and its score: their mean
@@ -83,9 +64,9 @@ def task_lines(s):
         mark = "all frozen" + (", " + mark if mark else "") if k == L else mark
         lines.append(f"| {s['model']} | {k} | {k / L:.2f} | {len(d['scores'])} | {number(d['mean'])} "
                      f"| {number(d['std'])} | {d['share']:.1%} | {mark} |")
-    for model, rows in published(s["task"]).items():
+    for model, rows in lee_rows(s["task"]).items():
         for k, score in sorted(rows.items()):
-            lines.append(f"| {model} (paper) | {k} | {k / PUBLISHED_LAYERS:.2f} | 5 | {number(score)} | "
+            lines.append(f"| {model} (paper) | {k} | {k / REFERENCE_LAYERS:.2f} | 5 | {number(score)} | "
                          f"| {score / rows[0]:.1%} | |")
     return lines + [""]
 
@@ -94,11 +75,11 @@ def summary_lines(summaries):
     lines = ["| task | metric | full fine-tune | 90% operating point: frozen (kept) | all frozen: kept "
              "| bert-base all frozen: kept | roberta-base all frozen: kept |", "|---|---|---|---|---|---|---|"]
     for s in summaries:
-        L, paper = s["num_layers"], published(s["task"])
+        L, paper = s["num_layers"], lee_rows(s["task"])
         point = s["depths"][s["operating_point"]]
         everything = f"{s['depths'][L]['share']:.1%}" if L in s["depths"] else ""
-        kept = [f"{rows[PUBLISHED_LAYERS] / rows[0]:.1%}" if rows.get(0) and PUBLISHED_LAYERS in rows else ""
-                for rows in (paper.get(m, {}) for m in PUBLISHED_MODELS)]
+        kept = [f"{rows[REFERENCE_LAYERS] / rows[0]:.1%}" if rows.get(0) and REFERENCE_LAYERS in rows else ""
+                for rows in (paper.get(m, {}) for m in LEE_MODELS)]
         operating = (f"{s['operating_point']} of {L} ({point['share']:.1%})" if len(s["depths"]) > 1
                      else "(no frozen depth run yet)")
         lines.append(f"| {s['task']} | {s['metric']} | {number(s['depths'][0]['mean'])} "
@@ -150,9 +131,9 @@ def write_figure(folder, summaries):
             ax.scatter([k / L] * len(change), change, s=12, color="tab:blue", alpha=0.6)
         ax.plot([k / L for k in ks], [100 * (s["depths"][k]["share"] - 1) for k in ks], color="tab:blue",
                 label=f"{s['model']} ({L} layers), mean")
-        for (model, rows), marker in zip(published(s["task"]).items(), ("s", "D")):
+        for (model, rows), marker in zip(lee_rows(s["task"]).items(), ("s", "D")):
             depths = sorted(rows)
-            ax.plot([k / PUBLISHED_LAYERS for k in depths], [100 * (rows[k] / rows[0] - 1) for k in depths],
+            ax.plot([k / REFERENCE_LAYERS for k in depths], [100 * (rows[k] / rows[0] - 1) for k in depths],
                     marker=marker, linestyle=":", color="tab:gray", markerfacecolor="none", label=f"{model} (paper)")
         ax.axhline(-10, color="tab:red", linestyle="--", linewidth=1, label="90% of the full fine-tune")
         ax.set_title(f"{s['task']} ({s['metric']})")

@@ -1,0 +1,13 @@
+"""
+The study: what turns many runs of freeze_study.py into an answer. Nothing here trains; every
+module reads a folder of run results (or schedules the runs that will fill it).
+
+    results.py     a folder of runs read and summarised; where a grid stands (make's progress, make status)
+    published.py   the published figures set beside ours: the blog's grid, Lee et al.'s operating points
+    report.py      the blog study's report: tables, findings, costs, the recommendation (make report)
+    figures.py     its figures: figure.png and cost.png
+    lee_report.py  Lee et al.'s tables and Figure 1 (make report PROTOCOL=lee)
+    slurm.py       the grid as a Slurm job array (make slurm); local_slurm.sh starts a one-node cluster
+
+Run from the project's top level as modules (python -m study.report ...), as the Makefile does.
+"""

@@ -1,0 +1,48 @@
+"""study/results.py: a folder of runs read and summarised, and where a grid stands."""
+
+import json
+
+import numpy as np
+import pytest
+
+from study import results
+
+
+def test_time_left_takes_each_kind_of_run_at_its_own_pace(tmp_path):
+    def run(name, seconds=None):
+        path = tmp_path / name
+        if seconds is not None:
+            path.write_text(json.dumps({"seconds": {"total": seconds}}))
+        return str(path)
+    runs = [run("freeze0_size50_seed1.json", 60), run("freeze0_size50_seed2.json", 64), run("freeze6_size50_seed1.json", 8),
+            run("freeze0_size50_seed3.json"), run("freeze6_size50_seed2.json"), run("freeze4_size50_seed1.json"),
+            run("freeze0_size1000_seed1.json")]
+    done, left = results.time_left(runs)
+    # k = 0: the median of 60 and 64; k = 6: 8; k = 4 (none done): its size's median (60); n = 1000: all runs' (60)
+    assert done == 3 and left == 62 + 8 + 60 + 60
+    assert results.where_the_grid_stands(runs) == "3 of 7 runs done, about 3 min left"
+    assert results.duration(30) == "under a minute" and results.duration(4000) == "1 h 07 min"
+    assert results.run_kind("a/freeze0_sizeall_seed1_lr3e-5.json") == "freeze0_sizeall"
+    assert results.run_kind("freeze0_size100_seed2_reinit1.json") == "freeze0_size100_reinit1"
+
+
+def test_a_folder_reads_its_runs_and_names_what_is_not_one(tmp_path, capsys):
+    for seed, precision in ((1, "fp32"), (2, "fp32")):
+        (tmp_path / f"freeze0_size50_seed{seed}.json").write_text(json.dumps(
+            dict(config=dict(freeze=0, size=50, seed=seed, precision=precision), best_accuracy=0.7 + seed / 100)))
+    (tmp_path / "freeze2_size50_seed1.json").write_text('{"config": {"freeze": 2')  # cut short
+    runs = results.load_results(str(tmp_path))
+    assert [r["config"]["seed"] for r in runs] == [1, 2] and "freeze2_size50_seed1.json" in capsys.readouterr().err
+    assert results.precision_of(runs, "f") == "fp32" and list(results.cells_of(runs)) == [(50, 0)]
+    runs[1]["config"]["precision"] = "bf16"
+    with pytest.raises(ValueError, match=r"mixes precisions \(1 runs bf16, 1 runs fp32\)"):
+        results.precision_of(runs, "f")
+
+
+def test_difference_is_against_twice_the_standard_error_of_the_difference():
+    these, those = [0.70, 0.72, 0.71], [0.74, 0.75, 0.76, 0.77]
+    diff, two_se = results.difference(these, those)
+    assert diff == pytest.approx(np.mean(these) - np.mean(those))
+    assert two_se == pytest.approx(2 * np.sqrt(np.var(these, ddof=1) / 3 + np.var(those, ddof=1) / 4))
+    stats = results.describe([0.5, 0.7, 0.6])
+    assert stats["median"] == 0.6 and stats["std"] == pytest.approx(0.1) and np.isnan(results.describe([0.5])["std"])

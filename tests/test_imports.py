@@ -1,0 +1,84 @@
+"""No two modules import each other, directly or round a longer circle: every module of the project
+(top level, study/, bench/) read for its imports, those inside functions included."""
+
+import ast
+import os
+
+from conftest import ROOT
+
+FOLDERS = ("", "study", "bench")  # bench's scripts import each other by file name, with the top level on the path
+
+
+def project_modules(root):
+    """{dotted name: path} of every Python module in the project's folders: 'loop', 'study.report', ..."""
+    modules = {}
+    for folder in FOLDERS:
+        for name in sorted(os.listdir(os.path.join(root, folder))):
+            if name.endswith(".py") and name != "__init__.py":
+                modules[".".join(filter(None, (folder, name[:-3])))] = os.path.join(root, folder, name)
+    return modules
+
+
+def imports_of(name, path, modules):
+    """The project modules that module `name` imports, wherever in the file the import stands."""
+    package = name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(open(path).read(), path)):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            # `from study import results` names a module; `from data import write_atomically` a name in one
+            targets = [f"{node.module}.{alias.name}" for alias in node.names] + [node.module]
+        else:
+            continue
+        for target in targets:
+            for candidate in (f"{package}.{target}" if package else None, target):  # a sibling first (bench/)
+                if candidate in modules and candidate != name:
+                    found.add(candidate)
+                    break
+    return found
+
+
+def circles(graph):
+    """Every import circle in {module: modules it imports}, each as the list of its modules."""
+    found, state = [], {}  # state: 1 while on the path being walked, 2 once finished
+
+    def walk(module, path):
+        state[module] = 1
+        for imported in sorted(graph.get(module, ())):
+            if state.get(imported) == 1:
+                found.append(path[path.index(imported):] + [imported])
+            elif imported not in state:
+                walk(imported, path + [imported])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            walk(module, [module])
+    return found
+
+
+def import_graph(root):
+    modules = project_modules(root)
+    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+
+
+def test_no_module_imports_itself_back():
+    graph = import_graph(ROOT)
+    assert {"freeze_study", "loop", "study.report", "study.figures", "bench.compare_trainer"} <= set(graph)
+    assert "study.published" in graph["study.report"] and "data" in graph["loop"]  # the reading works
+    assert circles(graph) == []
+
+
+def test_a_circle_is_found_however_the_import_is_written(tmp_path):
+    for folder in FOLDERS[1:]:
+        (tmp_path / folder).mkdir()
+    (tmp_path / "study" / "__init__.py").write_text("")
+    (tmp_path / "study" / "report.py").write_text("from study import figures\n")
+    (tmp_path / "study" / "figures.py").write_text("def f():\n    from study.report import table  # lazily\n")
+    (tmp_path / "bench" / "a.py").write_text("import b\nimport data\n")
+    (tmp_path / "bench" / "b.py").write_text("import data\n")
+    (tmp_path / "data.py").write_text("import os\n")
+    graph = import_graph(str(tmp_path))
+    assert graph["bench.a"] == {"bench.b", "data"}
+    assert circles(graph) == [["study.figures", "study.report", "study.figures"]]
