@@ -18,7 +18,11 @@ LR ?= 5e-5
 # ..._reinit<N>.json (other depths by hand: freeze_study.py --freeze k --reinit N, with k + N <= L)
 REINITS ?= 0
 # PROBE=1: also a linear probe on the frozen model (k = L, the last of FREEZE) per size and seed: ..._probe.json
+# (on the checkpoint's own sentence embedding: the mean of the tokens for a sentence-transformers model)
 PROBE ?=
+# METHOD=setfit: SetFit's contrastive fine-tuning and logistic-regression head instead of the protocol's
+# fine-tune, every cell of the grid: ..._setfit.json (empty: the protocol's fine-tune)
+METHOD ?=
 GLUE_DIR ?=
 # the study's depths for a 12-layer model (-1 0 2 4 8 10 12); -1 0 1 ... L for a model of depth L;
 # PROTOCOL=lee: 0 and L/2 ... L
@@ -40,7 +44,7 @@ REPORT_DIR ?= $(RESULTS)
 AGAINST ?=
 
 RUNS = $(foreach k,$(FREEZE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(foreach lr,$(or $(LRS),none),\
-  $(foreach r,$(if $(filter 0,$(k)),$(REINITS),0),$(RESULTS)/freeze$(k)_size$(n)_seed$(s)$(if $(LRS),_lr$(lr))$(if $(filter-out 0,$(r)),_reinit$(r)).json)))))\
+  $(foreach r,$(if $(filter 0,$(k)),$(REINITS),0),$(RESULTS)/freeze$(k)_size$(n)_seed$(s)$(if $(LRS),_lr$(lr))$(if $(filter-out 0,$(r)),_reinit$(r))$(if $(filter setfit,$(METHOD)),_setfit).json)))))\
   $(if $(PROBE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(RESULTS)/freeze$(lastword $(FREEZE))_size$(n)_seed$(s)_probe.json)))
 
 .PHONY: help setup test check-quotes grid runs report status slurm slurm-array
@@ -59,7 +63,7 @@ help:
 	@echo "make slurm DATASET=sst2       the missing runs as one Slurm job array, the report as a job after it"
 	@echo "                              (SLURM_MAX tasks at once, SLURM_PARTITION, SLURM_TIME, SLURM_GPUS, SBATCH_FLAGS)"
 	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
-	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE"
+	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE METHOD (setfit)"
 	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, fp32 on a CPU) GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
 	@echo "           CACHE_DIR SPLITS_DIR RUN_FLAGS REPORT_DIR AGAINST (see the Makefile's head)"
 
@@ -85,8 +89,9 @@ grid:
 
 runs: $(if $(filter runs,$(MAKECMDGOALS)),$(RUNS))
 
-# freeze<k>_size<n>_seed<s>[_lr<lr>][_reinit<r>].json: the stem read as the words "<k> <n> <s> [lr<lr>] [reinit<r>]"
-run_words = $(subst _probe, probe,$(subst _reinit, reinit,$(subst _lr, lr,$(subst _seed, ,$(subst _size, ,$*)))))
+# freeze<k>_size<n>_seed<s>[_lr<lr>][_reinit<r>][_probe|_setfit].json: the stem read as the words
+# "<k> <n> <s> [lr<lr>] [reinit<r>] [probe|setfit]"
+run_words = $(subst _setfit, setfit,$(subst _probe, probe,$(subst _reinit, reinit,$(subst _lr, lr,$(subst _seed, ,$(subst _size, ,$*))))))
 run_field = $(word $1,$(run_words))
 run_option = $(patsubst $1%,%,$(filter $1%,$(run_words)))
 $(RESULTS)/freeze%.json:
@@ -94,6 +99,7 @@ $(RESULTS)/freeze%.json:
 	@$(PYTHON) freeze_study.py --dataset $(DATASET) --model $(MODEL) --freeze $(call run_field,1) \
 	  --size $(call run_field,2) --seed $(call run_field,3) --lr $(or $(call run_option,lr),$(LR)) \
 	  $(if $(call run_option,reinit),--reinit $(call run_option,reinit)) $(if $(filter probe,$(run_words)),--probe) \
+	  $(if $(filter setfit,$(run_words)),--method setfit) \
 	  --protocol $(PROTOCOL) $(if $(EPOCHS),--epochs $(EPOCHS)) \
 	  $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) \
 	  --cache-dir $(CACHE_DIR) $(if $(filter-out all,$(call run_field,2)),--splits-dir $(SPLITS_DIR)) \
@@ -109,7 +115,7 @@ SLURM_PARTITION ?=
 SLURM_TIME ?=
 SLURM_GPUS ?=
 SBATCH_FLAGS ?=
-GRID_VARIABLES = PYTHON DATASET MODEL FREEZE SIZES SEEDS EPOCHS PROTOCOL LR LRS REINITS PROBE GLUE_DIR \
+GRID_VARIABLES = PYTHON DATASET MODEL FREEZE SIZES SEEDS EPOCHS PROTOCOL LR LRS REINITS PROBE METHOD GLUE_DIR \
   TRAIN_FILE DEV_FILE CACHE_DIR SPLITS_DIR RUN_FLAGS PRECISION RESULTS REPORT_DIR AGAINST
 slurm:
 	@freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; }; \

@@ -158,3 +158,35 @@ def from_pretrained(name_or_path: str, num_labels: int = 2) -> Classifier:
 def load_tokenizer(folder: str):
     from transformers import AutoTokenizer
     return AutoTokenizer.from_pretrained(folder)
+
+
+def sentence_embedding_spec(folder: str) -> dict:
+    """How the checkpoint itself turns token states into a sentence embedding, from its
+    sentence-transformers files (modules.json, the Pooling module's config.json,
+    sentence_bert_config.json): {pooling: "mean" | "first", normalize, max_length}. A checkpoint
+    without them is read as the studies' classifiers read it: the first token, not normalised."""
+    spec = dict(pooling="first", normalize=False, max_length=None)
+    try:
+        with open(os.path.join(folder, "modules.json")) as f:
+            modules = json.load(f)
+    except (OSError, ValueError):
+        return spec
+    for module in modules:
+        kind = module.get("type", "").rsplit(".", 1)[-1]
+        if kind == "Pooling":
+            with open(os.path.join(folder, module.get("path", ""), "config.json")) as f:
+                pooling = json.load(f)
+            modes = [mode for mode, on in pooling.items() if mode.startswith("pooling_mode_") and on]
+            if modes == ["pooling_mode_mean_tokens"]:
+                spec["pooling"] = "mean"
+            elif modes != ["pooling_mode_cls_token"]:
+                raise ValueError(f"{folder}'s sentence embedding pools by {', '.join(modes) or 'nothing'}; this "
+                                 "tool pools by the first token or the mean: pass --pooling first or --pooling mean")
+        elif kind == "Normalize":
+            spec["normalize"] = True
+    try:
+        with open(os.path.join(folder, "sentence_bert_config.json")) as f:
+            spec["max_length"] = json.load(f).get("max_seq_length")
+    except (OSError, ValueError):
+        pass
+    return spec

@@ -29,6 +29,7 @@ import loop
 import metrics
 import probe
 import checkpoint
+import contrastive
 import model as encoder
 
 
@@ -60,6 +61,15 @@ def parse_args(argv):
     p.add_argument("--out", help="result JSON (default results/<dataset>/<model>/freeze<k>_size<n>_seed<s>.json)")
     p.add_argument("--probe", action="store_true",
                    help="with --freeze L: fit a linear probe to the frozen model's features instead of training a head")
+    p.add_argument("--method", choices=["finetune", "setfit"], default="finetune",
+                   help="finetune: the protocol's head and fine-tune (the default); setfit: SetFit's contrastive "
+                        "fine-tuning of the body, then a logistic-regression head (setfit's defaults; see contrastive.py)")
+    p.add_argument("--num-iterations", type=int,
+                   help="--method setfit: num_iterations x n pairs of each kind instead of setfit's oversampling")
+    p.add_argument("--pooling", choices=["first", "mean"],
+                   help="what stands for a sentence: its first token or the mean of its tokens. Default: the "
+                        "first token for finetune (as the studies' classifiers read it); for --probe and "
+                        "--method setfit the checkpoint's own sentence embedding (its sentence-transformers files)")
     p.add_argument("--no-cache", action="store_true",
                    help="run the whole network every step, frozen layers in training mode (the Trainer's way)")
     p.add_argument("--cache-dir", default="cache", help="frozen-prefix cache")
@@ -118,6 +128,10 @@ def check_args(args):
         raise ValueError("--text-pair-column and --regression describe your own files: they go with --train-file")
     if args.size == "all" and args.splits_dir:
         raise ValueError("--size all trains on the whole train split: --splits-dir (subsets) does not apply")
+    if args.method == "setfit" and args.probe:
+        raise ValueError("--probe fits a head to a frozen model, --method setfit fine-tunes it first: pick one")
+    if args.num_iterations is not None and (args.method != "setfit" or args.num_iterations < 1):
+        raise ValueError("--num-iterations is a positive number of SetFit's pairs per example: it goes with --method setfit")
     try:
         device = torch.device(args.device or pick_device())
     except RuntimeError:
@@ -130,21 +144,31 @@ def check_args(args):
     return device, precision
 
 
-def check_results_precision(folder, precision, flag):
-    """A grid's cells pool their seeds, so one results folder holds one precision: refuse to add
-    a bf16 run to fp32 runs (say, a grid begun on another machine) rather than mix them silently.
-    Every run checks, so the first result in the folder speaks for all (study/report.py checks them all)."""
+def run_kind(config):
+    """What a run is, for the folder's checks: a fine-tune, a probe or a SetFit run."""
+    return "probe" if config.get("probe") else config.get("method", "finetune")
+
+
+def check_results_folder(folder, precision, flag, pooling, kind):
+    """A grid's cells pool their seeds, so one results folder holds one precision, and the runs
+    of one kind one pooling: refuse to add a bf16 run to fp32 runs (say, a grid begun on another
+    machine), or a mean-pooled probe to first-token probes, rather than mix them silently."""
     for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
         try:
             with open(path) as f:
-                theirs = json.load(f)["config"]["precision"]
+                theirs = json.load(f)["config"]
+            their_precision = theirs["precision"]
         except (ValueError, KeyError, TypeError, OSError):
             continue  # not a run result; the report names such files
-        if theirs != precision:
-            raise ValueError(f"{folder} holds {theirs} runs ({os.path.basename(path)}) and this run would be "
-                             f"{precision}{'' if flag else ' (the default here)'}: pass --precision {theirs} "
-                             f"(make: PRECISION={theirs}) to add to them, or write elsewhere (--out, make: RESULTS=...)")
-        return
+        if their_precision != precision:
+            raise ValueError(f"{folder} holds {their_precision} runs ({os.path.basename(path)}) and this run would be "
+                             f"{precision}{'' if flag else ' (the default here)'}: pass --precision {their_precision} "
+                             f"(make: PRECISION={their_precision}) to add to them, or write elsewhere (--out, make: RESULTS=...)")
+        their_pooling = theirs.get("pooling") or "first"  # runs from before --pooling read the first token
+        if run_kind(theirs) == kind and their_pooling != pooling:
+            raise ValueError(f"{folder} holds {kind} runs pooled by the {their_pooling} ({os.path.basename(path)}) and this "
+                             f"one would pool by the {pooling}: pass --pooling {their_pooling} to add to them, or "
+                             "write elsewhere (--out, make: RESULTS=...)")
 
 
 def model_label(name):
@@ -179,45 +203,57 @@ def protocol_config(args, model_type, precision, metric):
     return config, 128 if lee else None
 
 
-def fit_probe(train_states, train_labels, dev_states, task, seed):
-    """The linear probe (probe.py) on each sentence's first-token state after the last layer, the
-    state the head reads; shaped as loop.train's history (no curve: one fit, one dev score)."""
+def fit_probe(classifier, train_states, train_labels, dev_states, task, device, seed):
+    """The linear probe (probe.py) on the frozen model's sentence embedding (the cached states
+    after the last layer, pooled as the checkpoint pools them); shaped as loop.train's history (no
+    curve: one fit, one dev score)."""
     began = time.perf_counter()
-    first_tokens = lambda states: torch.stack([s[0] for s in states]).float().cpu().numpy()  # (N, H)
-    fitted = probe.run(first_tokens(train_states), train_labels, first_tokens(dev_states), task.dev_labels,
+    L = classifier.config.num_layers
+    embed = lambda states: loop.embed_all(classifier, states, L, device, "fp32")  # (N, H): no layer left to run
+    fitted = probe.run(embed(train_states), train_labels, embed(dev_states), task.dev_labels,
                        task.num_labels, task.metric, seed)
     return dict(curve=[], chosen=dict(step=0, **fitted["dev"]), train_scores=fitted["train"], losses=[],
                 probe=dict(l2=fitted["l2"], cross_validation=fitted["cross_validation"]), total_steps=0,
                 warmup_steps=0, eval_every=0, train_seconds=time.perf_counter() - began, eval_seconds=0.0)
 
 
-def load_task_and_subset(args, precision):
-    """The task's splits, the result file's path (checked against the precision already there) and
-    the training subset's row indices."""
+def load_task_and_subset(args):
+    """The task's splits, the result file's path and the training subset's row indices."""
     if args.train_file:
         task = data.load_csv_task(args.train_file, args.dev_file, args.text_column, args.label_column,
                                   args.text_pair_column, args.regression)
     else:
         task = data.load_glue(args.dataset, args.glue_dir)
+    if task.regression and args.method == "setfit":
+        raise ValueError(f"{task.name} is a regression task, and SetFit's pairs and head need classes: use the default "
+                         "--method finetune")
     out = args.out or os.path.join("results", task.name, model_label(args.model),
                                    f"freeze{args.freeze}_size{args.size}_seed{args.seed}"
                                    + (f"_reinit{args.reinit}" if args.reinit else "") + ("_probe" if args.probe else "")
-                                   + ".json")
-    check_results_precision(os.path.dirname(out) or ".", precision, args.precision)
+                                   + ("_setfit" if args.method == "setfit" else "") + ".json")
     return task, data.load_subset(task, args.size, args.splits_dir or "splits"), out
 
 
 def build_and_freeze(args, task, device, precision):
     """The checkpoint with a fresh head, its first layers frozen (and its top ones reset), on the
-    device; the protocol's TrainConfig and longest sequence."""
+    device, pooling as the method reads it; the protocol's TrainConfig and longest sequence."""
     torch.manual_seed(args.seed)  # a fresh head's initial weights, then dropout, come from here
     classifier = checkpoint.from_pretrained(args.model, num_labels=task.num_labels)
     config, protocol_max_length = protocol_config(args, classifier.config.model_type, precision, task.metric)
+    # the probe and SetFit read the checkpoint's own sentence embedding; the fine-tune its first token
+    own = checkpoint.sentence_embedding_spec(classifier.folder)
+    embeds = args.probe or args.method == "setfit"
+    classifier.pooling = args.pooling = args.pooling or (own["pooling"] if embeds else "first")
+    classifier.normalize = embeds and own["normalize"]
+    if embeds and own["max_length"]:
+        protocol_max_length = min(protocol_max_length or math.inf, own["max_length"])
     if args.probe and args.freeze != classifier.config.num_layers:
         raise ValueError(f"--probe fits a linear model to the frozen model's features: use it with --freeze "
                          f"{classifier.config.num_layers} (every layer of this model frozen)")
     loop.freeze(classifier, args.freeze)
     loop.reinitialize_top(classifier, args.reinit, args.freeze)  # after the head, from the same seed
+    if args.method == "setfit":
+        classifier.head.requires_grad_(False)  # SetFit fits its own head to the embeddings
     classifier.to(device)
     return classifier, config, protocol_max_length
 
@@ -257,8 +293,9 @@ def run(args, log=print):
         # every step: on an H100 it made a minilm fp16 step 60 ms instead of 23 (docs/gpu.md)
         torch.backends.cuda.enable_cudnn_sdp(False)
     began = time.perf_counter()
-    task, indices, out = load_task_and_subset(args, precision)
+    task, indices, out = load_task_and_subset(args)
     classifier, config, protocol_max_length = build_and_freeze(args, task, device, precision)
+    check_results_folder(os.path.dirname(out) or ".", precision, args.precision, args.pooling, run_kind(vars(args)))
     train_ids, dev_ids, max_length = tokenize_task(classifier, task, indices, protocol_max_length)
 
     prefix_began = time.perf_counter()
@@ -277,12 +314,17 @@ def run(args, log=print):
 
 
 def train_or_fit(args, classifier, config, task, indices, train_inputs, dev_inputs, cached, device, log):
-    """The protocol's fine-tuning (loop.py), or with --probe a linear model fitted to the frozen
-    features; either way the history loop.train returns."""
+    """The protocol's fine-tuning (loop.py), SetFit's two stages (contrastive.py), or with --probe a
+    linear model fitted to the frozen features; each returns a history shaped as loop.train's."""
+    quiet_or_log = (lambda line: None) if args.quiet else log
     if args.probe:
-        return fit_probe(train_inputs, task.train_labels[indices], dev_inputs, task, args.seed)
+        return fit_probe(classifier, train_inputs, task.train_labels[indices], dev_inputs, task, device, args.seed)
+    if args.method == "setfit":
+        return contrastive.run(classifier, train_inputs, task.train_labels[indices], dev_inputs, task.dev_labels,
+                               task.num_labels, max(args.freeze, 0) if cached else None, device, config.precision,
+                               args.seed, args.num_iterations, quiet_or_log)
     return loop.train(classifier, config, train_inputs, task.train_labels[indices], dev_inputs, task.dev_labels,
-                      max(args.freeze, 0) if cached else None, device, log=(lambda line: None) if args.quiet else log)
+                      max(args.freeze, 0) if cached else None, device, log=quiet_or_log)
 
 
 def summary_line(result, out):
@@ -301,8 +343,8 @@ def assemble_result(args, task, classifier, config, history, device, cached, max
     curve, chosen = history["curve"], history["chosen"]
     names = [name for name in metrics.NAMES if name in chosen]
     trainable, total = encoder.count_parameters(classifier)
-    if args.probe:  # the probe's weight and bias, not the head it stands in for
-        trainable = (classifier.config.hidden_size + 1) * task.num_labels
+    if args.probe or args.method == "setfit":  # a fitted linear head's weight and bias, not the head it stands in for
+        trainable = (0 if args.probe else trainable) + (classifier.config.hidden_size + 1) * task.num_labels
     if device.type == "cuda":
         peak_mb = torch.cuda.max_memory_allocated(device) / 2**20
     else:
@@ -310,10 +352,12 @@ def assemble_result(args, task, classifier, config, history, device, cached, max
     import transformers
     result = dict(
         config={**vars(args), **asdict(config), "task": task.name, "device": str(device),
-                "cache": cached, "max_length": max_length, "model_type": classifier.config.model_type,
+                "cache": cached, "max_length": max_length, "normalize": classifier.normalize,
+                "model_type": classifier.config.model_type,
                 "num_layers": classifier.config.num_layers, "num_labels": task.num_labels},
         metric=task.metric, score=chosen[task.metric], score_step=chosen["step"],
-        selection="probe" if args.probe else config.selection, probe=history.get("probe"),
+        selection="probe" if args.probe else "setfit" if args.method == "setfit" else config.selection,
+        probe=history.get("probe"), setfit=history.get("setfit"),
         at_score={name: chosen[name] for name in names},  # every metric at that evaluation
         # the training subset, scored with the weights of that evaluation: the gap shows over-fitting
         train_at_score=history["train_scores"],

@@ -92,13 +92,36 @@ def autocast(device, precision):
     return torch.autocast(device.type, dtype=dtype, enabled=dtype is not None)
 
 
-def logits_for(model, inputs, start, device, skip_padding=True):
-    """Logits for a batch of examples. `inputs` are token ids (T_i,) when start is None, else
-    cached hidden states (T_i, H) entering layer `start`."""
+def sentence_states_for(model, inputs, start, device, skip_padding=True):
+    """One state per example (B, H), as the model pools it. `inputs` are token ids (T_i,) when
+    start is None, else cached hidden states (T_i, H) entering layer `start`."""
     rows_in, rows = pack(inputs, skip_padding, model.config.pad_token_id if start is None else 0.0)
     rows_in, rows = rows_in.to(device), rows.to(device)
     hidden = model.embed(rows_in, rows) if start is None else rows_in
-    return model.classify(model.run_layers(hidden, rows, start or 0, first_token_only=True))
+    return model.sentence_states(hidden, rows, start or 0)
+
+
+def logits_for(model, inputs, start, device, skip_padding=True):
+    """Logits for a batch of examples (inputs as for sentence_states_for)."""
+    return model.classify(sentence_states_for(model, inputs, start, device, skip_padding))
+
+
+def sentence_embeddings(model, inputs, start, device):
+    """A sentence embedder's output (B, H) float32 for a batch: the pooled states, L2-normalised
+    when the model says so (a checkpoint whose sentence-transformers modules end in Normalize)."""
+    states = sentence_states_for(model, inputs, start, device).float()
+    return F.normalize(states, dim=-1) if model.normalize else states
+
+
+@torch.inference_mode()
+def embed_all(model, inputs, start, device, precision, batch_size=64):
+    """sentence_embeddings of every example, in eval mode and length-sorted batches: (N, H) numpy."""
+    model.eval()
+    out = np.empty((len(inputs), model.config.hidden_size), dtype=np.float32)
+    for batch in length_sorted_batches([len(x) for x in inputs], batch_size):
+        with autocast(device, precision):
+            out[batch] = sentence_embeddings(model, [inputs[i] for i in batch], start, device).cpu().numpy()
+    return out
 
 
 # ----------------------------------------------------------------------------------------------

@@ -12,10 +12,12 @@ costs only attention's share of the work; Rows says where each row sits in the g
 pack(..., skip_padding=False) gives the plain padded layout (a row for every cell of the grid),
 which computes the same logits and gradients (tests/test_model.py).
 
-The forward pass is split in three so the training loop can cache what frozen layers produce:
+The forward pass is split so the training loop can cache what frozen layers produce:
     embed(input_ids, rows)                      (N,) -> (N, H)
     run_layers(hidden, rows, start, stop)       layers [start, stop) of the stack
-    classify(first_token_states)                (B, H) -> (B, num_labels)
+    sentence_states(hidden, rows, start)        layers [start, L), then one state per sentence (B, H):
+                                                its first token, or the mean of its tokens (pooling)
+    classify(sentence_states)                   (B, H) -> (B, num_labels)
 forward(sequences) is their composition.
 """
 
@@ -217,7 +219,7 @@ class Layer(nn.Module):
 
 class ClassificationHead(nn.Module):
     """
-    Reads the first token (<s> or [CLS]). BERT: pooler (dense + tanh, pretrained) -> dropout ->
+    Reads each sentence's state (its first token, <s> or [CLS], unless pooling says mean). BERT: pooler (dense + tanh, pretrained) -> dropout ->
     classifier. RoBERTa: dropout -> dense -> tanh -> dropout -> out_proj. Same modules, one
     extra dropout for RoBERTa.
     """
@@ -230,17 +232,32 @@ class ClassificationHead(nn.Module):
         self.dropout = nn.Dropout(config.classifier_dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # x: (B, H), each sentence's first token
+        # x: (B, H), one state per sentence
         if self.dropout_first:
             x = self.dropout(x)
         x = self.dropout(torch.tanh(self.dense(x)))
         return self.out_proj(x)  # (B, num_labels)
 
 
+def mean_pool(hidden, rows):
+    """(N, H) rows -> (B, H): each sentence's mean over its real tokens, as sentence-transformers'
+    mean pooling computes it (the padded layout's padding cells left out)."""
+    B, T = rows.grid
+    sentence = rows.cell // T  # (N,) the sentence each row belongs to
+    weight = rows.is_token.to(hidden.dtype)[:, None]  # (N, 1)
+    sums = hidden.new_zeros(B, hidden.shape[-1]).index_add_(0, sentence, hidden * weight)
+    counts = weight.new_zeros(B, 1).index_add_(0, sentence, weight)
+    return sums / counts.clamp(min=1e-9)
+
+
 class Classifier(nn.Module):
-    def __init__(self, config: EncoderConfig):
+    def __init__(self, config: EncoderConfig, pooling: str = "first", normalize: bool = False):
         super().__init__()
         self.config = config
+        # what stands for a sentence: its "first" token (<s> or [CLS]), which the studies'
+        # *ForSequenceClassification reads, or the "mean" of its tokens, a sentence embedder's own;
+        # normalize: a sentence embedder's output is L2-normalised (loop.sentence_embeddings)
+        self.pooling, self.normalize = pooling, normalize
         self.embed = Embeddings(config)
         self.layers = nn.ModuleList(Layer(config) for _ in range(config.num_layers))
         self.head = ClassificationHead(config)
@@ -255,17 +272,22 @@ class Classifier(nn.Module):
             hidden = hidden[rows.first]
         return hidden
 
-    def classify(self, first_token_states):
-        return self.head(first_token_states)
+    def sentence_states(self, hidden, rows, start=0):
+        """Layers [start, L) on hidden (N, H), then one state per sentence (B, H). First-token
+        pooling lets the last layer compute the first token alone: about a sixth less work for a
+        6-layer model, the same states. Mean pooling needs every token of the last layer."""
+        if self.pooling == "first":
+            return self.run_layers(hidden, rows, start, first_token_only=True)
+        return mean_pool(self.run_layers(hidden, rows, start), rows)
+
+    def classify(self, sentence_states):
+        return self.head(sentence_states)
 
     def forward(self, sequences, skip_padding=True):
         """Logits (B, num_labels) for a batch of token ids (T_i,), or token and segment ids (T_i, 2)."""
         input_ids, rows = pack(sequences, skip_padding, self.config.pad_token_id)
         rows = rows.to(input_ids.device)
-        # the head reads the first token only, so the last layer computes nothing else: about a
-        # sixth less work for a 6-layer model, the same logits
-        hidden = self.run_layers(self.embed(input_ids, rows), rows, first_token_only=True)
-        return self.classify(hidden)
+        return self.classify(self.sentence_states(self.embed(input_ids, rows), rows))
 
 
 @torch.no_grad()

@@ -25,7 +25,9 @@ import metrics  # noqa: E402  the same accuracy and MCC
 import checkpoint  # noqa: E402  only to resolve 'minilm' and hub names to a folder
 
 
-def main():
+def cell_parser():
+    """The options that name one cell of the study on a peer library: checkpoint, task, depth,
+    subset, seed, where the subsets and the result go."""
     p = argparse.ArgumentParser()
     p.add_argument("--model", default="minilm")
     p.add_argument("--dataset", default="sst2")
@@ -33,9 +35,14 @@ def main():
     p.add_argument("--freeze", type=int, default=0)
     p.add_argument("--size", type=int, default=50)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--splits-dir", default="splits")
     p.add_argument("--out", required=True)
+    return p
+
+
+def main():
+    p = cell_parser()
+    p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--precision", choices=["fp16", "bf16", "fp32"],
                    help="default: fp16 on CUDA (the study's), fp32 on the CPU")
     args = p.parse_args()

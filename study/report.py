@@ -178,6 +178,33 @@ def reinit_lines(reset_runs, plain_runs):
     return lines + [""]
 
 
+def setfit_lines(setfit_runs, plain_runs):
+    """report.md lines: SetFit's cells (contrastive.py) beside the protocol's fine-tune of the same
+    cell, with what a run costs, against seed noise."""
+    if not setfit_runs:
+        return []
+    plain = cells_of(plain_runs)
+    lines = ["## SetFit", "",
+             "SetFit's contrastive fine-tuning of the body and its logistic-regression head (`--method setfit`), per "
+             "cell beside the protocol's fine-tune of the same cell: the difference of the mean dev accuracies and "
+             "twice its standard error, and the median seconds a run.", "",
+             "| train size | frozen | runs | mean | std | s / run | peak MB | fine-tune: mean | s / run | difference | 2 x SE |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for (size, k), runs in sorted(cells_of(setfit_runs).items()):
+        x, others = [r["best_accuracy"] for r in runs], plain.get((size, k), [])
+        y, stats = [r["best_accuracy"] for r in others], describe(x)
+        row = (f"| {size} | {k} | {len(x)} | {number(stats['mean'])} | {number(stats['std'])} "
+               f"| {number(median_of(runs, lambda r: r['seconds']['total']), 1)} "
+               f"| {number(median_of(runs, lambda r: r['peak_memory_mb']), 0)} |")
+        if y:
+            row += f" {np.mean(y):.3f} | {number(median_of(others, lambda r: r['seconds']['total']), 1)} |"
+            row += " {} | {} |".format(*map(number, difference(x, y))) if len(x) >= 2 and len(y) >= 2 else " | |"
+        else:
+            row += " | | | |"
+        lines.append(row)
+    return lines + [""]
+
+
 def probe_lines(probe_runs, plain_runs, num_layers):
     """report.md lines: the linear probe per train size beside the head trained on the same frozen
     features (k = L) and the full fine-tune (k = 0), and how much of k = L's loss it recovers."""
@@ -220,9 +247,9 @@ def findings_table(title, rows, num_layers, baseline, metric, baseline_name):
     return lines + [""]
 
 
-def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), probe_runs=()):
+def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), probe_runs=(), setfit_runs=()):
     """report.csv and report.md in `folder`; `against` = (folder, results) adds a comparison, and
-    reset_runs (--reinit) and probe_runs (--probe) sections of their own."""
+    reset_runs (--reinit), probe_runs (--probe) and setfit_runs (--method setfit) sections of their own."""
     first = results[0]["config"]
     task, model, num_layers = first["task"], first["model"], first["num_layers"]
     model_name = os.path.basename(os.path.normpath(model))
@@ -246,7 +273,8 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
 
     write_atomically(os.path.join(folder, "report.csv"), csv_lines)
     precision, device = precision_of(results, folder), first.get("device", "cpu").split(":")[0]
-    lines = [f"# {task} with {model}: best dev accuracy per run", "",
+    method = " (SetFit)" if first.get("method") == "setfit" else ""
+    lines = [f"# {task} with {model}{method}: best dev accuracy per run", "",
              f"{len(results)} runs, all in {precision} on {device}. Majority-class baseline: {majority:.3f}. A cell with fewer runs "
              f"than the {seeds} seeds shows them as runs/{seeds}; a cell of one run has no std."]
     if reference:
@@ -278,6 +306,7 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
         lines += comparison_lines(results, against[1], against[0],
                                   ("best_accuracy", "best_mcc") if with_mcc else ("best_accuracy",))
     lines += reinit_lines(reset_runs, results) + probe_lines(probe_runs, results, num_layers)
+    lines += setfit_lines(setfit_runs, results)
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write(("\n".join(lines)).encode()))
 
 
@@ -303,16 +332,21 @@ def main(argv=None):
         print(f"report.py: error: {e}", file=sys.stderr)
         sys.exit(2)
     os.makedirs(out, exist_ok=True)
-    # runs with their top layers reset, and linear probes, are rows of their own, not seeds of the plain cells
+    # runs with their top layers reset, linear probes and SetFit runs are rows of their own, not
+    # seeds of the plain cells; a folder of SetFit runs alone has them as its cells
     reset = [r for r in results if r["config"].get("reinit")]
     probes = [r for r in results if r["config"].get("probe")]
-    results = [r for r in results if not r["config"].get("reinit") and not r["config"].get("probe")]
+    setfit = [r for r in results if r["config"].get("method") == "setfit"]
+    results = [r for r in results if not r["config"].get("reinit") and not r["config"].get("probe")
+               and r["config"].get("method") != "setfit"]
+    if not results and setfit:
+        results, setfit = setfit, []
     if not results:
         print(f"report.py: error: {args.folder} holds only --reinit or --probe runs; the report sets them beside "
               "the plain cells: run those too (make grid)", file=sys.stderr)
         sys.exit(2)
     write_tables(out, table(results), results, args.seeds, against=(args.against, other) if other else None,
-                 reset_runs=reset, probe_runs=probes)
+                 reset_runs=reset, probe_runs=probes, setfit_runs=setfit)
     drew = figures.write_figure(out, results) and figures.write_cost_figure(out, table(results))
     print(f"report: {len(results)} runs -> {out}/report.md, report.csv" + (", figure.png, cost.png" if drew else " (no figures)"))
 

@@ -59,3 +59,15 @@ def test_head_for_another_number_of_labels_is_named(tmp_path):
     _, folder = tiny_hf_model("roberta", tmp_path, num_labels=3)
     with pytest.raises(ValueError, match="another number of labels"):
         checkpoint.from_pretrained(folder, num_labels=2)
+
+
+def test_the_checkpoint_s_own_sentence_embedding(tmp_path):
+    # all-MiniLM-L6-v2 says, in its sentence-transformers files: mean of the tokens, then normalised
+    assert checkpoint.sentence_embedding_spec(checkpoint.checkpoint_folder("minilm")) == \
+        dict(pooling="mean", normalize=True, max_length=256)
+    assert checkpoint.sentence_embedding_spec(str(tmp_path)) == dict(pooling="first", normalize=False, max_length=None)
+    (tmp_path / "modules.json").write_text(json.dumps([{"type": "sentence_transformers.models.Pooling", "path": "p"}]))
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "config.json").write_text(json.dumps({"pooling_mode_max_tokens": True}))
+    with pytest.raises(ValueError, match="pooling_mode_max_tokens.*--pooling first or --pooling mean"):
+        checkpoint.sentence_embedding_spec(str(tmp_path))

@@ -211,3 +211,15 @@ def test_interrupted_run_leaves_no_result_file(tmp_path, tiny_bert, glue_dir):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "interrupted; no result written" in err and "Traceback" not in err
     assert not out.exists() and not list(tmp_path.glob("r.json*"))
+
+
+def test_a_folder_holds_one_pooling_per_kind_of_run(tmp_path, tiny_bert, glue_dir, capsys):
+    run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--probe", out="grid/freeze3_size50_seed1_probe.json")
+    run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--pooling", "mean", out="grid/freeze3_size50_seed1.json")
+    with pytest.raises(SystemExit) as exit_:  # the probe read the first token (no sentence-transformers files)
+        freeze_study.main(["--model", tiny_bert, "--glue-dir", glue_dir, "--size", "50", "--freeze", "3", "--seed", "2",
+                           "--probe", "--pooling", "mean", "--quiet", "--splits-dir", str(tmp_path / "splits"),
+                           "--out", str(tmp_path / "grid/freeze3_size50_seed2_probe.json")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "holds probe runs pooled by the first" in err
+    assert not (tmp_path / "grid/freeze3_size50_seed2_probe.json").exists()

@@ -133,3 +133,12 @@ def test_each_finished_run_says_its_place_and_the_time_left(grid):
     assert all("best dev accuracy" in line and "left" in line for line in places[:-1])
     status = subprocess.run([arg if arg != "grid" else "status" for arg in command], capture_output=True, text=True)
     assert f"{len(EXPECTED)} of {len(EXPECTED)} runs done" in status.stdout
+
+
+def test_a_setfit_grid_names_its_files_and_reports_them(grid, tmp_path):
+    folder = tmp_path / "setfit"
+    run_variant(grid, folder, "SIZES=8", "SEEDS=1 2", "FREEZE=0 1", "METHOD=setfit")
+    assert set(results(folder)) == {f"freeze{k}_size8_seed{s}_setfit.json" for k in (0, 1) for s in (1, 2)}
+    run = json.loads((folder / "freeze1_size8_seed2_setfit.json").read_text())
+    assert run["config"]["method"] == "setfit" and run["selection"] == "setfit" and run["config"]["cache"]
+    assert "(SetFit): best dev accuracy per run" in (folder / "report.md").read_text().splitlines()[0]

@@ -196,3 +196,19 @@ def test_last_layer_for_the_first_token_only_changes_nothing(tiny_bert_no_dropou
         first = ours.run_layers(hidden, rows, first_token_only=True)
         assert first.shape == (3, full.shape[-1])
         torch.testing.assert_close(first, full[rows.first], atol=1e-6, rtol=1e-5)
+
+
+@pytest.mark.parametrize("skip_padding", [True, False])
+def test_mean_pooling_is_transformers_masked_mean_with_and_without_the_cache(skip_padding, tmp_path):
+    hf, folder = tiny_hf_model("bert", tmp_path)
+    ours = checkpoint.from_pretrained(folder, num_labels=3).eval()
+    ours.pooling = "mean"
+    ids, mask, sentences = padded_batch(hf.config.pad_token_id, UNEQUAL)
+    with torch.no_grad():
+        states = hf.bert(input_ids=ids, attention_mask=mask).last_hidden_state  # (B, T, H)
+        expected = (states * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)  # sentence-transformers' mean
+        whole = loop.sentence_states_for(ours, sentences, None, torch.device("cpu"), skip_padding)
+        prefix = loop.frozen_prefix(ours, sentences, 2, torch.device("cpu"), "fp32")  # layers 1-2 cached
+        cached = loop.sentence_states_for(ours, prefix, 2, torch.device("cpu"), skip_padding)
+    torch.testing.assert_close(whole, expected, atol=1e-5, rtol=0)
+    torch.testing.assert_close(cached, expected, atol=1e-5, rtol=0)

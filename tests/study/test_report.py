@@ -186,3 +186,23 @@ def test_probe_rows_beside_k_equal_l(tmp_path):
     markdown = (tmp_path / "report.md").read_text()
     # (0.70 - 0.55) / (0.80 - 0.55) = 60% of what freezing everything lost
     assert "| 100 | 2 | 0.700 | 0.000 | 0.900 | 0.550 | 0.800 | 60% |" in markdown
+
+
+def test_setfit_runs_are_rows_of_their_own_or_a_grid_of_their_own(tmp_path):
+    for seed, (plain, setfit) in enumerate([(0.60, 0.66), (0.62, 0.65), (0.61, 0.64)], start=1):
+        write_result(tmp_path, 0, 50, seed, plain)
+        result = json.loads((tmp_path / f"freeze0_size50_seed{seed}.json").read_text())
+        result["config"]["method"], result["best_accuracy"] = "setfit", setfit
+        result["seconds"], result["peak_memory_mb"] = dict(total=40.0 + seed), 800.0
+        (tmp_path / f"freeze0_size50_seed{seed}_setfit.json").write_text(json.dumps(result))
+    report.main([str(tmp_path), "--seeds", "3"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert "| 50 | 0 | 3 | 0.610 |" in markdown  # the fine-tune's cell pools only its own runs
+    two_se = 2 * np.sqrt(np.var([0.66, 0.65, 0.64], ddof=1) / 3 + np.var([0.60, 0.62, 0.61], ddof=1) / 3)
+    assert f"| 50 | 0 | 3 | 0.650 | 0.010 | 42.0 | 800 | 0.610 |  | 0.040 | {two_se:.3f} |" in markdown
+    for seed in (1, 2, 3):
+        (tmp_path / f"freeze0_size50_seed{seed}.json").unlink()
+    report.main([str(tmp_path), "--seeds", "3"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert markdown.startswith("# sst2 with minilm (SetFit)") and "| 50 | 0 | 3 | 0.650 |" in markdown
+    assert "## SetFit" not in markdown

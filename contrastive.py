@@ -1,0 +1,126 @@
+"""
+SetFit (Tunstall et al. 2022, the setfit library's defaults), written out: few-shot classification
+in two stages, reusing the encoder, the frozen-prefix cache and the loop's pieces.
+
+1. Contrastive fine-tuning of the body. Every pair of training sentences (each sentence with
+   itself too) is positive when their labels agree and negative otherwise; the rarer kind is
+   repeated until both are as many as the commoner (setfit's "oversampling"; 50 examples make
+   about 1,300 pairs). One epoch over the shuffled pairs, batches of 16: each side's sentence
+   embedding (the checkpoint's own pooling), their cosine, and its squared error against 1 or 0.
+   AdamW at 2e-5 with weight decay 0.01 (not on biases and LayerNorms), warmup over the first
+   tenth, then linear decay; gradients clipped to norm 1.
+2. A logistic-regression head (scikit-learn's LogisticRegression with its defaults: C = 1, L2,
+   the intercept unpenalised) fitted to the fine-tuned embeddings of the training sentences, in
+   eval mode; the dev split is scored once, at the end.
+
+With k layers frozen, each sentence's frozen prefix comes from the cache, and every pair runs only
+layers k+1..L, where the library runs every frozen layer again for both sides of every pair.
+"""
+
+import math
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import metrics
+import probe
+from loop import autocast, embed_all, lr_at, sentence_embeddings
+
+# setfit 1.2's TrainingArguments defaults for the body's contrastive stage
+BATCH_SIZE = 16
+LEARNING_RATE = 2e-5
+WEIGHT_DECAY = 0.01
+WARMUP_PROPORTION = 0.1
+MAX_GRAD_NORM = 1.0
+HEAD_C = 1.0  # LogisticRegression's inverse L2 strength
+
+
+def contrastive_pairs(labels, rng, num_iterations=None):
+    """(first, second, target) index arrays of setfit's pairs: every pair i <= j of the training
+    sentences, in a random order, positive (target 1) when the labels agree; then as many of each
+    kind as the commoner has (num_iterations: num_iterations x n of each instead), the rarer kind
+    cycled from its start, positives and negatives alternating."""
+    n = len(labels)
+    first, second = np.triu_indices(n)  # with i == j: a sentence and itself is a positive pair
+    order = rng.permutation(len(first))
+    first, second = first[order], second[order]
+    positive = labels[first] == labels[second]
+    kinds = [np.flatnonzero(positive), np.flatnonzero(~positive)]
+    if not len(kinds[0]) or not len(kinds[1]):
+        raise ValueError("SetFit's pairs need two classes in the training subset, and this one has one")
+    count = num_iterations * n if num_iterations else max(len(kinds[0]), len(kinds[1]))
+    chosen = np.stack([np.resize(kind, count) for kind in kinds], axis=1).reshape(-1)  # pos, neg, pos, neg, ...
+    return first[chosen], second[chosen], positive[chosen].astype(np.float32)
+
+
+def decays(name):
+    """The Trainer's rule: weight decay on every weight but biases and LayerNorms."""
+    return not (name.endswith(".bias") or "norm" in name)
+
+
+def train_body(model, inputs, labels, start, device, precision, seed, num_iterations=None, log=print):
+    """Stage 1: one epoch of the cosine-similarity loss over setfit's pairs. Returns the per-step
+    losses and the number of pairs and of warmup steps."""
+    rng = np.random.default_rng(seed)
+    first, second, target = contrastive_pairs(np.asarray(labels), rng, num_iterations)
+    order = torch.as_tensor(rng.permutation(len(target)))  # the Trainer's shuffled batches
+    total_steps = math.ceil(len(target) / BATCH_SIZE)
+    warmup_steps = math.ceil(total_steps * WARMUP_PROPORTION)
+    named = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
+    if not named:  # every layer frozen: nothing to fine-tune, the head alone on the frozen body (setfit's
+        return dict(losses=[], pairs=len(target), total_steps=0, warmup_steps=0)  # "frozen body" row)
+    optimizer = torch.optim.AdamW([dict(params=[p for name, p in named if decays(name)], weight_decay=WEIGHT_DECAY),
+                                   dict(params=[p for name, p in named if not decays(name)], weight_decay=0.0)],
+                                  lr=LEARNING_RATE, fused=True)
+    scaler = torch.amp.GradScaler(device.type, enabled=precision == "fp16")
+    params, target, losses = [p for _, p in named], torch.as_tensor(target).to(device), []
+    model.train()  # dropout on in every layer that runs, as the library trains its body
+    for step, batch in enumerate(order.split(BATCH_SIZE)):
+        for group in optimizer.param_groups:
+            group["lr"] = lr_at(step, warmup_steps, total_steps, LEARNING_RATE)
+        sides = [inputs[i] for i in first[batch]] + [inputs[i] for i in second[batch]]  # 2B sentences
+        with autocast(device, precision):
+            embeddings = sentence_embeddings(model, sides, start, device)  # (2B, H) float32
+        a, b = embeddings.split(len(batch))
+        loss = F.mse_loss(F.cosine_similarity(a, b), target[batch.to(device)])
+        optimizer.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(params, MAX_GRAD_NORM)
+        scaler.step(optimizer)
+        scaler.update()
+        losses.append(loss.item())
+        if (step + 1) % max(1, total_steps // 10) == 0 or step + 1 == total_steps:
+            log(f"step {step + 1:4d}/{total_steps} | pairs {len(target)} | loss {np.mean(losses[-10:]):.4f} "
+                f"| lr {optimizer.param_groups[0]['lr']:.2e}")
+    return dict(losses=losses, pairs=len(target), total_steps=total_steps, warmup_steps=warmup_steps)
+
+
+def fit_head(train_embeddings, train_labels, num_labels):
+    """Stage 2: scikit-learn's default LogisticRegression, C = 1: minimise 0.5 |w|^2 + C x the summed
+    log-loss. probe.fit minimises the mean loss + l2 |W|^2 over C columns: a binary problem's one
+    vector w is W's two columns as +-w/2, so l2 = 1 / (C n) there, 1 / (2 C n) for more classes."""
+    l2 = (1.0 if num_labels == 2 else 0.5) / (HEAD_C * len(train_labels))
+    return probe.fit(train_embeddings, train_labels, num_labels, l2)
+
+
+def run(model, train_inputs, train_labels, dev_inputs, dev_labels, num_labels, start, device, precision, seed,
+        num_iterations=None, log=print):
+    """Both stages, then the training subset and the dev split scored with the head. Returns a
+    history shaped as loop.train's."""
+    if num_labels < 2:
+        raise ValueError("--method setfit classifies: a regression task has no SetFit head (use the default method)")
+    began = time.perf_counter()
+    body = train_body(model, train_inputs, train_labels, start, device, precision, seed, num_iterations, log)
+    train_seconds = time.perf_counter() - began
+    train_x = embed_all(model, train_inputs, start, device, precision)
+    head = fit_head(train_x, np.asarray(train_labels), num_labels)
+    dev_x = embed_all(model, dev_inputs, start, device, precision)
+    score = lambda x, y: metrics.scores(y, probe.predict(head, x, num_labels), num_labels)
+    return dict(curve=[], chosen=dict(step=body["total_steps"], **score(dev_x, dev_labels)),
+                train_scores=score(train_x, np.asarray(train_labels)), losses=body["losses"],
+                total_steps=body["total_steps"], warmup_steps=body["warmup_steps"], eval_every=0,
+                setfit=dict(pairs=body["pairs"], num_iterations=num_iterations),
+                train_seconds=train_seconds, eval_seconds=time.perf_counter() - began - train_seconds)

@@ -1,0 +1,74 @@
+"""contrastive.py: SetFit's pairs with the library's statistics, its head's objective, and a run
+through the frozen-prefix cache that trains as the whole network does."""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import contrastive
+import data
+import freeze_study
+from test_freeze_study import run
+
+
+def test_pairs_are_setfit_s_oversampled_pairs():
+    labels = np.array([1] * 28 + [0] * 22)  # SST-2's 50-example subset: 28 positive, 22 negative
+    first, second, target = contrastive.contrastive_pairs(labels, np.random.default_rng(0))
+    # every pair i <= j: 28 x 29 / 2 + 22 x 23 / 2 = 659 positive (a sentence with itself among
+    # them), 28 x 22 = 616 negative, oversampled to 659: 1318 pairs, as the library makes
+    assert len(target) == 1318 and target.sum() == 659
+    assert np.all(first <= second) and np.all((labels[first] == labels[second]) == (target == 1))
+    assert list(target[:6]) == [1, 0, 1, 0, 1, 0]  # positives and negatives alternate
+    distinct = lambda kind: {(i, j) for i, j, t in zip(first, second, target) if t == kind}
+    assert len(distinct(1)) == 659 and len(distinct(0)) == 616  # every pair once; 43 negatives twice
+    first, second, target = contrastive.contrastive_pairs(labels, np.random.default_rng(0), num_iterations=20)
+    assert len(target) == 2 * 20 * 50 and target.sum() == 20 * 50
+    with pytest.raises(ValueError, match="one"):
+        contrastive.contrastive_pairs(np.zeros(8, dtype=int), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("num_labels", [2, 3])
+def test_head_minimises_scikit_learn_s_logistic_regression_objective(num_labels):
+    g = torch.Generator().manual_seed(0)
+    x = F.normalize(torch.randn(40, 6, generator=g, dtype=torch.float64), dim=-1)
+    y = torch.arange(40) % num_labels
+    weight, bias = contrastive.fit_head(x.numpy(), y.numpy(), num_labels)
+    if num_labels == 2:  # scikit-learn's binomial form: one vector, the logit difference
+        w = (weight[:, 1] - weight[:, 0]).clone().requires_grad_(True)
+        b = (bias[1] - bias[0]).clone().requires_grad_(True)
+        objective = 0.5 * (w ** 2).sum() + contrastive.HEAD_C * F.binary_cross_entropy_with_logits(
+            x @ w + b, y.double(), reduction="sum")
+        grads = torch.autograd.grad(objective, [w, b])
+    else:  # multinomial: 0.5 |W|^2 + C x the summed cross-entropy
+        w, b = weight.clone().requires_grad_(True), bias.clone().requires_grad_(True)
+        objective = 0.5 * (w ** 2).sum() + contrastive.HEAD_C * F.cross_entropy(x @ w + b, y, reduction="sum")
+        grads = torch.autograd.grad(objective, [w, b])
+    # at the optimum: the gradient of the objective per example vanishes (L-BFGS's tolerance); the
+    # binary form's penalty taken as the multinomial one (half as strong) would leave it at ~1e-2
+    assert max(float(g.abs().max()) for g in grads) / len(y) < 1e-5
+
+
+def test_setfit_through_the_cache_trains_as_the_whole_network(tmp_path, tiny_bert_no_dropout, glue_dir):
+    common = ("--method", "setfit", "--freeze", "1", "--precision", "fp32", "--pooling", "mean", "--size", "8")
+    cached = run(tmp_path, tiny_bert_no_dropout, glue_dir, *common)
+    full = run(tmp_path, tiny_bert_no_dropout, glue_dir, *common, "--no-cache", out="full.json")
+    assert cached["config"]["cache"] and not full["config"]["cache"]
+    task = data.load_glue("sst2", glue_dir)
+    counts = np.bincount(task.train_labels[data.load_subset(task, 8, str(tmp_path / "splits"))])
+    same, different = sum(c * (c + 1) // 2 for c in counts), counts[0] * counts[1]
+    assert cached["selection"] == "setfit" and cached["setfit"]["pairs"] == 2 * max(same, different)
+    assert cached["train_losses"] == pytest.approx(full["train_losses"], abs=1e-5)
+    assert cached["at_score"] == pytest.approx(full["at_score"], abs=1e-6)
+    assert cached["config"]["normalize"] is False and cached["config"]["pooling"] == "mean"  # no sentence-transformers files
+
+
+def test_a_regression_task_and_a_probe_are_refused(tmp_path, tiny_bert, glue_dir, capsys):
+    for extra, message in ((["--dataset", "stsb"], "stsb is a regression task"),
+                           (["--probe", "--freeze", "3"], "--probe fits a head to a frozen model")):
+        with pytest.raises(SystemExit) as exit_:
+            freeze_study.main(["--model", tiny_bert, "--glue-dir", glue_dir, "--method", "setfit", "--quiet",
+                               "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json"), *extra])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and err.count("\n") == 1 and message in err and "Traceback" not in err
+    assert not (tmp_path / "r.json").exists()
