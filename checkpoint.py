@@ -163,8 +163,9 @@ def load_tokenizer(folder: str):
 def sentence_embedding_spec(folder: str) -> dict:
     """How the checkpoint itself turns token states into a sentence embedding, from its
     sentence-transformers files (modules.json, the Pooling module's config.json,
-    sentence_bert_config.json): {pooling: "mean" | "first", normalize, max_length}. A checkpoint
-    without them is read as the studies' classifiers read it: the first token, not normalised."""
+    sentence_bert_config.json): {pooling: "mean" | "first" | another of its modes, normalize,
+    max_length}. A checkpoint without them is read as the studies' classifiers read it: the first
+    token, not normalised."""
     spec = dict(pooling="first", normalize=False, max_length=None)
     try:
         with open(os.path.join(folder, "modules.json")) as f:
@@ -176,12 +177,8 @@ def sentence_embedding_spec(folder: str) -> dict:
         if kind == "Pooling":
             with open(os.path.join(folder, module.get("path", ""), "config.json")) as f:
                 pooling = json.load(f)
-            modes = [mode for mode, on in pooling.items() if mode.startswith("pooling_mode_") and on]
-            if modes == ["pooling_mode_mean_tokens"]:
-                spec["pooling"] = "mean"
-            elif modes != ["pooling_mode_cls_token"]:
-                raise ValueError(f"{folder}'s sentence embedding pools by {', '.join(modes) or 'nothing'}; this "
-                                 "tool pools by the first token or the mean: pass --pooling first or --pooling mean")
+            modes = [mode.removeprefix("pooling_mode_") for mode, on in pooling.items() if mode.startswith("pooling_mode_") and on]
+            spec["pooling"] = {"mean_tokens": "mean", "cls_token": "first"}.get("+".join(modes), "+".join(modes) or "nothing")
         elif kind == "Normalize":
             spec["normalize"] = True
     try:

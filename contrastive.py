@@ -69,8 +69,8 @@ def train_body(model, inputs, labels, start, device, precision, seed, num_iterat
     total_steps = math.ceil(len(target) / BATCH_SIZE)
     warmup_steps = math.ceil(total_steps * WARMUP_PROPORTION)
     named = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
-    if not named:  # every layer frozen: nothing to fine-tune, the head alone on the frozen body (setfit's
-        return dict(losses=[], pairs=len(target), total_steps=0, warmup_steps=0)  # "frozen body" row)
+    if not named:  # every layer frozen: nothing to fine-tune; the head is fitted to the frozen body alone
+        return dict(losses=[], pairs=len(target), total_steps=0, warmup_steps=0)
     optimizer = torch.optim.AdamW([dict(params=[p for name, p in named if decays(name)], weight_decay=WEIGHT_DECAY),
                                    dict(params=[p for name, p in named if not decays(name)], weight_decay=0.0)],
                                   lr=LEARNING_RATE, fused=True)
@@ -110,8 +110,6 @@ def run(model, train_inputs, train_labels, dev_inputs, dev_labels, num_labels, s
         num_iterations=None, log=print):
     """Both stages, then the training subset and the dev split scored with the head. Returns a
     history shaped as loop.train's."""
-    if num_labels < 2:
-        raise ValueError("--method setfit classifies: a regression task has no SetFit head (use the default method)")
     began = time.perf_counter()
     body = train_body(model, train_inputs, train_labels, start, device, precision, seed, num_iterations, log)
     train_seconds = time.perf_counter() - began

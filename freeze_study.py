@@ -99,25 +99,6 @@ def fail(message):
     sys.exit(2)
 
 
-def pick_device():
-    """cuda if there is a GPU; with several, the first one no other run of ours holds (a lock
-    file per GPU, released when its run ends), so `make -j N` spreads runs over the GPUs."""
-    count = torch.cuda.device_count()
-    if count <= 1:
-        return "cuda" if count else "cpu"
-    import fcntl
-    os.makedirs("cache", exist_ok=True)
-    for gpu in range(count):
-        lock = open(os.path.join("cache", f".gpu{gpu}.lock"), "w")
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            pick_device.held = lock  # keep the lock for as long as this process runs
-            return f"cuda:{gpu}"
-        except OSError:
-            lock.close()
-    return f"cuda:{os.getpid() % count}"  # more runs than GPUs: share
-
-
 def check_args(args):
     for name in ("lr", "epochs", "batch_size"):
         if getattr(args, name) is not None and not getattr(args, name) > 0:
@@ -133,7 +114,7 @@ def check_args(args):
     if args.num_iterations is not None and (args.method != "setfit" or args.num_iterations < 1):
         raise ValueError("--num-iterations is a positive number of SetFit's pairs per example: it goes with --method setfit")
     try:
-        device = torch.device(args.device or pick_device())
+        device = torch.device(args.device or loop.pick_device())
     except RuntimeError:
         raise ValueError(f"unknown --device {args.device!r}: use cpu, cuda or cuda:N") from None
     if device.type == "cuda" and not torch.cuda.is_available():
@@ -243,6 +224,10 @@ def build_and_freeze(args, task, device, precision):
     # the probe and SetFit read the checkpoint's own sentence embedding; the fine-tune its first token
     own = checkpoint.sentence_embedding_spec(classifier.folder)
     embeds = args.probe or args.method == "setfit"
+    if embeds and not args.pooling and own["pooling"] not in ("first", "mean"):
+        raise ValueError(f"{args.model}'s sentence embedding pools by {own['pooling']}; this tool pools by the "
+                         "first token or the mean: pass --pooling first or --pooling mean")
+    # (args records the pooling in the result)
     classifier.pooling = args.pooling = args.pooling or (own["pooling"] if embeds else "first")
     classifier.normalize = embeds and own["normalize"]
     if embeds and own["max_length"]:
@@ -343,8 +328,11 @@ def assemble_result(args, task, classifier, config, history, device, cached, max
     curve, chosen = history["curve"], history["chosen"]
     names = [name for name in metrics.NAMES if name in chosen]
     trainable, total = encoder.count_parameters(classifier)
-    if args.probe or args.method == "setfit":  # a fitted linear head's weight and bias, not the head it stands in for
-        trainable = (0 if args.probe else trainable) + (classifier.config.hidden_size + 1) * task.num_labels
+    fitted_head = (classifier.config.hidden_size + 1) * task.num_labels  # a fitted linear head's weight and bias
+    if args.probe:  # the probe alone, not the head it stands in for
+        trainable = fitted_head
+    elif args.method == "setfit":  # the body's trained layers, then SetFit's head
+        trainable += fitted_head
     if device.type == "cuda":
         peak_mb = torch.cuda.max_memory_allocated(device) / 2**20
     else:

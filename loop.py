@@ -77,6 +77,25 @@ def reinitialize_top(model, n, k):
         initialize_(layer, model.config.initializer_range)
 
 
+def pick_device():
+    """cuda if there is a GPU; with several, the first one no other run of ours holds (a lock
+    file per GPU, released when its run ends), so `make -j N` spreads runs over the GPUs."""
+    count = torch.cuda.device_count()
+    if count <= 1:
+        return "cuda" if count else "cpu"
+    import fcntl
+    os.makedirs("cache", exist_ok=True)
+    for gpu in range(count):
+        lock = open(os.path.join("cache", f".gpu{gpu}.lock"), "w")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            pick_device.held = lock  # keep the lock for as long as this process runs
+            return f"cuda:{gpu}"
+        except OSError:
+            lock.close()
+    return f"cuda:{os.getpid() % count}"  # more runs than GPUs: share
+
+
 def default_precision(device):
     """fp16 mixed precision on CUDA, as the study trained; fp32 on a CPU. bf16 mixed precision
     (--precision bf16) runs about twice as fast on a CPU that multiplies bfloat16 natively, but

@@ -219,9 +219,9 @@ class Layer(nn.Module):
 
 class ClassificationHead(nn.Module):
     """
-    Reads each sentence's state (its first token, <s> or [CLS], unless pooling says mean). BERT: pooler (dense + tanh, pretrained) -> dropout ->
-    classifier. RoBERTa: dropout -> dense -> tanh -> dropout -> out_proj. Same modules, one
-    extra dropout for RoBERTa.
+    Reads each sentence's state (its first token, <s> or [CLS], unless pooling says mean). BERT:
+    pooler (dense + tanh, pretrained) -> dropout -> classifier. RoBERTa: dropout -> dense -> tanh ->
+    dropout -> out_proj. Same modules, one extra dropout for RoBERTa.
     """
 
     def __init__(self, config: EncoderConfig):

@@ -223,3 +223,19 @@ def test_a_folder_holds_one_pooling_per_kind_of_run(tmp_path, tiny_bert, glue_di
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.count("\n") == 1 and "holds probe runs pooled by the first" in err
     assert not (tmp_path / "grid/freeze3_size50_seed2_probe.json").exists()
+
+
+def test_a_pooling_this_tool_lacks_is_asked_for_only_where_it_is_the_default(tmp_path, tiny_bert, glue_dir, capsys):
+    import shutil
+    folder = tmp_path / "max-pooled"
+    shutil.copytree(tiny_bert, folder)
+    (folder / "modules.json").write_text(json.dumps([{"type": "sentence_transformers.models.Pooling", "path": "p"}]))
+    (folder / "p").mkdir()
+    (folder / "p" / "config.json").write_text(json.dumps({"pooling_mode_max_tokens": True}))
+    with pytest.raises(SystemExit) as exit_:
+        freeze_study.main(["--model", str(folder), "--glue-dir", glue_dir, "--size", "50", "--freeze", "3", "--probe",
+                           "--quiet", "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "pools by max_tokens" in err and "--pooling" in err
+    result = run(tmp_path, str(folder), glue_dir, "--freeze", "3", "--probe", "--pooling", "first")
+    assert result["config"]["pooling"] == "first"
