@@ -206,3 +206,23 @@ def test_setfit_runs_are_rows_of_their_own_or_a_grid_of_their_own(tmp_path):
     markdown = (tmp_path / "report.md").read_text()
     assert markdown.startswith("# sst2 with minilm (SetFit)") and "| 50 | 0 | 3 | 0.650 |" in markdown
     assert "## SetFit" not in markdown
+
+
+def test_methods_side_by_side_recommend_the_cheapest_within_one_std_of_the_best(tmp_path):
+    # fine-tune k = 0: 0.60 in 100 s; SetFit k = 0: 0.66 +- 0.01 in 40 s, k = 4: 0.655 in 15 s; probe 0.62 in 5 s
+    cells = [("_setfit", 0, (0.65, 0.66, 0.67), 40.0), ("_setfit", 4, (0.65, 0.655, 0.66), 15.0),
+             ("_probe", 6, (0.62, 0.62, 0.62), 5.0), ("", 0, (0.59, 0.60, 0.61), 100.0)]  # written through one name: plain last
+    for suffix, k, accuracies, seconds in cells:
+        for seed, accuracy in enumerate(accuracies, start=1):
+            write_result(tmp_path, k, 50, seed, accuracy)
+            path = tmp_path / f"freeze{k}_size50_seed{seed}.json"
+            result = json.loads(path.read_text())
+            result["config"].update(method="setfit" if suffix == "_setfit" else "finetune", probe=suffix == "_probe")
+            result.update(seconds=dict(total=seconds), peak_memory_mb=500.0, train_at_score=dict(accuracy=0.9))
+            path.unlink()
+            (tmp_path / f"freeze{k}_size50_seed{seed}{suffix}.json").write_text(json.dumps(result))
+    report.main([str(tmp_path), "--seeds", "3"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert "## Methods side by side" in markdown and "| probe | 6 | 3 | 0.620 | 0.000 | 5.0 | 500 |" in markdown
+    # the best is SetFit k = 0 (0.660 +- 0.010); SetFit k = 4 (0.655) is within it and the cheapest such cell
+    assert "Recommended at n = 50: **SetFit, freeze 4** (0.655 against the best, SetFit at k = 0: 0.660 ± 0.010), 15.0 s a run." in markdown
