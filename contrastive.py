@@ -26,7 +26,7 @@ import torch.nn.functional as F
 
 import metrics
 import probe
-from loop import autocast, embed_all, lr_at, sentence_embeddings
+from loop import AdamW, autocast, embed_all, lr_at, sentence_embeddings
 
 # setfit 1.2's TrainingArguments defaults for the body's contrastive stage
 BATCH_SIZE = 16
@@ -71,9 +71,8 @@ def train_body(model, inputs, labels, start, device, precision, seed, num_iterat
     named = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
     if not named:  # every layer frozen: nothing to fine-tune; the head is fitted to the frozen body alone
         return dict(losses=[], pairs=len(target), total_steps=0, warmup_steps=0)
-    optimizer = torch.optim.AdamW([dict(params=[p for name, p in named if decays(name)], weight_decay=WEIGHT_DECAY),
-                                   dict(params=[p for name, p in named if not decays(name)], weight_decay=0.0)],
-                                  lr=LEARNING_RATE, fused=True)
+    optimizer = AdamW([dict(params=[p for name, p in named if decays(name)], weight_decay=WEIGHT_DECAY),
+                       dict(params=[p for name, p in named if not decays(name)], weight_decay=0.0)], lr=LEARNING_RATE)
     scaler = torch.amp.GradScaler(device.type, enabled=precision == "fp16")
     params, target, losses = [p for _, p in named], torch.as_tensor(target).to(device), []
     model.train()  # dropout on in every layer that runs, as the library trains its body
@@ -99,11 +98,9 @@ def train_body(model, inputs, labels, start, device, precision, seed, num_iterat
 
 
 def fit_head(train_embeddings, train_labels, num_labels):
-    """Stage 2: scikit-learn's default LogisticRegression, C = 1: minimise 0.5 |w|^2 + C x the summed
-    log-loss. probe.fit minimises the mean loss + l2 |W|^2 over C columns: a binary problem's one
-    vector w is W's two columns as +-w/2, so l2 = 1 / (C n) there, 1 / (2 C n) for more classes."""
-    l2 = (1.0 if num_labels == 2 else 0.5) / (HEAD_C * len(train_labels))
-    return probe.fit(train_embeddings, train_labels, num_labels, l2)
+    """Stage 2: scikit-learn's default LogisticRegression, C = 1, fitted by probe.fit at the same
+    optimum (probe.l2_of)."""
+    return probe.fit(train_embeddings, train_labels, num_labels, probe.l2_of(HEAD_C, len(train_labels), num_labels))
 
 
 def run(model, train_inputs, train_labels, dev_inputs, dev_labels, num_labels, start, device, precision, seed,

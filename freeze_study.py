@@ -184,7 +184,7 @@ def protocol_config(args, model_type, precision, metric):
     return config, 128 if lee else None
 
 
-def fit_probe(classifier, train_states, train_labels, dev_states, task, device, seed):
+def fit_probe(classifier, train_states, train_labels, dev_states, task, device):
     """The linear probe (probe.py) on the frozen model's sentence embedding (the cached states
     after the last layer, pooled as the checkpoint pools them); shaped as loop.train's history (no
     curve: one fit, one dev score)."""
@@ -192,9 +192,9 @@ def fit_probe(classifier, train_states, train_labels, dev_states, task, device, 
     L = classifier.config.num_layers
     embed = lambda states: loop.embed_all(classifier, states, L, device, "fp32")  # (N, H): no layer left to run
     fitted = probe.run(embed(train_states), train_labels, embed(dev_states), task.dev_labels,
-                       task.num_labels, task.metric, seed)
+                       task.num_labels, task.metric)
     return dict(curve=[], chosen=dict(step=0, **fitted["dev"]), train_scores=fitted["train"], losses=[],
-                probe=dict(l2=fitted["l2"], cross_validation=fitted["cross_validation"]), total_steps=0,
+                probe=dict(l2=fitted["l2"], C=fitted["C"], cross_validation=fitted["cross_validation"]), total_steps=0,
                 warmup_steps=0, eval_every=0, train_seconds=time.perf_counter() - began, eval_seconds=0.0)
 
 
@@ -303,7 +303,7 @@ def train_or_fit(args, classifier, config, task, indices, train_inputs, dev_inpu
     linear model fitted to the frozen features; each returns a history shaped as loop.train's."""
     quiet_or_log = (lambda line: None) if args.quiet else log
     if args.probe:
-        return fit_probe(classifier, train_inputs, task.train_labels[indices], dev_inputs, task, device, args.seed)
+        return fit_probe(classifier, train_inputs, task.train_labels[indices], dev_inputs, task, device)
     if args.method == "setfit":
         return contrastive.run(classifier, train_inputs, task.train_labels[indices], dev_inputs, task.dev_labels,
                                task.num_labels, max(args.freeze, 0) if cached else None, device, config.precision,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch.optim.adamw import adamw as adamw_update  # torch's functional AdamW
 
 import metrics
 from data import length_sorted_batches, write_atomically
@@ -52,6 +53,41 @@ def lr_at(step, warmup_steps, total_steps, peak_lr):
     if step < warmup_steps:
         return peak_lr * step / max(1, warmup_steps)
     return peak_lr * max(0.0, (total_steps - step) / max(1, total_steps - warmup_steps))
+
+
+class AdamW:
+    """torch.optim.AdamW(fused=True), the Trainer's adamw_torch_fused: the same state and torch's
+    own fused update (its functional form), so the same weights bit for bit (tests/test_loop.py).
+    Without torch's Optimizer class, because its first use imports torch's compiler: about 2 s of
+    every run on 2 CPU cores (docs/performance.md). GradScaler drives it as it drives any optimizer:
+    it reads param_groups and calls step()."""
+
+    def __init__(self, groups, lr, betas=(0.9, 0.999), eps=1e-8):
+        # groups: dicts of params and weight_decay, as torch's optimizers take them
+        self.param_groups = [dict(params=list(group["params"]), weight_decay=group.get("weight_decay", 0.0), lr=lr)
+                             for group in groups]
+        self.betas, self.eps = betas, eps
+        self.state = {}  # parameter -> (step, exp_avg, exp_avg_sq), made at its first gradient
+
+    def zero_grad(self, set_to_none=True):
+        for group in self.param_groups:
+            for p in group["params"]:
+                p.grad = None
+
+    @torch.no_grad()
+    def step(self):
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            for p in params:
+                if p not in self.state:  # a float32 step on the parameter's device, as fused AdamW keeps it
+                    self.state[p] = (torch.zeros((), dtype=torch.float32, device=p.device),
+                                     torch.zeros_like(p, memory_format=torch.preserve_format),
+                                     torch.zeros_like(p, memory_format=torch.preserve_format))
+            steps, exp_avgs, exp_avg_sqs = (list(column) for column in zip(*(self.state[p] for p in params))) \
+                if params else ([], [], [])
+            adamw_update(params, [p.grad for p in params], exp_avgs, exp_avg_sqs, [], steps, fused=True, amsgrad=False,
+                         beta1=self.betas[0], beta2=self.betas[1], lr=group["lr"], weight_decay=group["weight_decay"],
+                         eps=self.eps, maximize=False)
 
 
 def freeze(model, k):
@@ -245,8 +281,8 @@ def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, sta
     train_labels, train_labels_np = torch.as_tensor(train_labels).to(device), np.asarray(train_labels)
     params = [p for p in model.parameters() if p.requires_grad]  # frozen ones never reach AdamW
     # fused: one kernel updates every tensor (the Trainer's default, adamw_torch_fused)
-    optimizer = torch.optim.AdamW(params, lr=config.lr, betas=config.betas, eps=config.eps,
-                                  weight_decay=config.weight_decay, fused=True)
+    optimizer = AdamW([dict(params=params, weight_decay=config.weight_decay)], lr=config.lr, betas=config.betas,
+                      eps=config.eps)
     # fp16 gradients can underflow: scale the loss up, unscale before clipping, skip inf steps
     scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
     shuffle = torch.Generator().manual_seed(config.seed)

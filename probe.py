@@ -1,13 +1,17 @@
 """
 A linear probe: with every layer frozen, how good are the features themselves? The study's k = L
 trains a fresh head at lr 5e-5 for at most 630 steps, which may say more about that budget than
-about the features. The probe fits a linear model properly to the same features (each sentence's
-first-token state after the last layer, which the head reads), with its L2 strength chosen by
-cross-validation on the training subset alone; the dev split is scored once, at the end.
+about the features. The probe fits a linear model properly to the model's sentence embedding (as
+the checkpoint pools it, or its first token), with its L2 strength chosen by cross-validation on
+the training subset alone; the dev split is scored once, at the end.
 
-Classification: softmax regression, minimised exactly (full batch, L-BFGS). Regression: ridge, in
-closed form. A few lines of torch, so no new dependency (scikit-learn's LogisticRegression would do
-the same fit; it is not needed for it).
+Classification is scikit-learn's LogisticRegressionCV with its defaults, written out: ten inverse
+strengths C from 1e-4 to 1e4, five stratified folds in the subset's order, the C whose folds score
+best in total (the strongest penalty of equal bests), refitted on the whole subset. The features go
+in as the model gives them, unscaled, as scikit-learn's users (and SetFit's head) feed a sentence
+embedding. Each fit is minimised exactly (full batch, Newton's method, float64). Regression: ridge, in
+closed form, its strength by five contiguous folds in order. A few lines of torch, so no new
+dependency; every choice is deterministic, so the probe has no seed.
 """
 
 import numpy as np
@@ -16,7 +20,8 @@ import torch.nn.functional as F
 
 import metrics
 
-L2_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0)  # penalty per example, on standardised features
+CS = np.logspace(-4, 4, 10)  # LogisticRegressionCV's Cs=10: inverse L2 strengths, strongest first
+RIDGE_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0)  # ridge's penalty per example, weakest first
 FOLDS = 5
 
 
@@ -29,18 +34,54 @@ def fit(features, labels, num_labels, l2):
         gram = centred.T @ centred / len(x) + l2 * torch.eye(x.shape[1], dtype=torch.float64)
         weight = torch.linalg.solve(gram, centred.T @ (y - y.mean()) / len(x))[:, None]
         return weight, (y.mean() - mean_x @ weight[:, 0]).reshape(1)
-    y = torch.as_tensor(labels, dtype=torch.long)
-    weight = torch.zeros(x.shape[1], num_labels, dtype=torch.float64, requires_grad=True)
-    bias = torch.zeros(num_labels, dtype=torch.float64, requires_grad=True)
-    optimizer = torch.optim.LBFGS([weight, bias], max_iter=500, tolerance_grad=1e-9, line_search_fn="strong_wolfe")
+    return fit_softmax(x, torch.as_tensor(labels, dtype=torch.long), num_labels, l2)
 
-    def closure():
-        optimizer.zero_grad()
-        loss = F.cross_entropy(x @ weight + bias, y) + l2 * (weight ** 2).sum()
-        loss.backward()
-        return loss
-    optimizer.step(closure)
-    return weight.detach(), bias.detach()
+
+def fit_softmax(x, y, num_labels, l2, tolerance=1e-10, max_steps=100):
+    """Softmax regression minimised by Newton's method, each step its exact Hessian's solve, halved
+    until the loss falls enough (Armijo), until the largest gradient is below `tolerance`: a few
+    steps to float64's precision. (torch.optim.LBFGS would do, but its first use imports torch's
+    compiler, 2 s of every SetFit run.) x (n, H) float64, y (n,) long -> weight (H, C), bias (C,)."""
+    n, C = len(x), num_labels
+    x1 = torch.cat([x, x.new_ones(n, 1)], 1)  # (n, D): the bias as one more feature, D = H + 1
+    D = x1.shape[1]
+    onehot = F.one_hot(y, C).to(x.dtype)
+    penalised = x.new_ones(D, 1)
+    penalised[-1] = 0.0  # the bias is not penalised
+    loss = lambda theta: F.cross_entropy(x1 @ theta, y) + l2 * (theta[:-1] ** 2).sum()
+    # adding one number to every class's bias changes nothing: the Hessian's one flat direction,
+    # given curvature 1 here so the solve is defined; the gradient has no part along it, so neither
+    # has the step
+    flat = x.new_zeros(C, D)
+    flat[:, -1] = C ** -0.5
+    flat = flat.reshape(-1)
+    theta = x.new_zeros(D, C)  # (D, C): the weight, then the bias as its last row
+    value = loss(theta)
+    for _ in range(max_steps):
+        p = torch.softmax(x1 @ theta, 1)  # (n, C)
+        gradient = x1.T @ (p - onehot) / n + 2 * l2 * penalised * theta  # (D, C)
+        if gradient.abs().max() < tolerance:
+            break
+        hessian = x.new_empty(C, D, C, D)  # block (a, b): x1^T diag(p_a (1[a = b] - p_b)) x1 / n
+        for a in range(C):
+            for b in range(a, C):
+                hessian[a, :, b] = hessian[b, :, a] = (x1.T * (p[:, a] * (float(a == b) - p[:, b]))) @ x1 / n
+        hessian = (hessian.reshape(C * D, C * D) + torch.diag((2 * l2 * penalised[:, 0]).repeat(C))
+                   + torch.outer(flat, flat))
+        step = torch.linalg.solve(hessian, -gradient.T.reshape(-1)).reshape(C, D).T
+        size = 1.0
+        while (new_value := loss(theta + size * step)) > value + 1e-4 * size * (gradient * step).sum() and size > 1e-10:
+            size /= 2
+        theta, value = theta + size * step, new_value
+    return theta[:-1], theta[-1]
+
+
+def l2_of(C, n, num_labels):
+    """scikit-learn's LogisticRegression minimises 0.5 |w|^2 + C x the summed log-loss; fit minimises
+    the mean loss + l2 |W|^2 over one column per class. A binary problem's one vector w is W's two
+    columns as -w/2 and +w/2 (|W|^2 = |w|^2 / 2), so the same optimum is l2 = 1 / (C n) there, and
+    1 / (2 C n) with more classes (scikit-learn's multinomial keeps a column per class)."""
+    return (1.0 if num_labels == 2 else 0.5) / (C * n)
 
 
 def predict(model, features, num_labels):
@@ -49,30 +90,47 @@ def predict(model, features, num_labels):
     return scores[:, 0].numpy() if num_labels == 1 else scores.argmax(-1).numpy()
 
 
-def choose_l2(features, labels, num_labels, metric, seed=0):
-    """The L2 strength with the best mean `metric` over FOLDS folds of the training subset (the
-    first of equal bests, the weakest penalty first): {l2: mean score}, and the pick."""
-    order = np.random.default_rng(seed).permutation(len(labels))
-    folds = [order[i::FOLDS] for i in range(FOLDS)]
+def stratified_folds(labels, folds=FOLDS):
+    """Each example's held-out fold, as scikit-learn's StratifiedKFold(folds) assigns them: each
+    class's examples, in the subset's order, go in blocks to folds 0, 1, ..., the blocks' sizes
+    dealt round-robin over the labels sorted (classes numbered in order of first appearance)."""
+    _, first_seen, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    encoded = np.argsort(np.argsort(first_seen))[inverse]  # 0: the class seen first
+    dealt = np.sort(encoded)
+    allocation = np.stack([np.bincount(dealt[i::folds], minlength=len(first_seen)) for i in range(folds)])  # (folds, C)
+    fold_of = np.empty(len(labels), dtype=np.int64)
+    for c in range(len(first_seen)):
+        fold_of[encoded == c] = np.arange(folds).repeat(allocation[:, c])
+    return fold_of
+
+
+def cross_validate(features, labels, num_labels, metric):
+    """{strength: the folds' mean `metric`} over the grid, and the pick: for classification
+    {C: ...} with the first best C (the strongest penalty of equal bests, as scikit-learn picks),
+    for regression {l2: ...} over folds in order with the first best l2 (the weakest penalty)."""
+    if num_labels == 1:
+        fold_of, grid = np.arange(len(labels)) * FOLDS // len(labels), RIDGE_GRID  # KFold: contiguous blocks
+        l2_for = lambda strength, n: strength
+    else:
+        fold_of, grid = stratified_folds(labels), CS
+        l2_for = lambda C, n: l2_of(C, n, num_labels)
     cv = {}
-    for l2 in L2_GRID:
-        scores = []
-        for held_out in folds:
-            kept = np.setdiff1d(order, held_out)
-            model = fit(features[kept], labels[kept], num_labels, l2)
-            predicted = predict(model, features[held_out], num_labels)
-            scores.append(metrics.scores(labels[held_out], predicted, num_labels)[metric])
-        cv[l2] = float(np.mean(scores))
-    return cv, max(L2_GRID, key=lambda l2: (cv[l2], -l2))
+    for strength in grid:
+        total = 0.0
+        for fold in range(FOLDS):
+            kept, held_out = fold_of != fold, fold_of == fold
+            model = fit(features[kept], labels[kept], num_labels, l2_for(strength, kept.sum()))
+            total += metrics.scores(labels[held_out], predict(model, features[held_out], num_labels), num_labels)[metric]
+        cv[float(strength)] = total / FOLDS
+    return cv, max(cv, key=lambda strength: (cv[strength], -list(cv).index(strength)))
 
 
-def run(train_features, train_labels, dev_features, dev_labels, num_labels, metric, seed=0):
-    """Standardise with the training subset's statistics, choose the L2 strength on it, refit on
-    all of it, and score the training subset and, once, the dev split."""
-    mean, std = train_features.mean(0), train_features.std(0) + 1e-6
-    train_x, dev_x = (train_features - mean) / std, (dev_features - mean) / std
-    cv, l2 = choose_l2(train_x, train_labels, num_labels, metric, seed)
-    model = fit(train_x, train_labels, num_labels, l2)
-    return dict(l2=l2, cross_validation=cv,
-                train=metrics.scores(train_labels, predict(model, train_x, num_labels), num_labels),
-                dev=metrics.scores(dev_labels, predict(model, dev_x, num_labels), num_labels))
+def run(train_features, train_labels, dev_features, dev_labels, num_labels, metric):
+    """Choose the strength on the training subset, refit on all of it, and score the training
+    subset and, once, the dev split."""
+    cv, strength = cross_validate(train_features, train_labels, num_labels, metric)
+    l2 = strength if num_labels == 1 else l2_of(strength, len(train_labels), num_labels)
+    model = fit(train_features, train_labels, num_labels, l2)
+    return dict(l2=l2, C=None if num_labels == 1 else strength, cross_validation=cv,
+                train=metrics.scores(train_labels, predict(model, train_features, num_labels), num_labels),
+                dev=metrics.scores(dev_labels, predict(model, dev_features, num_labels), num_labels))

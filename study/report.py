@@ -242,8 +242,9 @@ def probe_lines(probe_runs, plain_runs, num_layers):
         return []
     plain = cells_of(plain_runs)
     lines = ["## Linear probe", "",
-             f"With every layer frozen, a linear model fitted properly to the same features (probe.py: L2 strength "
-             f"by cross-validation on the training subset, the dev split scored once), beside the head trained by "
+             f"With every layer frozen, a linear model fitted properly to the model's sentence embedding (probe.py: "
+             f"scikit-learn's LogisticRegressionCV, its C by 5 stratified folds of the training subset, the dev split "
+             f"scored once), beside the head trained by "
              f"the protocol on them (k = {num_layers}) and the full fine-tune (k = 0). *Recovered*: "
              f"(probe - k = {num_layers}) / (k = 0 - k = {num_layers}).", "",
              f"| train size | probe runs | probe mean | probe std | probe train acc | k = {num_layers} mean "

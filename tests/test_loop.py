@@ -111,10 +111,40 @@ def test_skipping_padding_trains_as_the_padded_batch_from_ids_and_from_the_cache
         torch.testing.assert_close(grad, padded[1][name], rtol=1e-4, atol=1e-6, msg=name)
 
 
+def test_adamw_is_torch_s_fused_adamw_bit_for_bit(tiny_bert_no_dropout, device):
+    """Two groups (weight decay and none), a learning rate that moves, a parameter without a
+    gradient in some steps, and the gradient scaler on, with one overflowing step it must skip."""
+    ids = [torch.randint(1000, 2000, (n,), generator=torch.Generator().manual_seed(n)) for n in (5, 9, 3, 7)]
+    labels = torch.tensor([0, 1, 1, 0], device=device)
+    weights = {}
+    for kind in ("torch", "ours"):
+        torch.manual_seed(0)
+        classifier = checkpoint.from_pretrained(tiny_bert_no_dropout).to(device)
+        named = list(classifier.named_parameters())
+        groups = [dict(params=[p for n, p in named if not n.endswith(".bias")], weight_decay=0.01),
+                  dict(params=[p for n, p in named if n.endswith(".bias")], weight_decay=0.0)]
+        optimizer = (torch.optim.AdamW(groups, lr=1e-3, betas=(0.9, 0.98), eps=1e-6, fused=True) if kind == "torch"
+                     else loop.AdamW(groups, lr=1e-3, betas=(0.9, 0.98), eps=1e-6))
+        scaler = torch.amp.GradScaler(device.type, init_scale=2.0 ** 10)
+        config = loop.TrainConfig(precision="fp16")
+        params = [p for _, p in named]
+        for step in range(6):
+            for group in optimizer.param_groups:
+                group["lr"] = loop.lr_at(step, 2, 6, 1e-3)
+            classifier.head.dense.weight.requires_grad_(step % 2 == 0)  # no gradient on odd steps
+            if step == 3:
+                scaler.update(2.0 ** 40)  # overflows float16 in the backward pass: a skipped step
+            loop.train_step(classifier, optimizer, scaler, params, ids, labels, None, device, config)
+        weights[kind] = {n: p.detach().clone() for n, p in named}
+    assert weights["ours"].keys() == weights["torch"].keys()
+    for name, weight in weights["torch"].items():
+        assert torch.equal(weights["ours"][name], weight), name
+
+
 def fp16_step(classifier, scaler, ids, labels, device):
     """One loop.train_step in fp16 mixed precision (on the CPU too, where CI can run it)."""
     params = [p for p in classifier.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(params, lr=1e-3, fused=True)
+    optimizer = loop.AdamW([dict(params=params)], lr=1e-3)
     config = loop.TrainConfig(precision="fp16")
     return loop.train_step(classifier, optimizer, scaler, params, ids, labels, None, device, config)
 
@@ -146,7 +176,7 @@ def test_fp16_and_bf16_training_follow_fp32(tiny_bert_no_dropout, device):
     for precision in ("fp32", "fp16", "bf16"):
         classifier = checkpoint.from_pretrained(tiny_bert_no_dropout).to(device)
         params = [p for p in classifier.parameters() if p.requires_grad]
-        optimizer = torch.optim.AdamW(params, lr=1e-3, fused=True)
+        optimizer = loop.AdamW([dict(params=params)], lr=1e-3)
         scaler = torch.amp.GradScaler(device.type, enabled=precision == "fp16")
         config = loop.TrainConfig(precision=precision)
         # eight steps on one batch: the model memorises it, so the losses move a long way

@@ -1,4 +1,4 @@
-"""probe.py: an exact fit, a regularisation chosen without the dev split, and the command line."""
+"""probe.py: an exact fit, scikit-learn's folds and choice of C without the dev split, and the command line."""
 
 import numpy as np
 import pytest
@@ -36,14 +36,28 @@ def test_ridge_matches_the_normal_equations():
     assert np.allclose(weight[:, 0].numpy(), solution[:5]) and np.isclose(bias.item(), solution[5])
 
 
-def test_the_dev_split_plays_no_part_in_the_choice():
+def test_folds_are_scikit_learn_s_stratified_folds():
+    # StratifiedKFold(5).split on these labels (scikit-learn 1.9.1): each class in blocks, in order
+    labels = np.array([1, 0, 1, 1, 0, 2, 2, 1, 0, 0, 1, 2, 1, 0, 1, 1, 0])
+    assert probe.stratified_folds(labels).tolist() == [0, 0, 0, 1, 1, 0, 1, 1, 2, 3, 2, 4, 2, 3, 3, 4, 4]
+    balanced = probe.stratified_folds(np.array([0] * 22 + [1] * 28))  # SST-2's 50: ten a fold
+    assert [np.bincount(balanced[:22], minlength=5).tolist(), np.bincount(balanced[22:]).tolist()] == \
+        [[5, 5, 4, 4, 4], [5, 5, 6, 6, 6]]
+
+
+def test_the_choice_is_scikit_learn_s_and_the_dev_split_plays_no_part_in_it():
     x, y = toy(200, 3)
     dev_x, dev_y = toy(100, 4)
     first = probe.run(x, y, dev_x, dev_y, 3, "accuracy")
     second = probe.run(x, y, dev_x[::-1].copy(), np.roll(dev_y, 7), 3, "accuracy")  # other dev examples
-    assert first["l2"] == second["l2"] and first["cross_validation"] == second["cross_validation"]
+    assert first["C"] == second["C"] and first["cross_validation"] == second["cross_validation"]
     assert first["train"] == second["train"] and first["dev"] != second["dev"]
-    assert first["l2"] == max(probe.L2_GRID, key=lambda l2: (first["cross_validation"][l2], -l2))
+    cv = first["cross_validation"]
+    assert list(cv) == probe.CS.tolist()  # strongest penalty first: the first of equal bests is the strongest
+    assert first["C"] == next(C for C in cv if cv[C] == max(cv.values()))
+    assert first["l2"] == pytest.approx(0.5 / (first["C"] * 200))  # refitted on all 200, multinomial
+    # the strongest penalty predicts one class; the weakest fits the toy's signal
+    assert cv[probe.CS[0]] < cv[probe.CS[-1]]
 
 
 def test_probe_needs_every_layer_frozen(tmp_path, tiny_bert, glue_dir, capsys):
@@ -59,6 +73,6 @@ def test_probe_run_records_its_fit(tmp_path, tiny_bert, glue_dir):
             "--out", str(tmp_path / "r.json"), "--splits-dir", str(tmp_path / "s"), "--cache-dir", str(tmp_path / "c"),
             "--quiet"]
     result = freeze_study.run(freeze_study.parse_args(argv))
-    assert result["selection"] == "probe" and result["probe"]["l2"] in probe.L2_GRID
+    assert result["selection"] == "probe" and result["probe"]["C"] in probe.CS.tolist()
     assert result["best_accuracy"] == result["score"] == result["at_score"]["accuracy"]
     assert result["trainable_parameters"] == (32 + 1) * 2 and result["curve"] == []
