@@ -127,7 +127,7 @@ slurm-array:
 
 report:
 ifeq ($(PROTOCOL),lee)
-	$(PYTHON) -m study.lee_report $(RESULTS) --out $(REPORT_DIR)
+	$(PYTHON) -m study.lee_report $(RESULTS) --out $(REPORT_DIR) $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR))
 else
 	$(PYTHON) -m study.report $(RESULTS) --seeds $(words $(SEEDS)) --out $(REPORT_DIR) $(if $(AGAINST),--against $(AGAINST))
 endif

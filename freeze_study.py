@@ -350,6 +350,7 @@ def assemble_result(args, task, classifier, config, history, device, cached, max
         # the training subset, scored with the weights of that evaluation: the gap shows over-fitting
         train_at_score=history["train_scores"],
         best={name: max(point[name] for point in curve or [chosen]) for name in names},  # each metric's own best
+        constant=metrics.constant_scores(task.dev_labels, task.num_labels),  # what one class for all scores
         label_names=task.label_names, curve=curve, train_losses=history["losses"],
         total_steps=history["total_steps"], warmup_steps=history["warmup_steps"],
         eval_every=history["eval_every"],

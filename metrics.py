@@ -64,3 +64,14 @@ def scores(labels, predictions, num_labels):
     if num_labels == 2:
         result["f1"] = f1_of_class_1(labels, predictions)
     return result
+
+
+def constant_scores(labels, num_labels):
+    """What the best constant prediction scores on these labels, metric by metric: one class for
+    every example (the majority class for accuracy, always class 1 for F1; MCC is 0 for any), or for
+    regression one score (no correlation: 0). A depth that scores no more has learnt nothing."""
+    if num_labels == 1:
+        return dict(pearson=0.0, spearman=0.0)
+    labels = np.asarray(labels)
+    each = [scores(labels, np.full_like(labels, c), num_labels) for c in range(num_labels)]
+    return {name: max(s[name] for s in each) for name in each[0]}

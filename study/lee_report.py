@@ -8,7 +8,11 @@ Each task's learning rate is picked as the paper picks it: a line search on the 
 the rate that scores best on the seeds every rate was run with; every depth is then read at that
 rate. The seeds a depth sweep adds at the picked rate do not take part: a mean of five seeds set
 against single runs would favour whichever rate has fewer, and would change the pick after the
-depths were run at it. Writes report.md (the line search; per task the full fine-tune, the 90%
+depths were run at it. A ratio to the full fine-tune flatters a score that predicting one class
+already reaches, so each task also shows its best constant prediction (the majority class for
+accuracy, always class 1 for F1, 0 for MCC and correlations), each depth's share of the full
+fine-tune's gain over it, and which depths no more than reach it (within one seed std); those are
+never an operating point. Writes report.md (the line search; per task the full fine-tune, the 90%
 operating point and everything frozen, beside the paper's bert-base and roberta-base rows) and
 figure.png (the paper's Figure 1: the change relative to the full fine-tune against the share of
 layers frozen, a panel per task).
@@ -20,11 +24,30 @@ import sys
 
 import numpy as np
 
+import data
+import metrics
 from data import write_atomically
 from study.published import LEE_MODELS, REFERENCE_LAYERS, lee_rows
 from study.results import load_results, number, precision_of
 
-def summarize(results):
+
+def constant_score(results, glue_dir=None):
+    """The best constant prediction's score on the task's dev split, in its metric (metrics.
+    constant_scores): recorded by each run; for runs from before it was, computed from the dev
+    split, read where the runs read it (or from glue_dir)."""
+    recorded = [r["constant"][r["metric"]] for r in results if "constant" in r]
+    if recorded:
+        return recorded[0]
+    config = results[0]["config"]
+    if config.get("train_file"):
+        task = data.load_csv_task(config["train_file"], config["dev_file"], config["text_column"],
+                                  config["label_column"], config.get("text_pair_column"), config.get("regression"))
+    else:
+        task = data.load_glue(config["task"], glue_dir or config.get("glue_dir"))
+    return metrics.constant_scores(task.dev_labels, task.num_labels)[results[0]["metric"]]
+
+
+def summarize(results, constant):
     """One task's runs -> the line search (each rate's k = 0 runs by seed, and its score: their mean
     on the seeds all rates share), the picked learning rate, and per depth at that rate the runs'
     scores, their mean and std, and the mean as a share of the full fine-tune's."""
@@ -46,44 +69,68 @@ def summarize(results):
         if r["config"]["lr"] == lr:
             cells.setdefault(r["config"]["freeze"], []).append(r["score"])
     full = float(np.mean(cells[0]))
-    depths = {k: dict(scores=v, mean=float(np.mean(v)), std=float(np.std(v, ddof=1)) if len(v) > 1 else float("nan"),
-                      share=float(np.mean(v)) / full if full else float("nan")) for k, v in sorted(cells.items())}
-    operating_point = max(k for k, d in depths.items() if d["mean"] >= 0.9 * full)
+    depths = {}
+    for k, scores in sorted(cells.items()):
+        mean, std = float(np.mean(scores)), float(np.std(scores, ddof=1)) if len(scores) > 1 else 0.0
+        depths[k] = dict(scores=scores, mean=mean, std=std if len(scores) > 1 else float("nan"),
+                         share=mean / full if full else float("nan"),  # the paper's ratio
+                         gain_share=(mean - constant) / (full - constant) if full > constant else float("nan"),
+                         constant_level=mean <= constant + std)  # no more than one class (or score) for all
+    learnt = {k: d for k, d in depths.items() if not d["constant_level"] or k == 0}
+    operating_point = max((k for k, d in learnt.items() if d["mean"] >= 0.9 * full), default=0)
+    gain_point = max((k for k, d in learnt.items() if d["gain_share"] >= 0.9), default=None)
     return dict(task=config["task"], metric=results[0]["metric"], num_layers=config["num_layers"],
                 model=os.path.basename(os.path.normpath(config["model"])), search=search, seeds=seeds,
-                search_score=search_score, lr=lr, depths=depths, operating_point=operating_point)
+                search_score=search_score, lr=lr, depths=depths, constant=constant,
+                operating_point=operating_point, gain_point=gain_point)
 
 
 def task_lines(s):
     L = s["num_layers"]
     lines = [f"### {s['task']} ({s['metric']}), learning rate {s['lr']:g}", "",
-             "| model | frozen | of layers | runs | mean | std | of the full fine-tune | |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| model | frozen | of layers | runs | mean | std | of the full fine-tune | of its gain over the constant | |",
+             "|---|---|---|---|---|---|---|---|---|",
+             f"| best constant prediction | | | | {number(s['constant'])} | | | | |"]
     for k, d in s["depths"].items():
-        mark = "full fine-tune" if k == 0 else "90% operating point" if k == s["operating_point"] else ""
-        mark = "all frozen" + (", " + mark if mark else "") if k == L else mark
+        marks = ["full fine-tune" if k == 0 else "all frozen" if k == L else "",
+                 "90% operating point" if k == s["operating_point"] and k else "",
+                 "90% of the gain" if k == s["gain_point"] and k else "",
+                 "no better than the constant" if d["constant_level"] else ""]
         lines.append(f"| {s['model']} | {k} | {k / L:.2f} | {len(d['scores'])} | {number(d['mean'])} "
-                     f"| {number(d['std'])} | {d['share']:.1%} | {mark} |")
+                     f"| {number(d['std'])} | {d['share']:.1%} | {d['gain_share']:.1%} | {', '.join(m for m in marks if m)} |")
     for model, rows in lee_rows(s["task"]).items():
         for k, score in sorted(rows.items()):
+            gain = (score - s["constant"]) / (rows[0] - s["constant"]) if rows[0] > s["constant"] else float("nan")
             lines.append(f"| {model} (paper) | {k} | {k / REFERENCE_LAYERS:.2f} | 5 | {number(score)} | "
-                         f"| {score / rows[0]:.1%} | |")
+                         f"| {score / rows[0]:.1%} | {gain:.1%} | |")
     return lines + [""]
 
 
 def summary_lines(summaries):
-    lines = ["| task | metric | full fine-tune | 90% operating point: frozen (kept) | all frozen: kept "
-             "| bert-base all frozen: kept | roberta-base all frozen: kept |", "|---|---|---|---|---|---|---|"]
+    """Table 4's layout, a row per task: the full fine-tune, the 90% operating point, everything
+    frozen, and the paper's two models at their operating point and all frozen."""
+    lines = ["| task | metric | constant | full fine-tune | 90% operating point: frozen (kept) | 90% of the gain: frozen "
+             "| all frozen: kept (of the gain) | bert-base (paper): operating point, all frozen "
+             "| roberta-base (paper): operating point, all frozen |", "|---|---|---|---|---|---|---|---|---|"]
     for s in summaries:
-        L, paper = s["num_layers"], lee_rows(s["task"])
-        point = s["depths"][s["operating_point"]]
-        everything = f"{s['depths'][L]['share']:.1%}" if L in s["depths"] else ""
-        kept = [f"{rows[REFERENCE_LAYERS] / rows[0]:.1%}" if rows.get(0) and REFERENCE_LAYERS in rows else ""
-                for rows in (paper.get(m, {}) for m in LEE_MODELS)]
-        operating = (f"{s['operating_point']} of {L} ({point['share']:.1%})" if len(s["depths"]) > 1
-                     else "(no frozen depth run yet)")
-        lines.append(f"| {s['task']} | {s['metric']} | {number(s['depths'][0]['mean'])} "
-                     f"| {operating} | {everything} | {' | '.join(kept)} |")
+        L, depths = s["num_layers"], s["depths"]
+        if len(depths) > 1:
+            point = depths[s["operating_point"]]
+            operating = f"{s['operating_point']} of {L} ({point['share']:.1%})"
+            gain = f"{s['gain_point']} of {L}" if s["gain_point"] is not None else ""
+        else:
+            operating, gain = "(no frozen depth run yet)", ""
+        everything = depths.get(L)
+        frozen = "" if not everything else (f"{everything['share']:.1%} ({everything['gain_share']:.1%})"
+                                            + (", no better than the constant" if everything["constant_level"] else ""))
+        paper = []
+        for model in LEE_MODELS:
+            rows = lee_rows(s["task"]).get(model, {})
+            middle = [k for k in rows if 0 < k < REFERENCE_LAYERS]
+            paper.append(f"{middle[0]} of 12 ({rows[middle[0]] / rows[0]:.1%}), {rows[REFERENCE_LAYERS] / rows[0]:.1%}"
+                         if middle and rows.get(0) and REFERENCE_LAYERS in rows else "")
+        lines.append(f"| {s['task']} | {s['metric']} | {number(s['constant'])} | {number(depths[0]['mean'])} "
+                     f"| {operating} | {gain} | {frozen} | {' | '.join(paper)} |")
     return lines + [""]
 
 
@@ -94,8 +141,11 @@ def write_report(folder, summaries, results):
              f"{runs} runs, in {' and '.join(precisions)}. The paper's protocol (freeze_study.py --protocol lee). Each task's "
              "learning rate is the line search's pick (the best k = 0 score on the seeds every rate ran); every "
              "depth is read at it. "
-             "*90% operating point*: the most frozen layers whose mean keeps 90% of the full fine-tune's. "
-             "The paper's rows are means of 5 runs with 12-layer models.", "",
+             "*90% operating point*: the most frozen layers whose mean keeps 90% of the full fine-tune's (the "
+             "paper's ratio), not counting a depth that is *no better than the constant*: its mean within one seed "
+             "std of the best constant prediction on the dev split (majority class for accuracy, always class 1 for "
+             "F1, 0 for MCC and correlations). *90% of the gain*: the most frozen layers that keep 90% of the full "
+             "fine-tune's gain over that constant. The paper's rows are means of 5 runs with 12-layer models.", "",
              "## Summary", ""] + summary_lines(summaries)
     lines += ["## Line search on the full model (k = 0)", "",
               "The pick compares the rates on the seeds they all ran; *all k = 0 runs* adds the seeds the "
@@ -118,7 +168,7 @@ def write_report(folder, summaries, results):
 def write_figure(folder, summaries):
     """The paper's Figure 1: per task, the change relative to the full fine-tune (%) against the
     share of layers frozen; ours one dot per run and a line through the means, the paper's
-    bert-base and roberta-base rows as open markers."""
+    bert-base and roberta-base rows as open markers, and where the best constant prediction sits."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -136,6 +186,8 @@ def write_figure(folder, summaries):
             ax.plot([k / REFERENCE_LAYERS for k in depths], [100 * (rows[k] / rows[0] - 1) for k in depths],
                     marker=marker, linestyle=":", color="tab:gray", markerfacecolor="none", label=f"{model} (paper)")
         ax.axhline(-10, color="tab:red", linestyle="--", linewidth=1, label="90% of the full fine-tune")
+        ax.axhline(100 * (s["constant"] / full - 1), color="tab:orange", linestyle="-.", linewidth=1,
+                   label="best constant prediction")
         ax.set_title(f"{s['task']} ({s['metric']})")
         ax.set_xlabel("share of layers frozen")
     axes[0][0].set_ylabel("change relative to k = 0 (%)")
@@ -151,6 +203,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description="Lee et al. (2019)'s tables and Figure 1 from folders of runs.")
     p.add_argument("folders", nargs="+", help="one folder of runs per task (make grid PROTOCOL=lee ...)")
     p.add_argument("--out", help="where report.md and figure.png go (default: the first folder)")
+    p.add_argument("--glue-dir", help="the GLUE folder, for the constant prediction of runs that did not record it "
+                                      "(default: where the runs read it, else $GLUE_DIR)")
     args = p.parse_args(argv)
     try:
         results = []
@@ -161,7 +215,7 @@ def main(argv=None):
                                  "run the grid first (make grid PROTOCOL=lee SIZES=all ...)")
             precision_of(runs, folder)
             results.append(runs)
-        summaries = [summarize(runs) for runs in results]
+        summaries = [summarize(runs, constant_score(runs, args.glue_dir)) for runs in results]
     except ValueError as e:
         print(f"lee_report.py: error: {e}", file=sys.stderr)
         sys.exit(2)

@@ -51,3 +51,13 @@ def test_scores_by_kind_of_task():
     assert set(metrics.scores(np.array([0, 1, 1]), np.array([0, 1, 0]), 2)) == {"accuracy", "mcc", "f1"}
     assert set(metrics.scores(np.array([0, 1, 2]), np.array([0, 1, 0]), 3)) == {"accuracy", "mcc"}
     assert set(metrics.scores(np.array([0.5, 1, 2]), np.array([0, 1, 0]), 1)) == {"pearson", "spearman"}
+
+
+def test_the_best_constant_prediction_per_metric():
+    # MRPC-like: 3 of 4 positive. Majority class: accuracy 0.75; always class 1: F1 2 x 3 / (4 + 3);
+    # any one class: MCC 0
+    assert metrics.constant_scores(np.array([1, 0, 1, 1]), 2) == dict(accuracy=0.75, mcc=0.0, f1=6 / 7)
+    # the majority is class 0 here, yet F1 (of class 1) is still best predicting class 1 for all
+    assert metrics.constant_scores(np.array([0, 0, 0, 1]), 2) == dict(accuracy=0.75, mcc=0.0, f1=0.4)
+    assert metrics.constant_scores(np.array([2, 0, 2, 1, 2]), 3) == dict(accuracy=0.6, mcc=0.0)
+    assert metrics.constant_scores(np.array([0.5, 1.0, 4.2]), 1) == dict(pearson=0.0, spearman=0.0)

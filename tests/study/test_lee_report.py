@@ -7,10 +7,10 @@ import pytest
 from study import lee_report
 
 
-def write_run(folder, task, metric, freeze, seed, lr, score, num_layers=6):
+def write_run(folder, task, metric, freeze, seed, lr, score, num_layers=6, constant=0.0):
     result = dict(config=dict(freeze=freeze, size="all", seed=seed, lr=lr, task=task, model="minilm",
                               num_layers=num_layers, precision="fp32", device="cpu"),
-                  metric=metric, score=score)
+                  metric=metric, score=score, constant={metric: constant})
     (folder / f"freeze{freeze}_sizeall_seed{seed}_lr{lr:g}.json").write_text(json.dumps(result))
 
 
@@ -18,34 +18,63 @@ def write_run(folder, task, metric, freeze, seed, lr, score, num_layers=6):
 def mrpc(tmp_path):
     folder = tmp_path / "mrpc"
     folder.mkdir()
+    run = lambda *args: write_run(folder, "mrpc", "f1", *args, constant=0.75)  # always class 1: F1 0.75
     for lr, base in ((1e-5, 0.80), (3e-5, 0.86), (5e-5, 0.84)):  # the line search: 3e-5 is best
-        write_run(folder, "mrpc", "f1", 0, 1, lr, base)
-        write_run(folder, "mrpc", "f1", 0, 2, lr, base + 0.02)
-    for k, score in ((3, 0.85), (4, 0.80), (5, 0.78), (6, 0.70)):  # 0.9 x 0.87 = 0.783
-        write_run(folder, "mrpc", "f1", k, 1, 3e-5, score - 0.01)
-        write_run(folder, "mrpc", "f1", k, 2, 3e-5, score + 0.01)
-        write_run(folder, "mrpc", "f1", k, 1, 1e-5, 0.99)  # another rate: never read
+        run(0, 1, lr, base)
+        run(0, 2, lr, base + 0.02)
+    for k, score in ((3, 0.85), (4, 0.80), (5, 0.78), (6, 0.76)):  # 0.9 x 0.87 = 0.783
+        run(k, 1, 3e-5, score - 0.01)
+        run(k, 2, 3e-5, score + 0.01)
+        run(k, 1, 1e-5, 0.99)  # another rate: never read
     return folder
 
 
 def test_line_search_pick_operating_point_and_shares(mrpc):
     runs = lee_report.load_results(str(mrpc), figure="score")
-    summary = lee_report.summarize(runs)
+    summary = lee_report.summarize(runs, lee_report.constant_score(runs))
     assert summary["lr"] == 3e-5 and summary["search"][3e-5] == {1: 0.86, 2: 0.88}
     assert summary["seeds"] == [1, 2] and summary["search_score"][3e-5] == pytest.approx(0.87)
     depths = summary["depths"]
-    assert depths[0]["mean"] == pytest.approx(0.87) and depths[6]["mean"] == pytest.approx(0.70)
-    assert depths[6]["share"] == pytest.approx(0.70 / 0.87)
+    assert depths[0]["mean"] == pytest.approx(0.87) and depths[6]["mean"] == pytest.approx(0.76)
+    assert depths[6]["share"] == pytest.approx(0.76 / 0.87)
     assert summary["operating_point"] == 4  # k = 5's 0.78 falls below 0.783
+    # against the constant 0.75: k = 3 keeps (0.85 - 0.75) / (0.87 - 0.75) = 83% of the gain, so
+    # only the full fine-tune keeps 90% of it; k = 6 (0.76 +- 0.014) is no better than the constant
+    assert depths[3]["gain_share"] == pytest.approx(0.10 / 0.12) and summary["gain_point"] == 0
+    assert depths[6]["constant_level"] and not depths[5]["constant_level"]
+
+
+def test_a_depth_no_better_than_the_constant_is_never_the_operating_point(tmp_path):
+    # MRPC's real case: everything frozen predicts "paraphrase" for all, F1 0.812, 94% of 0.864
+    for seed, score in ((1, 0.871), (2, 0.857)):
+        write_run(tmp_path, "mrpc", "f1", 0, seed, 5e-5, score, constant=0.812)
+    for k, scores in ((4, (0.830, 0.840)), (6, (0.812, 0.8146))):
+        for seed, score in enumerate(scores, 1):
+            write_run(tmp_path, "mrpc", "f1", k, seed, 5e-5, score, constant=0.812)
+    runs = lee_report.load_results(str(tmp_path), figure="score")
+    summary = lee_report.summarize(runs, lee_report.constant_score(runs))
+    assert summary["depths"][6]["share"] > 0.9 and summary["depths"][6]["constant_level"]
+    assert summary["operating_point"] == 4 and not summary["depths"][4]["constant_level"]
+
+
+def test_runs_without_the_constant_read_it_from_the_dev_split(tmp_path, glue_dir):
+    write_run(tmp_path, "mrpc", "f1", 0, 1, 5e-5, 0.86)
+    runs = lee_report.load_results(str(tmp_path), figure="score")
+    del runs[0]["constant"]
+    # MRPC's dev split: 279 of 408 pairs are paraphrases, so always "paraphrase" scores F1 558 / 687
+    assert lee_report.constant_score(runs, glue_dir) == pytest.approx(2 * 279 / (408 + 279))
 
 
 def test_report_and_figure_beside_the_paper(mrpc, tmp_path):
     lee_report.main([str(mrpc), "--out", str(tmp_path / "out")])
     text = (tmp_path / "out" / "report.md").read_text()
     # bert-base on MRPC keeps 81.5 / 90.3 = 90.3% with all 12 frozen, roberta-base 81.2 / 92.3 = 88.0%
-    assert "| mrpc | f1 | 0.870 | 4 of 6 (92.0%) | 80.5% | 90.3% | 88.0% |" in text
+    # bert-base on MRPC keeps 85.4 / 90.3 = 94.6% at 9 of 12 and 81.5 / 90.3 = 90.3% with all 12 frozen
+    assert ("| mrpc | f1 | 0.750 | 0.870 | 4 of 6 (92.0%) | 0 of 6 | 87.4% (8.3%), no better than the constant "
+            "| 9 of 12 (94.6%), 90.3% | 7 of 12 (97.0%), 88.0% |") in text
     assert "| mrpc | 0.00003 |" not in text and "| mrpc | 3e-05 | 1 2 | 0.870 | 2 | 0.870 | 0.014 | yes |" in text
-    assert "| bert-base (paper) | 9 | 0.75 | 5 | 0.854 | | 94.6% | |" in text
+    assert "| best constant prediction | | | | 0.750 | | | | |" in text
+    assert "| bert-base (paper) | 9 | 0.75 | 5 | 0.854 | | 94.6% | 68.0% | |" in text
     assert (tmp_path / "out" / "figure.png").stat().st_size > 10000
 
 
@@ -57,7 +86,8 @@ def test_seeds_the_depth_sweep_adds_never_change_the_pick(tmp_path):
     for seed, score in ((2, 0.8504), (3, 0.8573), (4, 0.8535), (5, 0.8472)):
         write_run(tmp_path, "stsb", "spearman", 0, seed, 5e-5, score)
     write_run(tmp_path, "stsb", "spearman", 4, 1, 5e-5, 0.77)
-    summary = lee_report.summarize(lee_report.load_results(str(tmp_path), figure="score"))
+    runs = lee_report.load_results(str(tmp_path), figure="score")
+    summary = lee_report.summarize(runs, lee_report.constant_score(runs))
     assert summary["seeds"] == [1] and summary["lr"] == 5e-5
     full = summary["depths"][0]["mean"]  # every seed counts in the cell's mean
     assert full == pytest.approx(0.85368) and full < summary["search_score"][4e-5]
@@ -85,4 +115,4 @@ def test_a_task_with_only_its_line_search_says_so(tmp_path):
     for lr, score in ((1e-5, 0.80), (2e-5, 0.83)):
         write_run(tmp_path, "mrpc", "f1", 0, 1, lr, score)
     lee_report.main([str(tmp_path)])
-    assert "| mrpc | f1 | 0.830 | (no frozen depth run yet) |" in (tmp_path / "report.md").read_text()
+    assert "| mrpc | f1 | 0.000 | 0.830 | (no frozen depth run yet) |" in (tmp_path / "report.md").read_text()
