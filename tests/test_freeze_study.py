@@ -81,6 +81,7 @@ def test_lee_protocol_on_a_whole_regression_pair_task(tmp_path, tiny_bert_regres
     assert result["curve"][-1]["step"] == result["total_steps"] and result["selection"] == "last"
     assert result["metric"] == "spearman" and result["score"] == result["curve"][-1]["spearman"]
     assert "best_accuracy" not in result and set(result["at_score"]) == {"pearson", "spearman"}
+    assert result["constant"] == dict(pearson=0.0, spearman=0.0)
 
 
 def test_bad_pair_or_regression_file_is_one_line(tmp_path, tiny_bert, capsys):
@@ -106,6 +107,9 @@ def test_result_file_holds_the_run(tmp_path, tiny_bert, glue_dir):
     assert set(saved["seconds"]) == {"prefix", "train", "eval", "total"}
     assert saved["trainable_parameters"] < saved["total_parameters"]
     assert saved["majority_accuracy"] == pytest.approx(444 / 872)
+    # the best constant prediction on SST-2's dev split: 444 of 872 positive, so always positive
+    # (class 1) is both the majority and the best F1, 2 x 444 / (872 + 444)
+    assert saved["constant"] == pytest.approx(dict(accuracy=444 / 872, mcc=0.0, f1=888 / 1316))
 
 
 def test_cache_file_is_reused_and_a_truncated_one_rebuilt(tmp_path, tiny_bert, glue_dir, monkeypatch, capsys):
