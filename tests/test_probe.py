@@ -76,3 +76,21 @@ def test_probe_run_records_its_fit(tmp_path, tiny_bert, glue_dir):
     assert result["selection"] == "probe" and result["probe"]["C"] in probe.CS.tolist()
     assert result["best_accuracy"] == result["score"] == result["at_score"]["accuracy"]
     assert result["trainable_parameters"] == (32 + 1) * 2 and result["curve"] == []
+
+
+def test_a_regression_probe_is_ridge_with_its_strength_by_folds_in_order():
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(60, 8))
+    y = x @ rng.normal(size=8) + rng.normal(scale=3.0, size=60)
+    result = probe.run(x, y, x[:20], y[:20], 1, "spearman")
+    cv = result["cross_validation"]
+    assert result["C"] is None and list(cv) == list(probe.RIDGE_GRID)
+    assert result["l2"] == next(l2 for l2 in cv if cv[l2] == max(cv.values()))  # the weakest of equal bests
+    # the folds are five contiguous blocks of twelve rows, in order
+    by_hand = []
+    for fold in range(5):
+        held_out = np.zeros(60, dtype=bool)
+        held_out[12 * fold:12 * (fold + 1)] = True
+        model = probe.fit(x[~held_out], y[~held_out], 1, 1.0)
+        by_hand.append(probe.metrics.spearman(y[held_out], probe.predict(model, x[held_out], 1)))
+    assert cv[1.0] == pytest.approx(np.mean(by_hand), abs=1e-12)
