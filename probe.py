@@ -7,7 +7,9 @@ the training subset alone; the dev split is scored once, at the end.
 
 Classification is scikit-learn's LogisticRegressionCV with its defaults, written out: ten inverse
 strengths C from 1e-4 to 1e4, five stratified folds in the subset's order, the C whose folds score
-best in total (the strongest penalty of equal bests), refitted on the whole subset. The features go
+best in total (the strongest penalty of equal bests), refitted on the whole subset. The folds are
+scored in the task's metric: accuracy, as scikit-learn scores them, except where the task reads
+another (CoLA's MCC). The features go
 in as the model gives them, unscaled, as scikit-learn's users (and SetFit's head) feed a sentence
 embedding. Each fit is minimised exactly (full batch, Newton's method, float64). Regression: ridge, in
 closed form, its strength by five contiguous folds in order. A few lines of torch, so no new
@@ -109,7 +111,7 @@ def cross_validate(features, labels, num_labels, metric):
     {C: ...} with the first best C (the strongest penalty of equal bests, as scikit-learn picks),
     for regression {l2: ...} over folds in order with the first best l2 (the weakest penalty)."""
     if num_labels == 1:
-        fold_of, grid = np.arange(len(labels)) * FOLDS // len(labels), RIDGE_GRID  # KFold: contiguous blocks
+        fold_of, grid = np.arange(len(labels)) * FOLDS // len(labels), RIDGE_GRID  # contiguous blocks, in order
         l2_for = lambda strength, n: strength
     else:
         fold_of, grid = stratified_folds(labels), CS
