@@ -205,32 +205,34 @@ def setfit_lines(setfit_runs, plain_runs):
     return lines + [""]
 
 
-def methods_lines(plain_runs, setfit_runs, probe_runs):
+def methods_lines(plain_runs, setfit_runs, probe_runs, figure="accuracy"):
     """report.md lines: per train size every method's cells side by side (the protocol's fine-tune,
     SetFit, the probe), each with its cost, and the cheapest cell whose mean is within one seed std
-    of the best cell's."""
+    of the best cell's. figure: the best accuracy, or the best MCC where the task is read by it
+    (CoLA, whose accuracy can sit on the majority class while MCC moves)."""
     methods = [(name, table(runs)) for name, runs in (("fine-tune", plain_runs), ("SetFit", setfit_runs),
                                                        ("probe", probe_runs)) if runs]
     if len(methods) < 2:
         return []
+    mean, std, what = f"{figure}_mean", f"{figure}_std", "accuracy" if figure == "accuracy" else "MCC"
     lines = ["## Methods side by side", "",
-             "Every cell of every method with its mean best dev accuracy, seed std and cost. *Recommended*: the "
+             f"Every cell of every method with its mean best dev {what}, seed std and cost. *Recommended*: the "
              "cheapest cell (median seconds a run) whose mean is within one seed std of the best cell's.", ""]
     for size in sorted({row["train_size"] for _, rows in methods for row in rows}):
         cells = [(name, row) for name, rows in methods for row in rows if row["train_size"] == size]
         lines += [f"**n = {size}**", "", "| method | frozen | runs | mean | std | s / run | peak MB |",
                   "|---|---|---|---|---|---|---|"]
-        lines += [f"| {name} | {row['frozen_layers']} | {row['runs']} | {number(row['accuracy_mean'])} "
-                  f"| {number(row['accuracy_std'])} | {number(row['seconds_median'], 1)} "
+        lines += [f"| {name} | {row['frozen_layers']} | {row['runs']} | {number(row[mean])} "
+                  f"| {number(row[std])} | {number(row['seconds_median'], 1)} "
                   f"| {number(row['peak_memory_mb_median'], 0)} |" for name, row in cells]
-        best_name, best = max(cells, key=lambda cell: cell[1]["accuracy_mean"])
-        floor = best["accuracy_mean"] - np.nan_to_num(best["accuracy_std"])
-        good = [cell for cell in cells if cell[1]["accuracy_mean"] >= floor and not np.isnan(cell[1]["seconds_median"])]
+        best_name, best = max(cells, key=lambda cell: cell[1][mean])
+        floor = best[mean] - np.nan_to_num(best[std])
+        good = [cell for cell in cells if cell[1][mean] >= floor and not np.isnan(cell[1]["seconds_median"])]
         if good:
             name, row = min(good, key=lambda cell: cell[1]["seconds_median"])
             lines += ["", f"Recommended at n = {size}: **{name}, freeze {row['frozen_layers']}** "
-                      f"({number(row['accuracy_mean'])} against the best, {best_name} at k = {best['frozen_layers']}: "
-                      f"{number(best['accuracy_mean'])} ± {number(best['accuracy_std'])}), {number(row['seconds_median'], 1)} s a run."]
+                      f"({number(row[mean])} against the best, {best_name} at k = {best['frozen_layers']}: "
+                      f"{number(best[mean])} ± {number(best[std])}), {number(row['seconds_median'], 1)} s a run."]
         lines.append("")
     return lines
 
@@ -337,7 +339,7 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
         lines += comparison_lines(results, against[1], against[0],
                                   ("best_accuracy", "best_mcc") if with_mcc else ("best_accuracy",))
     lines += reinit_lines(reset_runs, results) + probe_lines(probe_runs, results, num_layers)
-    lines += setfit_lines(setfit_runs, results) + methods_lines(results, setfit_runs, probe_runs)
+    lines += setfit_lines(setfit_runs, results) + methods_lines(results, setfit_runs, probe_runs, "mcc" if with_mcc else "accuracy")
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write(("\n".join(lines)).encode()))
 
 

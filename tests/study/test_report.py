@@ -226,3 +226,23 @@ def test_methods_side_by_side_recommend_the_cheapest_within_one_std_of_the_best(
     assert "## Methods side by side" in markdown and "| probe | 6 | 3 | 0.620 | 0.000 | 5.0 | 500 |" in markdown
     # the best is SetFit k = 0 (0.660 +- 0.010); SetFit k = 4 (0.655) is within it and the cheapest such cell
     assert "Recommended at n = 50: **SetFit, freeze 4** (0.655 against the best, SetFit at k = 0: 0.660 ± 0.010), 15.0 s a run." in markdown
+
+
+def test_cola_s_methods_are_set_side_by_side_by_mcc(tmp_path):
+    # every CoLA cell sits on the majority class (accuracy 0.691); MCC is what tells them apart:
+    # SetFit k = 0 0.05 +- 0.01 in 100 s, the probe 0.10 in 5 s, the fine-tune k = 6 0.0 in 3 s
+    cells = [("_setfit", 0, (0.04, 0.05, 0.06), 100.0), ("_probe", 6, (0.10, 0.10, 0.10), 5.0),
+             ("", 6, (0.0, 0.0, 0.0), 3.0)]
+    for suffix, k, mccs, seconds in cells:
+        for seed, mcc in enumerate(mccs, start=1):
+            write_result(tmp_path, k, 50, seed, 0.691, mcc=mcc, task="cola")
+            path = tmp_path / f"freeze{k}_size50_seed{seed}.json"
+            result = json.loads(path.read_text())
+            result["config"].update(method="setfit" if suffix == "_setfit" else "finetune", probe=suffix == "_probe")
+            result.update(seconds=dict(total=seconds), peak_memory_mb=500.0, train_at_score=dict(accuracy=0.9))
+            path.unlink()
+            (tmp_path / f"freeze{k}_size50_seed{seed}{suffix}.json").write_text(json.dumps(result))
+    report.main([str(tmp_path), "--seeds", "3"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert "mean best dev MCC" in markdown and "| SetFit | 0 | 3 | 0.050 | 0.010 | 100.0 | 500 |" in markdown
+    assert "Recommended at n = 50: **probe, freeze 6** (0.100 against the best, probe at k = 6: 0.100 ± 0.000)" in markdown
