@@ -44,7 +44,7 @@ def test_head_minimises_scikit_learn_s_logistic_regression_objective(num_labels)
         w, b = weight.clone().requires_grad_(True), bias.clone().requires_grad_(True)
         objective = 0.5 * (w ** 2).sum() + contrastive.HEAD_C * F.cross_entropy(x @ w + b, y, reduction="sum")
         grads = torch.autograd.grad(objective, [w, b])
-    # at the optimum: the gradient of the objective per example vanishes (L-BFGS's tolerance); the
+    # at the optimum: the gradient of the objective per example vanishes (the solver's tolerance); the
     # binary form's penalty taken as the multinomial one (half as strong) would leave it at ~1e-2
     assert max(float(g.abs().max()) for g in grads) / len(y) < 1e-5
 
