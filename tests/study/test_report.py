@@ -208,19 +208,28 @@ def test_setfit_runs_are_rows_of_their_own_or_a_grid_of_their_own(tmp_path):
     assert "## SetFit" not in markdown
 
 
-def test_methods_side_by_side_recommend_the_cheapest_within_one_std_of_the_best(tmp_path):
-    # fine-tune k = 0: 0.60 in 100 s; SetFit k = 0: 0.66 +- 0.01 in 40 s, k = 4: 0.655 in 15 s; probe 0.62 in 5 s
-    cells = [("_setfit", 0, (0.65, 0.66, 0.67), 40.0), ("_setfit", 4, (0.65, 0.655, 0.66), 15.0),
-             ("_probe", 6, (0.62, 0.62, 0.62), 5.0), ("", 0, (0.59, 0.60, 0.61), 100.0)]  # written through one name: plain last
-    for suffix, k, accuracies, seconds in cells:
-        for seed, accuracy in enumerate(accuracies, start=1):
-            write_result(tmp_path, k, 50, seed, accuracy)
-            path = tmp_path / f"freeze{k}_size50_seed{seed}.json"
+def write_method_cells(folder, cells, task="sst2"):
+    """Runs of several methods at n = 50: (suffix, k, scores, seconds) a cell, a run per score
+    (the best accuracy, or for CoLA the best MCC at the majority's accuracy)."""
+    for suffix, k, scores, seconds in cells:
+        for seed, score in enumerate(scores, start=1):
+            if task == "cola":
+                write_result(folder, k, 50, seed, 0.691, mcc=score, task=task)
+            else:
+                write_result(folder, k, 50, seed, score)
+            path = folder / f"freeze{k}_size50_seed{seed}.json"
             result = json.loads(path.read_text())
             result["config"].update(method="setfit" if suffix == "_setfit" else "finetune", probe=suffix == "_probe")
             result.update(seconds=dict(total=seconds), peak_memory_mb=500.0, train_at_score=dict(accuracy=0.9))
             path.unlink()
-            (tmp_path / f"freeze{k}_size50_seed{seed}{suffix}.json").write_text(json.dumps(result))
+            (folder / f"freeze{k}_size50_seed{seed}{suffix}.json").write_text(json.dumps(result))
+
+
+def test_methods_side_by_side_recommend_the_cheapest_within_one_std_of_the_best(tmp_path):
+    # fine-tune k = 0: 0.60 in 100 s; SetFit k = 0: 0.66 +- 0.01 in 40 s, k = 4: 0.655 in 15 s; probe 0.62 in 5 s
+    write_method_cells(tmp_path, [("_setfit", 0, (0.65, 0.66, 0.67), 40.0), ("_setfit", 4, (0.65, 0.655, 0.66), 15.0),
+                                  ("_probe", 6, (0.62, 0.62, 0.62), 5.0),
+                                  ("", 0, (0.59, 0.60, 0.61), 100.0)])  # written through one name: plain last
     report.main([str(tmp_path), "--seeds", "3"])
     markdown = (tmp_path / "report.md").read_text()
     assert "## Methods side by side" in markdown and "| probe | 6 | 3 | 0.620 | 0.000 | 5.0 | 500 |" in markdown
@@ -231,17 +240,8 @@ def test_methods_side_by_side_recommend_the_cheapest_within_one_std_of_the_best(
 def test_cola_s_methods_are_set_side_by_side_by_mcc(tmp_path):
     # every CoLA cell sits on the majority class (accuracy 0.691); MCC is what tells them apart:
     # SetFit k = 0 0.05 +- 0.01 in 100 s, the probe 0.10 in 5 s, the fine-tune k = 6 0.0 in 3 s
-    cells = [("_setfit", 0, (0.04, 0.05, 0.06), 100.0), ("_probe", 6, (0.10, 0.10, 0.10), 5.0),
-             ("", 6, (0.0, 0.0, 0.0), 3.0)]
-    for suffix, k, mccs, seconds in cells:
-        for seed, mcc in enumerate(mccs, start=1):
-            write_result(tmp_path, k, 50, seed, 0.691, mcc=mcc, task="cola")
-            path = tmp_path / f"freeze{k}_size50_seed{seed}.json"
-            result = json.loads(path.read_text())
-            result["config"].update(method="setfit" if suffix == "_setfit" else "finetune", probe=suffix == "_probe")
-            result.update(seconds=dict(total=seconds), peak_memory_mb=500.0, train_at_score=dict(accuracy=0.9))
-            path.unlink()
-            (tmp_path / f"freeze{k}_size50_seed{seed}{suffix}.json").write_text(json.dumps(result))
+    write_method_cells(tmp_path, [("_setfit", 0, (0.04, 0.05, 0.06), 100.0), ("_probe", 6, (0.10, 0.10, 0.10), 5.0),
+                                  ("", 6, (0.0, 0.0, 0.0), 3.0)], task="cola")
     report.main([str(tmp_path), "--seeds", "3"])
     markdown = (tmp_path / "report.md").read_text()
     assert "mean best dev MCC" in markdown and "| SetFit | 0 | 3 | 0.050 | 0.010 | 100.0 | 500 |" in markdown
