@@ -83,8 +83,8 @@ class AdamW:
                     self.state[p] = (torch.zeros((), dtype=torch.float32, device=p.device),
                                      torch.zeros_like(p, memory_format=torch.preserve_format),
                                      torch.zeros_like(p, memory_format=torch.preserve_format))
-            steps, exp_avgs, exp_avg_sqs = (list(column) for column in zip(*(self.state[p] for p in params))) \
-                if params else ([], [], [])
+            state = [self.state[p] for p in params]
+            steps, exp_avgs, exp_avg_sqs = ([s[i] for s in state] for i in range(3))
             adamw_update(params, [p.grad for p in params], exp_avgs, exp_avg_sqs, [], steps, fused=True, amsgrad=False,
                          beta1=self.betas[0], beta2=self.betas[1], lr=group["lr"], weight_decay=group["weight_decay"],
                          eps=self.eps, maximize=False)
