@@ -5,6 +5,10 @@ environment: see that file), interleaved, on the same checkpoint, data and subse
     python bench/compare_setfit.py --glue-dir ../shared/glue --sizes 50 --freeze 0 4 --seeds 1 2 3 4 5 \
         --library-python .venv-setfit/bin/python --record bench/out/setfit.jsonl
 
+--cells 200:0 50:4 names (size, k) cells instead of every size with every k. --keep DIR also writes
+our runs there, named as a grid names them (freeze{k}_size{n}_seed{s}_setfit.json), so that runs
+timed here count as the grid's own.
+
 For each seed, size and k: the library's run, then ours (each a whole process, start-up included;
 ours reads its frozen prefix from the cache after the first seed, as a grid's runs do). Prints per
 cell both means, their difference against twice its standard error, and the median wall times.
@@ -13,6 +17,7 @@ cell both means, their difference against twice its standard error, and the medi
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -43,39 +48,44 @@ def main():
     p.add_argument("--freeze", type=int, nargs="+", default=[0, 4])
     p.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     p.add_argument("--library-python", default=os.path.join(ROOT, ".venv-setfit", "bin", "python"))
+    p.add_argument("--cells", nargs="+", metavar="N:K", help="size:k pairs, instead of --sizes x --freeze")
     p.add_argument("--record", help="append every run here (JSON lines)")
+    p.add_argument("--keep", help="also keep our run JSONs in this results folder")
     args = p.parse_args()
+    cells = ([tuple(int(x) for x in c.split(":")) for c in args.cells] if args.cells
+             else [(size, k) for size in args.sizes for k in args.freeze])
     work = tempfile.mkdtemp(prefix="compare-setfit-")
     common = ["--model", args.model, "--dataset", args.dataset, "--glue-dir", args.glue_dir,
               "--splits-dir", os.path.join(work, "splits")]
     runs = []
     for seed in args.seeds:
-        for size in args.sizes:
-            for k in args.freeze:
-                cell = ["--size", str(size), "--freeze", str(k), "--seed", str(seed)]
-                for side, command in (
-                        ("library", [args.library_python, os.path.join(ROOT, "bench", "setfit_library.py")]),
-                        ("ours", [sys.executable, os.path.join(ROOT, "freeze_study.py"), "--method", "setfit",
-                                  "--quiet", "--cache-dir", os.path.join(work, "cache")])):
-                    out = os.path.join(work, f"{side}-{size}-{k}-{seed}.json")
-                    accuracy, seconds = timed(command + common + cell + ["--out", out], out)
-                    runs.append(dict(side=side, size=size, freeze=k, seed=seed, accuracy=accuracy,
-                                     wall=round(seconds, 2)))
-                    print(f"{side:8s} n = {size} k = {k} seed {seed}: accuracy {accuracy:.4f}, {seconds:.1f} s", flush=True)
-                    if args.record:
-                        with open(args.record, "a") as f:
-                            f.write(json.dumps(runs[-1]) + "\n")
+        for size, k in cells:
+            cell = ["--size", str(size), "--freeze", str(k), "--seed", str(seed)]
+            for side, command in (
+                    ("library", [args.library_python, os.path.join(ROOT, "bench", "setfit_library.py")]),
+                    ("ours", [sys.executable, os.path.join(ROOT, "freeze_study.py"), "--method", "setfit",
+                              "--quiet", "--cache-dir", os.path.join(work, "cache")])):
+                out = os.path.join(work, f"{side}-{size}-{k}-{seed}.json")
+                accuracy, seconds = timed(command + common + cell + ["--out", out], out)
+                if side == "ours" and args.keep:
+                    os.makedirs(args.keep, exist_ok=True)
+                    shutil.copy(out, os.path.join(args.keep, f"freeze{k}_size{size}_seed{seed}_setfit.json"))
+                runs.append(dict(side=side, size=size, freeze=k, seed=seed, accuracy=accuracy,
+                                 wall=round(seconds, 2)))
+                print(f"{side:8s} n = {size} k = {k} seed {seed}: accuracy {accuracy:.4f}, {seconds:.1f} s", flush=True)
+                if args.record:
+                    with open(args.record, "a") as f:
+                        f.write(json.dumps(runs[-1]) + "\n")
     print("\n| n | k | seeds | library mean | ours mean | difference | 2 x SE | within | library s | ours s | faster |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for size in args.sizes:
-        for k in args.freeze:
-            side = lambda name, key: [r[key] for r in runs if r["side"] == name and r["size"] == size and r["freeze"] == k]
-            theirs, ours = side("library", "accuracy"), side("ours", "accuracy")
-            diff, two_se = difference(ours, theirs) if len(ours) > 1 else (ours[0] - theirs[0], float("nan"))
-            t_lib, t_ours = statistics.median(side("library", "wall")), statistics.median(side("ours", "wall"))
-            print(f"| {size} | {k} | {len(ours)} | {statistics.mean(theirs):.4f} | {statistics.mean(ours):.4f} "
-                  f"| {diff:+.4f} | {two_se:.4f} | {'yes' if abs(diff) <= two_se else 'NO'} | {t_lib:.1f} "
-                  f"| {t_ours:.1f} | {t_lib / t_ours:.2f}x |")
+    for size, k in cells:
+        side = lambda name, key: [r[key] for r in runs if r["side"] == name and r["size"] == size and r["freeze"] == k]
+        theirs, ours = side("library", "accuracy"), side("ours", "accuracy")
+        diff, two_se = difference(ours, theirs) if len(ours) > 1 else (ours[0] - theirs[0], float("nan"))
+        t_lib, t_ours = statistics.median(side("library", "wall")), statistics.median(side("ours", "wall"))
+        print(f"| {size} | {k} | {len(ours)} | {statistics.mean(theirs):.4f} | {statistics.mean(ours):.4f} "
+              f"| {diff:+.4f} | {two_se:.4f} | {'yes' if abs(diff) <= two_se else 'NO'} | {t_lib:.1f} "
+              f"| {t_ours:.1f} | {t_lib / t_ours:.2f}x |")
 
 
 if __name__ == "__main__":
