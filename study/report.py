@@ -10,7 +10,8 @@ fraction of layers frozen; then, per train size, what the grid shows (how far fr
 before the mean drops, where freezing everything lands, the seed spread, the paper's operating
 point), for this model and for the published roberta-base grid; what each depth costs (time a run,
 peak memory, trainable parameters, the train score beside the dev score) and the cheapest depth
-within one k = 0 std; and two figures (figures.py): figure.png and cost.png.
+within one k = 0 std; the sections that set other methods beside it (methods.py); and two
+figures (figures.py): figure.png and cost.png.
 """
 
 import argparse
@@ -22,27 +23,8 @@ import numpy as np
 from data import write_atomically
 from study import figures
 from study.published import REFERENCE_LAYERS, blog_rows, reference_depth, reports_mcc
-from study.results import STATISTICS, cells_of, describe, difference, load_results, median_of, number, precision_of
-
-
-
-def table(results):
-    """One row per (train size, frozen layers), sorted."""
-    rows = []
-    for (size, freeze), runs in sorted(cells_of(results).items()):
-        row = dict(train_size=size, frozen_layers=freeze, runs=len(runs))
-        row.update({f"accuracy_{k}": v for k, v in describe([r["best_accuracy"] for r in runs]).items()})
-        row.update({f"mcc_{k}": v for k, v in describe([r["best_mcc"] for r in runs]).items()})
-        # the price, and the training subset's score at the run's evaluation (runs before these
-        # were recorded leave them blank)
-        train = [r["train_at_score"]["accuracy"] for r in runs if "accuracy" in r.get("train_at_score", {})]
-        row.update(train_accuracy_mean=float(np.mean(train)) if train else float("nan"),
-                   seconds_median=median_of(runs, lambda r: r["seconds"]["total"]),
-                   prefix_seconds_median=median_of(runs, lambda r: r["seconds"]["prefix"]),
-                   peak_memory_mb_median=median_of(runs, lambda r: r["peak_memory_mb"]),
-                   trainable_parameters=runs[0].get("trainable_parameters", ""))
-        rows.append(row)
-    return rows
+from study.methods import methods_lines, probe_lines, reinit_lines, setfit_lines
+from study.results import STATISTICS, cells_of, difference, load_results, number, precision_of, table
 
 
 def recommendation(rows, size):
@@ -151,120 +133,6 @@ def comparison_lines(results, other_results, other_folder, metrics):
     return lines + [""]
 
 
-def reinit_lines(reset_runs, plain_runs):
-    """report.md lines: the cells fine-tuned with their top layers reset (--reinit N), each against
-    the same cell without the reset, against seed noise."""
-    if not reset_runs:
-        return []
-    plain, reset = cells_of(plain_runs), {}
-    for r in reset_runs:
-        reset.setdefault((r["config"]["size"], r["config"]["freeze"], r["config"]["reinit"]), []).append(r)
-    lines = ["## Re-initialising the top", "",
-             "Cells whose top N layers were reset to a fresh initialisation before fine-tuning (`--reinit N`), "
-             "against the same cell without the reset: the difference of the mean best dev accuracies and "
-             "twice its standard error.", "",
-             "| train size | frozen | top layers reset | runs | mean | std | without: mean | difference | 2 x SE | within |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for (size, k, n), runs in sorted(reset.items()):
-        x, y = [r["best_accuracy"] for r in runs], [r["best_accuracy"] for r in plain.get((size, k), [])]
-        stats = describe(x)
-        row = f"| {size} | {k} | {n} | {len(x)} | {number(stats['mean'])} | {number(stats['std'])} |"
-        if len(x) >= 2 and len(y) >= 2:
-            diff, two_se = difference(x, y)
-            row += f" {np.mean(y):.3f} | {number(diff)} | {number(two_se)} | {'yes' if abs(diff) <= two_se else 'NO'} |"
-        else:
-            row += " | | | |"
-        lines.append(row)
-    return lines + [""]
-
-
-def setfit_lines(setfit_runs, plain_runs):
-    """report.md lines: SetFit's cells (contrastive.py) beside the protocol's fine-tune of the same
-    cell, with what a run costs, against seed noise."""
-    if not setfit_runs:
-        return []
-    plain = cells_of(plain_runs)
-    lines = ["## SetFit", "",
-             "SetFit's contrastive fine-tuning of the body and its logistic-regression head (`--method setfit`), per "
-             "cell beside the protocol's fine-tune of the same cell: the difference of the mean dev accuracies and "
-             "twice its standard error, and the median seconds a run.", "",
-             "| train size | frozen | runs | mean | std | s / run | peak MB | fine-tune: mean | s / run | difference | 2 x SE |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for (size, k), runs in sorted(cells_of(setfit_runs).items()):
-        x, others = [r["best_accuracy"] for r in runs], plain.get((size, k), [])
-        y, stats = [r["best_accuracy"] for r in others], describe(x)
-        row = (f"| {size} | {k} | {len(x)} | {number(stats['mean'])} | {number(stats['std'])} "
-               f"| {number(median_of(runs, lambda r: r['seconds']['total']), 1)} "
-               f"| {number(median_of(runs, lambda r: r['peak_memory_mb']), 0)} |")
-        if y:
-            row += f" {np.mean(y):.3f} | {number(median_of(others, lambda r: r['seconds']['total']), 1)} |"
-            row += " {} | {} |".format(*map(number, difference(x, y))) if len(x) >= 2 and len(y) >= 2 else " | |"
-        else:
-            row += " | | | |"
-        lines.append(row)
-    return lines + [""]
-
-
-def methods_lines(plain_runs, setfit_runs, probe_runs, figure="accuracy"):
-    """report.md lines: per train size every method's cells side by side (the protocol's fine-tune,
-    SetFit, the probe), each with its cost, and the cheapest cell whose mean is within one seed std
-    of the best cell's. figure: the best accuracy, or the best MCC where the task is read by it
-    (CoLA, whose accuracy can sit on the majority class while MCC moves)."""
-    methods = [(name, table(runs)) for name, runs in (("fine-tune", plain_runs), ("SetFit", setfit_runs),
-                                                       ("probe", probe_runs)) if runs]
-    if len(methods) < 2:
-        return []
-    mean, std, what = f"{figure}_mean", f"{figure}_std", "accuracy" if figure == "accuracy" else "MCC"
-    lines = ["## Methods side by side", "",
-             f"Every cell of every method with its mean best dev {what}, seed std and cost. *Recommended*: the "
-             "cheapest cell (median seconds a run) whose mean is within one seed std of the best cell's.", ""]
-    for size in sorted({row["train_size"] for _, rows in methods for row in rows}):
-        cells = [(name, row) for name, rows in methods for row in rows if row["train_size"] == size]
-        lines += [f"**n = {size}**", "", "| method | frozen | runs | mean | std | s / run | peak MB |",
-                  "|---|---|---|---|---|---|---|"]
-        lines += [f"| {name} | {row['frozen_layers']} | {row['runs']} | {number(row[mean])} "
-                  f"| {number(row[std])} | {number(row['seconds_median'], 1)} "
-                  f"| {number(row['peak_memory_mb_median'], 0)} |" for name, row in cells]
-        best_name, best = max(cells, key=lambda cell: cell[1][mean])
-        floor = best[mean] - np.nan_to_num(best[std])
-        good = [cell for cell in cells if cell[1][mean] >= floor and not np.isnan(cell[1]["seconds_median"])]
-        if good:
-            name, row = min(good, key=lambda cell: cell[1]["seconds_median"])
-            lines += ["", f"Recommended at n = {size}: **{name}, freeze {row['frozen_layers']}** "
-                      f"({number(row[mean])} against the best, {best_name} at k = {best['frozen_layers']}: "
-                      f"{number(best[mean])} ± {number(best[std])}), {number(row['seconds_median'], 1)} s a run."]
-        lines.append("")
-    return lines
-
-
-def probe_lines(probe_runs, plain_runs, num_layers):
-    """report.md lines: the linear probe per train size beside the head trained on the same frozen
-    features (k = L) and the full fine-tune (k = 0), and how much of k = L's loss it recovers."""
-    if not probe_runs:
-        return []
-    plain = cells_of(plain_runs)
-    lines = ["## Linear probe", "",
-             f"With every layer frozen, a linear model fitted properly to the model's sentence embedding (probe.py: "
-             f"scikit-learn's LogisticRegressionCV, its C by 5 stratified folds of the training subset, the dev split "
-             f"scored once), beside the head trained by "
-             f"the protocol on them (k = {num_layers}) and the full fine-tune (k = 0). *Recovered*: "
-             f"(probe - k = {num_layers}) / (k = 0 - k = {num_layers}).", "",
-             f"| train size | probe runs | probe mean | probe std | probe train acc | k = {num_layers} mean "
-             f"| k = 0 mean | recovered |", "|---|---|---|---|---|---|---|---|"]
-    for size in sorted({r["config"]["size"] for r in probe_runs}):
-        runs = [r for r in probe_runs if r["config"]["size"] == size]
-        stats = describe([r["best_accuracy"] for r in runs])
-        train = np.mean([r["train_at_score"]["accuracy"] for r in runs])
-        head = [r["best_accuracy"] for r in plain.get((size, num_layers), [])]
-        full = [r["best_accuracy"] for r in plain.get((size, 0), [])]
-        recovered = ((stats["mean"] - np.mean(head)) / (np.mean(full) - np.mean(head))
-                     if head and full and np.mean(full) != np.mean(head) else float("nan"))
-        lines.append(f"| {size} | {len(runs)} | {number(stats['mean'])} | {number(stats['std'])} | {number(float(train))} "
-                     f"| {number(float(np.mean(head))) if head else ''} | {number(float(np.mean(full))) if full else ''} "
-                     f"| {'' if np.isnan(recovered) else f'{recovered:.0%}'} |")
-    return lines + [""]
-
-
 def findings_table(title, rows, num_layers, baseline, metric, baseline_name):
     """report.md lines: findings() per train size as a table."""
     lines = [f"**{title}** ({num_layers} layers)", "",
@@ -280,49 +148,66 @@ def findings_table(title, rows, num_layers, baseline, metric, baseline_name):
     return lines + [""]
 
 
-def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), probe_runs=(), setfit_runs=()):
-    """report.csv and report.md in `folder`; `against` = (folder, results) adds a comparison, and
-    reset_runs (--reinit), probe_runs (--probe) and setfit_runs (--method setfit) sections of their own."""
-    first = results[0]["config"]
-    task, model, num_layers = first["task"], first["model"], first["num_layers"]
-    model_name = os.path.basename(os.path.normpath(model))
-    majority = results[0]["majority_accuracy"]
-    with_mcc = reports_mcc(task)
-    reference_rows = blog_rows(task)
+def add_published(rows, reference_rows, num_layers):
+    """Each row gets the study's published roberta-base figures at the same fraction of layers
+    frozen (blank where that depth is not in its grid)."""
     reference = {(r["train_size"], r["frozen_layers"]): r for r in reference_rows}
-    columns = ["train_size", "frozen_layers", "runs"] + [f"accuracy_{s}" for s in STATISTICS]
-    columns += [f"mcc_{s}" for s in STATISTICS] if with_mcc else []
-    columns += ["published_frozen_layers", "published_mean", "published_std"] if reference else []
     for row in rows:
         k = reference_depth(row["frozen_layers"], num_layers)
         ref = reference.get((row["train_size"], k), {})
         row.update(published_frozen_layers=k if ref else "", published_mean=ref.get("accuracy_mean", ""),
                    published_std=ref.get("accuracy_std", ""))
 
+
+def write_csv(folder, rows, columns):
     def csv_lines(f):
         f.write((",".join(columns) + "\n").encode())
         for row in rows:
             f.write((",".join(number(row[c], 4) for c in columns) + "\n").encode())
 
     write_atomically(os.path.join(folder, "report.csv"), csv_lines)
+
+
+def grid_lines(folder, rows, results, seeds, with_mcc, published):
+    """The report's title, what its runs were, and the table of every (train size, k) cell."""
+    first = results[0]["config"]
     precision, device = precision_of(results, folder), first.get("device", "cpu").split(":")[0]
     method = " (SetFit)" if first.get("method") == "setfit" else ""
-    lines = [f"# {task} with {model}{method}: best dev accuracy per run", "",
-             f"{len(results)} runs, all in {precision} on {device}. Majority-class baseline: {majority:.3f}. A cell with fewer runs "
-             f"than the {seeds} seeds shows them as runs/{seeds}; a cell of one run has no std."]
-    if reference:
+    lines = [f"# {first['task']} with {first['model']}{method}: best dev accuracy per run", "",
+             f"{len(results)} runs, all in {precision} on {device}. Majority-class baseline: "
+             f"{results[0]['majority_accuracy']:.3f}. A cell with fewer runs than the {seeds} seeds shows them as "
+             f"runs/{seeds}; a cell of one run has no std."]
+    if published:
         lines += ["", f"roberta-base: the study's published figures ({REFERENCE_LAYERS} layers) at the same fraction of "
-                  f"layers frozen, k x {REFERENCE_LAYERS} / {num_layers} (blank where that depth is not in its grid)."]
+                  f"layers frozen, k x {REFERENCE_LAYERS} / {first['num_layers']} (blank where that depth is not in its grid)."]
     header = ["train size", "frozen", "runs"] + [f"acc {s}" for s in STATISTICS]
     header += [f"MCC {s}" for s in STATISTICS] if with_mcc else []
-    header += ["roberta-base k", "roberta-base mean", "roberta-base std"] if reference else []
+    header += ["roberta-base k", "roberta-base mean", "roberta-base std"] if published else []
     lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    scores = [f"accuracy_{s}" for s in STATISTICS] + ([f"mcc_{s}" for s in STATISTICS] if with_mcc else [])
     for row in rows:
         runs = str(row["runs"]) if row["runs"] >= seeds else f"{row['runs']}/{seeds}"
-        cells = [str(row["train_size"]), str(row["frozen_layers"]), runs]
-        cells += [number(row[c]) for c in columns[3:] if c.startswith(("accuracy_", "mcc_"))]
-        cells += [number(row[c]) for c in ("published_frozen_layers", "published_mean", "published_std")] if reference else []
+        cells = [str(row["train_size"]), str(row["frozen_layers"]), runs] + [number(row[c]) for c in scores]
+        cells += [number(row[c]) for c in ("published_frozen_layers", "published_mean", "published_std")] if published else []
         lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), probe_runs=(), setfit_runs=()):
+    """report.csv and report.md in `folder`; `against` = (folder, results) adds a comparison, and
+    reset_runs (--reinit), probe_runs (--probe) and setfit_runs (--method setfit) sections of their own."""
+    first = results[0]["config"]
+    task, num_layers = first["task"], first["num_layers"]
+    model_name = os.path.basename(os.path.normpath(first["model"]))
+    majority = results[0]["majority_accuracy"]
+    with_mcc = reports_mcc(task)
+    reference_rows = blog_rows(task)
+    add_published(rows, reference_rows, num_layers)
+    columns = ["train_size", "frozen_layers", "runs"] + [f"accuracy_{s}" for s in STATISTICS]
+    columns += [f"mcc_{s}" for s in STATISTICS] if with_mcc else []
+    columns += ["published_frozen_layers", "published_mean", "published_std"] if reference_rows else []
+    write_csv(folder, rows, columns)
+    lines = grid_lines(folder, rows, results, seeds, with_mcc, bool(reference_rows))
     lines += ["", "## Per train size", "",
               "k = 0 (nothing frozen) is the yardstick and its seed std the noise. *Most frozen within 1 std*: "
               "walking k = 1, 2, ... over the depths in the grid, the last k before a mean falls more than one "
@@ -331,7 +216,7 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
     lines += findings_table(f"{model_name}, accuracy", rows, num_layers, majority, "accuracy", "majority")
     if with_mcc:
         lines += findings_table(f"{model_name}, MCC", rows, num_layers, 0.0, "mcc", "0")
-    if reference and model_name != "roberta-base":
+    if reference_rows and model_name != "roberta-base":
         lines += findings_table("roberta-base, accuracy (the study's published grid)", reference_rows,
                                 REFERENCE_LAYERS, majority, "accuracy", "majority")
     lines += cost_lines(rows, model_name)

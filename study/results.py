@@ -95,6 +95,25 @@ def difference_of_summaries(these, those):
     return float(mean_a - mean_b), 2 * math.sqrt(sd_a ** 2 / n_a + sd_b ** 2 / n_b)
 
 
+def table(results):
+    """One row per (train size, frozen layers), sorted."""
+    rows = []
+    for (size, freeze), runs in sorted(cells_of(results).items()):
+        row = dict(train_size=size, frozen_layers=freeze, runs=len(runs))
+        row.update({f"accuracy_{k}": v for k, v in describe([r["best_accuracy"] for r in runs]).items()})
+        row.update({f"mcc_{k}": v for k, v in describe([r["best_mcc"] for r in runs]).items()})
+        # the price, and the training subset's score at the run's evaluation (runs before these
+        # were recorded leave them blank)
+        train = [r["train_at_score"]["accuracy"] for r in runs if "accuracy" in r.get("train_at_score", {})]
+        row.update(train_accuracy_mean=float(np.mean(train)) if train else float("nan"),
+                   seconds_median=median_of(runs, lambda r: r["seconds"]["total"]),
+                   prefix_seconds_median=median_of(runs, lambda r: r["seconds"]["prefix"]),
+                   peak_memory_mb_median=median_of(runs, lambda r: r["peak_memory_mb"]),
+                   trainable_parameters=runs[0].get("trainable_parameters", ""))
+        rows.append(row)
+    return rows
+
+
 def run_kind(path):
     """What a run's time depends on, from its file name: its depth, size and variant, not its seed
     or learning rate ('freeze2_size200', 'freeze6_size100_probe')."""

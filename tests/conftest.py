@@ -1,3 +1,4 @@
+import json
 import os
 import shutil
 import sys
@@ -61,3 +62,12 @@ def tiny_bert_no_dropout(tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_bert_regression(tmp_path_factory):
     return save_tiny_bert(tmp_path_factory.mktemp("tiny-bert-regression"), num_labels=1)
+
+
+def write_result(folder, freeze, size, seed, accuracy, mcc=0.0, task="sst2", model="minilm", num_layers=6,
+                 precision="fp32"):
+    """A run's result JSON as freeze_study.py names it, with what the reports read."""
+    result = dict(config=dict(freeze=freeze, size=size, seed=seed, task=task, model=model, num_layers=num_layers,
+                              precision=precision, device="cpu"),
+                  best_accuracy=accuracy, best_mcc=mcc, majority_accuracy=0.509)
+    (folder / f"freeze{freeze}_size{size}_seed{seed}.json").write_text(json.dumps(result))

@@ -1,0 +1,124 @@
+"""
+The report's sections that set other ways of using the same examples beside the protocol's
+fine-tune: its top layers reset (--reinit N), SetFit (--method setfit), the linear probe (--probe),
+and every method's cells side by side with the cheapest one within a seed std of the best.
+study/report.py puts them after the grid's own tables.
+"""
+
+import numpy as np
+
+from study.results import cells_of, describe, difference, median_of, number, table
+
+
+def reinit_lines(reset_runs, plain_runs):
+    """report.md lines: the cells fine-tuned with their top layers reset (--reinit N), each against
+    the same cell without the reset, against seed noise."""
+    if not reset_runs:
+        return []
+    plain, reset = cells_of(plain_runs), {}
+    for r in reset_runs:
+        reset.setdefault((r["config"]["size"], r["config"]["freeze"], r["config"]["reinit"]), []).append(r)
+    lines = ["## Re-initialising the top", "",
+             "Cells whose top N layers were reset to a fresh initialisation before fine-tuning (`--reinit N`), "
+             "against the same cell without the reset: the difference of the mean best dev accuracies and "
+             "twice its standard error.", "",
+             "| train size | frozen | top layers reset | runs | mean | std | without: mean | difference | 2 x SE | within |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for (size, k, n), runs in sorted(reset.items()):
+        x, y = [r["best_accuracy"] for r in runs], [r["best_accuracy"] for r in plain.get((size, k), [])]
+        stats = describe(x)
+        row = f"| {size} | {k} | {n} | {len(x)} | {number(stats['mean'])} | {number(stats['std'])} |"
+        if len(x) >= 2 and len(y) >= 2:
+            diff, two_se = difference(x, y)
+            row += f" {np.mean(y):.3f} | {number(diff)} | {number(two_se)} | {'yes' if abs(diff) <= two_se else 'NO'} |"
+        else:
+            row += " | | | |"
+        lines.append(row)
+    return lines + [""]
+
+
+def setfit_lines(setfit_runs, plain_runs):
+    """report.md lines: SetFit's cells (contrastive.py) beside the protocol's fine-tune of the same
+    cell, with what a run costs, against seed noise."""
+    if not setfit_runs:
+        return []
+    plain = cells_of(plain_runs)
+    lines = ["## SetFit", "",
+             "SetFit's contrastive fine-tuning of the body and its logistic-regression head (`--method setfit`), per "
+             "cell beside the protocol's fine-tune of the same cell: the difference of the mean dev accuracies and "
+             "twice its standard error, and the median seconds a run.", "",
+             "| train size | frozen | runs | mean | std | s / run | peak MB | fine-tune: mean | s / run | difference | 2 x SE |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for (size, k), runs in sorted(cells_of(setfit_runs).items()):
+        x, others = [r["best_accuracy"] for r in runs], plain.get((size, k), [])
+        y, stats = [r["best_accuracy"] for r in others], describe(x)
+        row = (f"| {size} | {k} | {len(x)} | {number(stats['mean'])} | {number(stats['std'])} "
+               f"| {number(median_of(runs, lambda r: r['seconds']['total']), 1)} "
+               f"| {number(median_of(runs, lambda r: r['peak_memory_mb']), 0)} |")
+        if y:
+            row += f" {np.mean(y):.3f} | {number(median_of(others, lambda r: r['seconds']['total']), 1)} |"
+            row += " {} | {} |".format(*map(number, difference(x, y))) if len(x) >= 2 and len(y) >= 2 else " | |"
+        else:
+            row += " | | | |"
+        lines.append(row)
+    return lines + [""]
+
+
+def methods_lines(plain_runs, setfit_runs, probe_runs, figure="accuracy"):
+    """report.md lines: per train size every method's cells side by side (the protocol's fine-tune,
+    SetFit, the probe), each with its cost, and the cheapest cell whose mean is within one seed std
+    of the best cell's. figure: the best accuracy, or the best MCC where the task is read by it
+    (CoLA, whose accuracy can sit on the majority class while MCC moves)."""
+    methods = [(name, table(runs)) for name, runs in (("fine-tune", plain_runs), ("SetFit", setfit_runs),
+                                                       ("probe", probe_runs)) if runs]
+    if len(methods) < 2:
+        return []
+    mean, std, what = f"{figure}_mean", f"{figure}_std", "accuracy" if figure == "accuracy" else "MCC"
+    lines = ["## Methods side by side", "",
+             f"Every cell of every method with its mean best dev {what}, seed std and cost. *Recommended*: the "
+             "cheapest cell (median seconds a run) whose mean is within one seed std of the best cell's.", ""]
+    for size in sorted({row["train_size"] for _, rows in methods for row in rows}):
+        cells = [(name, row) for name, rows in methods for row in rows if row["train_size"] == size]
+        lines += [f"**n = {size}**", "", "| method | frozen | runs | mean | std | s / run | peak MB |",
+                  "|---|---|---|---|---|---|---|"]
+        lines += [f"| {name} | {row['frozen_layers']} | {row['runs']} | {number(row[mean])} "
+                  f"| {number(row[std])} | {number(row['seconds_median'], 1)} "
+                  f"| {number(row['peak_memory_mb_median'], 0)} |" for name, row in cells]
+        best_name, best = max(cells, key=lambda cell: cell[1][mean])
+        floor = best[mean] - np.nan_to_num(best[std])
+        good = [cell for cell in cells if cell[1][mean] >= floor and not np.isnan(cell[1]["seconds_median"])]
+        if good:
+            name, row = min(good, key=lambda cell: cell[1]["seconds_median"])
+            lines += ["", f"Recommended at n = {size}: **{name}, freeze {row['frozen_layers']}** "
+                      f"({number(row[mean])} against the best, {best_name} at k = {best['frozen_layers']}: "
+                      f"{number(best[mean])} ± {number(best[std])}), {number(row['seconds_median'], 1)} s a run."]
+        lines.append("")
+    return lines
+
+
+def probe_lines(probe_runs, plain_runs, num_layers):
+    """report.md lines: the linear probe per train size beside the head trained on the same frozen
+    features (k = L) and the full fine-tune (k = 0), and how much of k = L's loss it recovers."""
+    if not probe_runs:
+        return []
+    plain = cells_of(plain_runs)
+    lines = ["## Linear probe", "",
+             f"With every layer frozen, a linear model fitted properly to the model's sentence embedding (probe.py: "
+             f"scikit-learn's LogisticRegressionCV, its C by 5 stratified folds of the training subset, the dev split "
+             f"scored once), beside the head trained by "
+             f"the protocol on them (k = {num_layers}) and the full fine-tune (k = 0). *Recovered*: "
+             f"(probe - k = {num_layers}) / (k = 0 - k = {num_layers}).", "",
+             f"| train size | probe runs | probe mean | probe std | probe train acc | k = {num_layers} mean "
+             f"| k = 0 mean | recovered |", "|---|---|---|---|---|---|---|---|"]
+    for size in sorted({r["config"]["size"] for r in probe_runs}):
+        runs = [r for r in probe_runs if r["config"]["size"] == size]
+        stats = describe([r["best_accuracy"] for r in runs])
+        train = np.mean([r["train_at_score"]["accuracy"] for r in runs])
+        head = [r["best_accuracy"] for r in plain.get((size, num_layers), [])]
+        full = [r["best_accuracy"] for r in plain.get((size, 0), [])]
+        recovered = ((stats["mean"] - np.mean(head)) / (np.mean(full) - np.mean(head))
+                     if head and full and np.mean(full) != np.mean(head) else float("nan"))
+        lines.append(f"| {size} | {len(runs)} | {number(stats['mean'])} | {number(stats['std'])} | {number(float(train))} "
+                     f"| {number(float(np.mean(head))) if head else ''} | {number(float(np.mean(full))) if full else ''} "
+                     f"| {'' if np.isnan(recovered) else f'{recovered:.0%}'} |")
+    return lines + [""]
