@@ -265,6 +265,26 @@ def train_step(model, optimizer, scaler, params, inputs, labels, start, device, 
     return loss.item()
 
 
+def schedule(n, config):
+    """The run's step counts for n training examples: (steps_per_epoch, total_steps, warmup_steps,
+    eval_every). The dev split is scored every half epoch, as the study's Trainer did."""
+    steps_per_epoch = math.ceil(n / config.batch_size)
+    eval_every = max(1, math.ceil(n / (2 * config.batch_size)))
+    return steps_per_epoch, steps_per_epoch * config.epochs, steps_per_epoch * config.warmup_epochs, eval_every
+
+
+def trainable_copy(model):
+    """The trainable weights, copied to host memory: only they change, so only they are kept, and
+    a copy on the GPU would add their size to the run's peak memory (docs/gpu.md)."""
+    return {name: p.detach().to("cpu", copy=True) for name, p in model.named_parameters() if p.requires_grad}
+
+
+def log_point(log, point, total_steps):
+    dev = " | ".join(f"{name} {point[name]:.4f}" for name in metrics.NAMES if name in point)
+    log(f"step {point['step']:4d}/{total_steps} | epoch {point['epoch']:5.2f} | loss {point['train_loss']:.4f} "
+        f"| lr {point['lr']:.2e} | dev {dev} | {point['seconds']:.1f}s")
+
+
 def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, start, device, log=print):
     """
     Fine-tune the parameters that require grad. `start` is None when inputs are token ids, or the
@@ -274,10 +294,7 @@ def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, sta
     time spent training and evaluating.
     """
     n = len(train_labels)
-    steps_per_epoch = math.ceil(n / config.batch_size)
-    total_steps = steps_per_epoch * config.epochs
-    warmup_steps = steps_per_epoch * config.warmup_epochs
-    eval_every = max(1, math.ceil(n / (2 * config.batch_size)))
+    steps_per_epoch, total_steps, warmup_steps, eval_every = schedule(n, config)
     train_labels, train_labels_np = torch.as_tensor(train_labels).to(device), np.asarray(train_labels)
     params = [p for p in model.parameters() if p.requires_grad]  # frozen ones never reach AdamW
     # fused: one kernel updates every tensor (the Trainer's default, adamw_torch_fused)
@@ -309,15 +326,8 @@ def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, sta
                              seconds=round(time.perf_counter() - began, 2))
                 curve.append(point)
                 if config.selection == "last" or chosen is None or point[config.metric] > chosen[config.metric]:
-                    # the first of equal bests; only the trainable part changes, so only it is kept,
-                    # and in host memory: a copy on the GPU would add the trainable weights' size to
-                    # the run's peak memory (docs/gpu.md)
-                    chosen = point
-                    chosen_weights = {name: p.detach().to("cpu", copy=True) for name, p in model.named_parameters()
-                                      if p.requires_grad}
-                dev = " | ".join(f"{name} {point[name]:.4f}" for name in metrics.NAMES if name in point)
-                log(f"step {step:4d}/{total_steps} | epoch {point['epoch']:5.2f} | loss {point['train_loss']:.4f} "
-                    f"| lr {point['lr']:.2e} | dev {dev} | {point['seconds']:.1f}s")
+                    chosen, chosen_weights = point, trainable_copy(model)  # the first of equal bests
+                log_point(log, point, total_steps)
     train_seconds = time.perf_counter() - began - eval_seconds
     # the training subset scored once, in eval mode, with the chosen evaluation's weights: its gap
     # to the dev score is how far the run over-fits
