@@ -11,6 +11,7 @@ with the study's protocol (loop.py), and writes the result as JSON. Offline here
 
 import argparse
 import glob
+import importlib.metadata
 import json
 import math
 import os
@@ -72,7 +73,7 @@ def parse_args(argv):
                         "--method setfit the checkpoint's own sentence embedding (its sentence-transformers files)")
     p.add_argument("--no-cache", action="store_true",
                    help="run the whole network every step, frozen layers in training mode (the Trainer's way)")
-    p.add_argument("--cache-dir", default="cache", help="frozen-prefix cache")
+    p.add_argument("--cache-dir", default="cache", help="frozen-prefix and token-id cache")
     p.add_argument("--splits-dir", help="the drawn training subsets (default splits; not with --size all)")
     p.add_argument("--precision", choices=["fp16", "bf16", "fp32"],
                    help="default: fp16 mixed precision on CUDA (the study's), fp32 on a CPU; bf16: "
@@ -243,14 +244,22 @@ def build_and_freeze(args, task, device, precision):
     return classifier, config, protocol_max_length
 
 
-def tokenize_task(classifier, task, indices, protocol_max_length):
+def tokenize_task(args, classifier, task, indices, protocol_max_length):
     """The subset's and the dev split's token ids, cut at the shortest of the tokenizer's, the
-    model's and the protocol's limits."""
-    tokenizer = checkpoint.load_tokenizer(classifier.folder)
-    max_length = min(tokenizer.model_max_length, classifier.config.max_length, protocol_max_length or math.inf)
-    train_ids = data.tokenize(tokenizer, [task.train_texts[i] for i in indices], max_length,
-                              task.train_pairs and [task.train_pairs[i] for i in indices])
-    return train_ids, data.tokenize(tokenizer, task.dev_texts, max_length, task.dev_pairs), max_length
+    model's and the protocol's limits; computed once per tokenizer and texts, then read from the
+    cache."""
+    train = ([task.train_texts[i] for i in indices], task.train_pairs and [task.train_pairs[i] for i in indices])
+    dev = (task.dev_texts, task.dev_pairs)
+    limit = min(classifier.config.max_length, protocol_max_length or math.inf)
+
+    def tokenize_sets():
+        tokenizer = checkpoint.load_tokenizer(classifier.folder)
+        max_length = min(tokenizer.model_max_length, limit)
+        return max_length, [data.tokenize(tokenizer, texts, max_length, pairs) for texts, pairs in (train, dev)]
+
+    path = data.token_cache_path(args.cache_dir, f"{task.name}-{args.size}", classifier.folder, limit, (train, dev))
+    max_length, (train_ids, dev_ids) = data.cached_tokens(path, tokenize_sets)
+    return train_ids, dev_ids, max_length
 
 
 def prefix_is_cached(args):
@@ -281,7 +290,7 @@ def run(args, log=print):
     task, indices, out = load_task_and_subset(args)
     classifier, config, protocol_max_length = build_and_freeze(args, task, device, precision)
     check_results_folder(os.path.dirname(out) or ".", precision, args.precision, args.pooling, run_kind(vars(args)))
-    train_ids, dev_ids, max_length = tokenize_task(classifier, task, indices, protocol_max_length)
+    train_ids, dev_ids, max_length = tokenize_task(args, classifier, task, indices, protocol_max_length)
 
     prefix_began = time.perf_counter()
     train_inputs, dev_inputs = frozen_prefix_states(args, classifier, task, train_ids, dev_ids, device, precision)
@@ -337,7 +346,6 @@ def assemble_result(args, task, classifier, config, history, device, cached, max
         peak_mb = torch.cuda.max_memory_allocated(device) / 2**20
     else:
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
-    import transformers
     result = dict(
         config={**vars(args), **asdict(config), "task": task.name, "device": str(device),
                 "cache": cached, "max_length": max_length, "normalize": classifier.normalize,
@@ -359,7 +367,7 @@ def assemble_result(args, task, classifier, config, history, device, cached, max
                      eval=round(history["eval_seconds"], 3), total=round(seconds["total"], 3)),
         peak_memory_mb=round(peak_mb, 1),
         versions=dict(python=platform.python_version(), torch=torch.__version__,
-                      transformers=transformers.__version__, numpy=np.__version__),
+                      transformers=importlib.metadata.version("transformers"), numpy=np.__version__),
     )
     if not task.regression:  # the blog study's figures: the best accuracy (and MCC) of the run
         best = max(curve or [chosen], key=lambda point: point["accuracy"])

@@ -34,7 +34,7 @@ def embeddings(args, size):
     device, precision = freeze_study.check_args(run)
     task, indices, _ = freeze_study.load_task_and_subset(run)
     classifier, _, max_length = freeze_study.build_and_freeze(run, task, device, precision)
-    train_ids, dev_ids, _ = freeze_study.tokenize_task(classifier, task, indices, max_length)
+    train_ids, dev_ids, _ = freeze_study.tokenize_task(run, classifier, task, indices, max_length)
     train, dev = freeze_study.frozen_prefix_states(run, classifier, task, train_ids, dev_ids, device, precision)
     embed = lambda states: loop.embed_all(classifier, states, depth, device, precision).astype(np.float64)
     return embed(train), task.train_labels[indices], embed(dev), task.dev_labels

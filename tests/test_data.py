@@ -1,8 +1,12 @@
 """data.py on the real GLUE files in ../shared/glue, on subsets, batches and bad input."""
 
+import os
+import shutil
+
 import numpy as np
 import pytest
 
+import checkpoint
 import data
 
 
@@ -46,7 +50,6 @@ def test_regression_subsets_are_stratified_on_score_bins(glue_dir, tmp_path):
 
 
 def test_pairs_tokenize_with_segments_for_bert():
-    import checkpoint
     tokenizer = checkpoint.load_tokenizer(checkpoint.checkpoint_folder("minilm"))
     [pair] = data.tokenize(tokenizer, ["a film ."], 512, pairs=["it was good"])
     # [CLS] a film . [SEP] it was good [SEP]: segment 0 up to the first [SEP], 1 after
@@ -156,7 +159,6 @@ def test_length_sorted_batches_cover_every_example_once():
 
 
 def test_tokenize_truncates_and_does_not_pad():
-    import checkpoint
     tokenizer = checkpoint.load_tokenizer(checkpoint.checkpoint_folder("minilm"))
     ids = data.tokenize(tokenizer, ["a film .", "word " * 600], max_length=512)
     assert len(ids[0]) == 5 and len(ids[1]) == 512  # [CLS] a film . [SEP]; truncated long one
@@ -164,6 +166,47 @@ def test_tokenize_truncates_and_does_not_pad():
 
 # ---------------------------------------------------------------------------------------------
 # a user's own task, and bad input
+
+def test_cached_tokens_are_the_tokenizer_s_and_are_read_back_without_it(tmp_path):
+    folder = checkpoint.checkpoint_folder("minilm")
+    tokenizer = checkpoint.load_tokenizer(folder)
+    sets = [(["a film .", "word " * 600], None), (["the first", "the second"], ["a pair", "another"])]
+    calls = []
+
+    def tokenize_sets():
+        calls.append(1)
+        return 128, [data.tokenize(tokenizer, texts, 128, pairs) for texts, pairs in sets]
+
+    path = data.token_cache_path(tmp_path, "sst2-50", folder, 512, sets)
+    fresh = data.cached_tokens(path, tokenize_sets)
+    again = data.cached_tokens(path, tokenize_sets)
+    assert len(calls) == 1 and again[0] == fresh[0] == 128
+    for plain, cached in zip(fresh[1], again[1]):
+        assert [t.tolist() for t in plain] == [t.tolist() for t in cached]
+    assert again[1][1][0].shape[1] == 2  # a pair keeps its segment ids
+    # a corrupt file is said and rebuilt, never trusted
+    with open(path, "wb") as f:
+        f.write(b"cut short")
+    assert [t.tolist() for t in data.cached_tokens(path, tokenize_sets)[1][0]] == [t.tolist() for t in fresh[1][0]]
+    assert len(calls) == 2
+
+
+def test_token_cache_key_changes_with_the_tokenizer_the_limit_and_the_texts(tmp_path):
+    minilm = checkpoint.checkpoint_folder("minilm")
+    copy = tmp_path / "tokenizer"
+    copy.mkdir()
+    for name in data.TOKENIZER_FILES:
+        if os.path.exists(os.path.join(minilm, name)):
+            shutil.copy(os.path.join(minilm, name), copy)
+    sets = [(["a film ."], None)]
+    key = lambda folder=copy, limit=512, sets=sets: data.token_cache_path(tmp_path, "t", folder, limit, sets)
+    assert key() == key(minilm) == data.token_cache_path(tmp_path, "t", copy, 512, [(["a film ."], None)])
+    assert key(limit=128) != key()
+    assert key(sets=[(["a film !"], None)]) != key() != key(sets=[(["a film ."], ["and a pair"])])
+    with open(copy / "vocab.txt", "a") as f:
+        f.write("newword\n")
+    assert key() != key(minilm)
+
 
 def write(path, text):
     path.write_text(text)
