@@ -7,7 +7,8 @@ environment: see that file), interleaved, on the same checkpoint, data and subse
 
 --cells 200:0 50:4 names (size, k) cells instead of every size with every k. --keep DIR also writes
 our runs there, named as a grid names them (freeze{k}_size{n}_seed{s}_setfit.json), so that runs
-timed here count as the grid's own.
+timed here count as the grid's own. --tabulate FILE... runs nothing and prints the table of the
+runs recorded by --record, seeds pooled across invocations.
 
 For each seed, size and k: the library's run, then ours (each a whole process, start-up included;
 ours reads its frozen prefix from the cache after the first seed, as a grid's runs do). Prints per
@@ -43,7 +44,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--model", default="minilm")
     p.add_argument("--dataset", default="sst2")
-    p.add_argument("--glue-dir", required=True)
+    p.add_argument("--glue-dir", help="needed unless --tabulate")
     p.add_argument("--sizes", type=int, nargs="+", default=[50])
     p.add_argument("--freeze", type=int, nargs="+", default=[0, 4])
     p.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
@@ -51,7 +52,14 @@ def main():
     p.add_argument("--cells", nargs="+", metavar="N:K", help="size:k pairs, instead of --sizes x --freeze")
     p.add_argument("--record", help="append every run here (JSON lines)")
     p.add_argument("--keep", help="also keep our run JSONs in this results folder")
+    p.add_argument("--tabulate", nargs="+", metavar="JSONL", help="run nothing: the table of the runs recorded in "
+                   "these files (seeds pooled across invocations: compare the times only within one)")
     args = p.parse_args()
+    if args.tabulate:
+        runs = [json.loads(line) for path in args.tabulate for line in open(path)]
+        return print_table(runs, sorted({(r["size"], r["freeze"]) for r in runs}))
+    if not args.glue_dir:
+        p.error("--glue-dir is required to run")
     cells = ([tuple(int(x) for x in c.split(":")) for c in args.cells] if args.cells
              else [(size, k) for size in args.sizes for k in args.freeze])
     work = tempfile.mkdtemp(prefix="compare-setfit-")
@@ -76,6 +84,10 @@ def main():
                 if args.record:
                     with open(args.record, "a") as f:
                         f.write(json.dumps(runs[-1]) + "\n")
+    print_table(runs, cells)
+
+
+def print_table(runs, cells):
     print("\n| n | k | seeds | library mean | ours mean | difference | 2 x SE | within | library s | ours s | faster |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for size, k in cells:
