@@ -26,7 +26,7 @@ import torch.nn.functional as F
 
 import metrics
 import probe
-from loop import AdamW, autocast, embed_all, lr_at, sentence_embeddings
+from loop import AdamW, autocast, embed_all, lr_at, sentence_embeddings, word_rows
 
 # setfit 1.2's TrainingArguments defaults for the body's contrastive stage
 BATCH_SIZE = 16
@@ -72,7 +72,8 @@ def train_body(model, inputs, labels, start, device, precision, seed, num_iterat
     if not named:  # every layer frozen: nothing to fine-tune; the head is fitted to the frozen body alone
         return dict(losses=[], pairs=len(target), total_steps=0, warmup_steps=0)
     optimizer = AdamW([dict(params=[p for name, p in named if decays(name)], weight_decay=WEIGHT_DECAY),
-                       dict(params=[p for name, p in named if not decays(name)], weight_decay=0.0)], lr=LEARNING_RATE)
+                       dict(params=[p for name, p in named if not decays(name)], weight_decay=0.0)], lr=LEARNING_RATE,
+                      rows=word_rows(model, inputs, start))
     scaler = torch.amp.GradScaler(device.type, enabled=precision == "fp16")
     params, target, losses = [p for _, p in named], torch.as_tensor(target).to(device), []
     model.train()  # dropout on in every layer that runs, as the library trains its body

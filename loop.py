@@ -60,13 +60,20 @@ class AdamW:
     own fused update (its functional form), so the same weights bit for bit (tests/test_loop.py).
     Without torch's Optimizer class, because its first use imports torch's compiler: about 2 s of
     every run on 2 CPU cores (docs/performance.md). GradScaler drives it as it drives any optimizer:
-    it reads param_groups and calls step()."""
+    it reads param_groups and calls step().
 
-    def __init__(self, groups, lr, betas=(0.9, 0.999), eps=1e-8):
+    rows: {parameter: row indices}, the only rows of that parameter whose gradient can be nonzero
+    (word_rows: the word embedding's rows of the tokens a training set uses, a few thousand of
+    30,522). AdamW moves a row whose gradient has always been zero by its weight decay alone (its
+    moments are zero, so its Adam step is 0 / (0 + eps) = 0), so the fused update runs on those rows
+    only and the decay on the whole tensor: the same weights bit for bit, without the moments and
+    the update of 11.7M numbers of which a few hundred thousand can move (tests/test_loop.py)."""
+
+    def __init__(self, groups, lr, betas=(0.9, 0.999), eps=1e-8, rows=None):
         # groups: dicts of params and weight_decay, as torch's optimizers take them
         self.param_groups = [dict(params=list(group["params"]), weight_decay=group.get("weight_decay", 0.0), lr=lr)
                              for group in groups]
-        self.betas, self.eps = betas, eps
+        self.betas, self.eps, self.rows = betas, eps, rows or {}
         self.state = {}  # parameter -> (step, exp_avg, exp_avg_sq), made at its first gradient
 
     def zero_grad(self, set_to_none=True):
@@ -78,16 +85,40 @@ class AdamW:
     def step(self):
         for group in self.param_groups:
             params = [p for p in group["params"] if p.grad is not None]
+            whole = [p for p in params if p not in self.rows]
+            self.update(whole, [p.grad for p in whole], whole, group["lr"], group["weight_decay"])
             for p in params:
-                if p not in self.state:  # a float32 step on the parameter's device, as fused AdamW keeps it
-                    self.state[p] = (torch.zeros((), dtype=torch.float32, device=p.device),
-                                     torch.zeros_like(p, memory_format=torch.preserve_format),
-                                     torch.zeros_like(p, memory_format=torch.preserve_format))
-            state = [self.state[p] for p in params]
-            steps, exp_avgs, exp_avg_sqs = ([s[i] for s in state] for i in range(3))
-            adamw_update(params, [p.grad for p in params], exp_avgs, exp_avg_sqs, [], steps, fused=True, amsgrad=False,
-                         beta1=self.betas[0], beta2=self.betas[1], lr=group["lr"], weight_decay=group["weight_decay"],
-                         eps=self.eps, maximize=False)
+                if p in self.rows:
+                    rows = self.rows[p]
+                    if group["weight_decay"]:
+                        p.mul_(1 - group["lr"] * group["weight_decay"])  # as the fused update decays, bit for bit
+                    view = p[rows]  # (R, H), a copy
+                    self.update([view], [p.grad[rows]], [p], group["lr"], 0.0)
+                    p.index_copy_(0, rows, view)
+
+    def update(self, params, grads, keys, lr, weight_decay):
+        """torch's fused AdamW step on params; the moments are kept under keys (the parameters)."""
+        for p, key in zip(params, keys):
+            if key not in self.state:  # a float32 step on the parameter's device, as fused AdamW keeps it
+                self.state[key] = (torch.zeros((), dtype=torch.float32, device=p.device),
+                                   torch.zeros_like(p, memory_format=torch.preserve_format),
+                                   torch.zeros_like(p, memory_format=torch.preserve_format))
+        steps, exp_avgs, exp_avg_sqs = ([self.state[key][i] for key in keys] for i in range(3))
+        if params:
+            adamw_update(params, grads, exp_avgs, exp_avg_sqs, [], steps, fused=True, amsgrad=False,
+                         beta1=self.betas[0], beta2=self.betas[1], lr=lr, weight_decay=weight_decay, eps=self.eps,
+                         maximize=False)
+
+
+def word_rows(model, inputs, start):
+    """AdamW's `rows` for a training set: {the word embedding: the rows of the token ids `inputs`
+    hold}, when the word embedding trains on them; else {} (it is frozen, or inputs are cached
+    states). The pad token's row is in too: the padded layout looks it up."""
+    word = model.embed.word.weight
+    if start is not None or not word.requires_grad:
+        return {}
+    ids = torch.cat([x if x.dim() == 1 else x[:, 0] for x in inputs] + [torch.tensor([model.config.pad_token_id])])
+    return {word: torch.unique(ids).to(word.device)}
 
 
 def freeze(model, k):
@@ -299,7 +330,7 @@ def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, sta
     params = [p for p in model.parameters() if p.requires_grad]  # frozen ones never reach AdamW
     # fused: one kernel updates every tensor (the Trainer's default, adamw_torch_fused)
     optimizer = AdamW([dict(params=params, weight_decay=config.weight_decay)], lr=config.lr, betas=config.betas,
-                      eps=config.eps)
+                      eps=config.eps, rows=word_rows(model, train_inputs, start))
     # fp16 gradients can underflow: scale the loss up, unscale before clipping, skip inf steps
     scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
     shuffle = torch.Generator().manual_seed(config.seed)

@@ -63,6 +63,15 @@ def test_setfit_through_the_cache_trains_as_the_whole_network(tmp_path, tiny_ber
     assert cached["config"]["normalize"] is False and cached["config"]["pooling"] == "mean"  # no sentence-transformers files
 
 
+def test_setfit_with_adamw_on_the_used_word_rows_trains_as_on_every_row(tmp_path, tiny_bert, glue_dir, monkeypatch):
+    # the body's weight decay (0.01) reaches the word embedding: the rows no pair uses decay, bit for bit
+    common = ("--method", "setfit", "--freeze", "0", "--precision", "fp32", "--size", "8")
+    used = run(tmp_path, tiny_bert, glue_dir, *common)
+    monkeypatch.setattr(contrastive, "word_rows", lambda *args: {})
+    every = run(tmp_path, tiny_bert, glue_dir, *common, out="every.json")
+    assert used["train_losses"] == every["train_losses"] and used["at_score"] == every["at_score"]
+
+
 def test_a_regression_task_and_a_probe_are_refused(tmp_path, tiny_bert, glue_dir, capsys):
     for extra, message in ((["--dataset", "stsb"], "stsb is a regression task"),
                            (["--probe", "--freeze", "3"], "--probe fits a head to a frozen model")):

@@ -141,6 +141,49 @@ def test_adamw_is_torch_s_fused_adamw_bit_for_bit(tiny_bert_no_dropout, device):
         assert torch.equal(weights["ours"][name], weight), name
 
 
+@pytest.mark.parametrize("weight_decay,precision", [(0.0, "fp32"), (0.01, "fp32"), (0.01, "fp16")])
+def test_adamw_on_the_used_word_rows_gives_the_plain_path_s_weights_bit_for_bit(tiny_bert, weight_decay, precision,
+                                                                               device, monkeypatch):
+    """loop.train over three epochs, dropout on, the learning rate warming up and decaying, with
+    AdamW on the word embedding's used rows and with it on all 30,522 (the plain path)."""
+    g = torch.Generator().manual_seed(5)
+    sentences = lambda n: [torch.randint(1000, 1400, (int(t),), generator=g) for t in torch.randint(2, 10, (n,), generator=g)]
+    train_inputs, dev_inputs = sentences(24), sentences(8)
+    train_labels, dev_labels = np.arange(24) % 2, np.arange(8) % 2
+    config = loop.TrainConfig(epochs=3, lr=1e-3, weight_decay=weight_decay, precision=precision, selection="last")
+    weights, states = {}, {}
+    for kind in ("used rows", "every row"):
+        if kind == "every row":
+            monkeypatch.setattr(loop, "word_rows", lambda *args: {})
+        torch.manual_seed(0)
+        classifier = checkpoint.from_pretrained(tiny_bert).to(device)
+        loop.freeze(classifier, 0)
+        states[kind] = loop.word_rows(classifier, train_inputs, None)
+        history = loop.train(classifier, config, train_inputs, train_labels, dev_inputs, dev_labels, None, device,
+                             log=lambda line: None)
+        weights[kind] = {n: p.detach().clone() for n, p in classifier.named_parameters()}
+    rows = next(iter(states["used rows"].values()))
+    assert 100 < len(rows) < 402  # the tokens drawn from 400 ids, and [PAD]: the restriction is real
+    for name, weight in weights["every row"].items():
+        assert torch.equal(weights["used rows"][name], weight), name
+    word = weights["every row"]["embed.word.weight"]
+    original = checkpoint.from_pretrained(tiny_bert).embed.word.weight.to(device)
+    unused = torch.ones(len(word), dtype=torch.bool, device=device)
+    unused[rows] = False
+    assert not torch.equal(word[rows], original[rows])  # the used rows trained
+    assert torch.equal(word[unused], original[unused]) == (weight_decay == 0)  # the others moved by decay alone
+
+
+def test_word_rows_are_only_for_a_word_embedding_that_trains_on_token_ids(tiny_bert):
+    classifier = checkpoint.from_pretrained(tiny_bert)
+    ids = [torch.tensor([101, 7, 7, 102]), torch.stack([torch.tensor([101, 9, 102, 8, 102]), torch.tensor([0, 0, 0, 1, 1])], 1)]
+    rows = loop.word_rows(classifier, ids, None)
+    assert rows[classifier.embed.word.weight].tolist() == [0, 7, 8, 9, 101, 102]  # [PAD] is 0; segments are not ids
+    assert loop.word_rows(classifier, ids, 2) == {}  # cached states: the embedding does not run
+    loop.freeze(classifier, 1)
+    assert loop.word_rows(classifier, ids, None) == {}
+
+
 def fp16_step(classifier, scaler, ids, labels, device):
     """One loop.train_step in fp16 mixed precision (on the CPU too, where CI can run it)."""
     params = [p for p in classifier.parameters() if p.requires_grad]
