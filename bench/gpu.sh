@@ -6,6 +6,7 @@
 #   bash bench/gpu.sh OUT_DIR profile trainer-roberta          # 1.7 + 6.5 minutes
 #   bash bench/gpu.sh OUT_DIR trainer-roberta-50 grid          # about 3 + 2 minutes
 #   bash bench/gpu.sh OUT_DIR tests                            # over 4 minutes with 15 workers
+#   bash bench/gpu.sh OUT_DIR precision                        # #29's 100 runs, bf16 against fp32 (not yet run)
 #
 # (the times are those of 2026-11-23's calls; docs/gpu.md holds their output)
 #
@@ -26,10 +27,11 @@ mkdir -p "$work"
 if [ -n "${DRY:-}" ]; then  # small and on the CPU: the script's plumbing, not its figures
   export OMP_NUM_THREADS=1
   precision=fp32 ways=("a: cache" "c: Trainer") eq_seeds="1 2" eq_size=50 big=100 epochs=1 grid_sizes="50" grid_j="2"
-  shape_layers=2 trainer_freeze_minilm="0 6" trainer_freeze_shape="0 2"
+  shape_layers=2 trainer_freeze_minilm="0 6" trainer_freeze_shape="0 2" precision_seeds="1"
 else
   precision=fp16 ways=("a: cache fp16" "c: Trainer fp16") eq_seeds="1 2 3 4 5" eq_size=200 big=1000 epochs=10 grid_sizes="50 100 200 500 1000"
   grid_j="16" shape_layers=12 trainer_freeze_minilm="0 4 6" trainer_freeze_shape="0 8 12"
+  precision_seeds="1 2 3 4 5 6 7 8 9 10"
 fi
 shape=$work/roberta-base-shape
 
@@ -130,6 +132,20 @@ for k in sorted({r["config"]["freeze"] for r in runs}):
           f" eval {statistics.median(r['seconds']['eval'] for r in mine):.1f}), peak {max(r['peak_memory_mb'] for r in mine):.0f} MiB")
 EOF
   tar czf "$out/grid-runs.tar.gz" -C $work grid
+}
+
+phase_precision() {
+  # #29's equivalence test (docs/equivalence-precision.md): bf16 against fp32, the same seeds, on this
+  # GPU (this CPU has no bf16 kernels); the record resumes from .carry/ when an earlier call began it
+  echo "== precision: bf16 against fp32, seeds ${precision_seeds}, five cells"
+  [ -f .carry/precision.jsonl ] && cp .carry/precision.jsonl "$out/"
+  local command=(bench/precision_equivalence.py --glue-dir "$GLUE_DIR" --seeds $precision_seeds
+                 --record "$out/precision.jsonl" --table "$out/precision.md")
+  if [ -n "${DRY:-}" ]; then  # bf16 products have no kernels on an AVX2-only CPU: 78x slower
+    $PY "${command[@]}" --help > /dev/null && echo "dry: would run $PY ${command[*]}"
+  else
+    $PY "${command[@]}"
+  fi
 }
 
 for phase in "$@"; do

@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+import torch
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 import data  # noqa: E402  write_atomically
@@ -72,17 +74,24 @@ def run(cell, precision, seed, args, work):
         sys.exit(f"failed: {shlex.join(command)}\n{done.stderr[-2000:]}")
     with open(out) as f:
         result = json.load(f)
+    device = result["config"]["device"].split(":")[0]
+    if device == "cuda":  # bf16 products on a GPU round the same inputs and accumulate in float32
+        processor, native_bf16 = torch.cuda.get_device_name(), True
+    else:
+        processor, native_bf16 = cpu()
     return dict(task=task, freeze=k, size=size, protocol=protocol, precision=precision, seed=seed,
                 model=args.model, figure=figure, value=result[figure], seconds=result["seconds"]["total"],
-                cpu=cpu()[0], native_bf16=cpu()[1])
+                device=device, processor=processor, native_bf16=native_bf16)
 
 
 def table(records, seeds):
-    lines = ["| task | k | n | figure | seeds | fp32 mean ± sd | bf16 mean ± sd | pairs' correlation "
-             "| difference | 90% interval | margin | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for task, k, size, protocol, figure, _ in CELLS:
-        value = {(r["precision"], r["seed"]): r["value"] for r in records
-                 if (r["task"], r["freeze"], r["size"], r["protocol"]) == (task, k, size, protocol)}
+    """A row per cell and device: a pair's two runs are made on the same device."""
+    lines = ["| task | k | n | figure | device | seeds | fp32 mean ± sd | bf16 mean ± sd | pairs' correlation "
+             "| difference | 90% interval | margin | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    devices = sorted({r.get("device", "cpu") for r in records})
+    for (task, k, size, protocol, figure, _), device in ((cell, device) for cell in CELLS for device in devices):
+        value = {(r["precision"], r["seed"]): r["value"] for r in records if r.get("device", "cpu") == device
+                 and (r["task"], r["freeze"], r["size"], r["protocol"]) == (task, k, size, protocol)}
         paired = [s for s in seeds if ("fp32", s) in value and ("bf16", s) in value]
         if len(paired) < 3:
             continue
@@ -90,7 +99,7 @@ def table(records, seeds):
         mean, low, high = paired_interval(fp32, bf16)
         spread = statistics.stdev(fp32) * statistics.stdev(bf16)
         correlation = f"{statistics.correlation(fp32, bf16):.2f}" if spread > 0 else ""
-        lines.append(f"| {task} | {k} | {size} | {figure.replace('best_', '')} | {len(paired)} "
+        lines.append(f"| {task} | {k} | {size} | {figure.replace('best_', '')} | {device} | {len(paired)} "
                      f"| {statistics.mean(fp32):.4f} ± {statistics.stdev(fp32):.4f} "
                      f"| {statistics.mean(bf16):.4f} ± {statistics.stdev(bf16):.4f} | {correlation} | {mean:+.4f} "
                      f"| [{low:+.4f}, {high:+.4f}] | ± {MARGIN} | {verdict(low, high)} |")
@@ -111,7 +120,9 @@ def main():
     if os.path.exists(args.record):
         with open(args.record) as f:
             records = [r for r in map(json.loads, f) if r["model"] == args.model]
-    done = {(r["task"], r["freeze"], r["size"], r["precision"], r["seed"]) for r in records}
+    here = "cuda" if torch.cuda.is_available() else "cpu"  # where freeze_study.py will run: a pair is made on one
+    done = {(r["task"], r["freeze"], r["size"], r["precision"], r["seed"]) for r in records
+            if r.get("device", "cpu") == here}
     work = tempfile.mkdtemp(prefix="precision-")
     cells = [CELLS[i] for i in args.cells] if args.cells else CELLS
     for seed in args.seeds:
