@@ -365,7 +365,7 @@ def assemble_result(args, task, classifier, config, history, device, cached, max
         trainable_parameters=trainable, total_parameters=total,
         seconds=dict(prefix=round(seconds["prefix"], 3), train=round(history["train_seconds"], 3),
                      eval=round(history["eval_seconds"], 3), total=round(seconds["total"], 3)),
-        peak_memory_mb=round(peak_mb, 1),
+        peak_memory_mb=round(peak_mb, 1), processor=loop.processor_name(device),
         versions=dict(python=platform.python_version(), torch=torch.__version__,
                       transformers=importlib.metadata.version("transformers"), numpy=np.__version__),
     )

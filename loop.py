@@ -163,6 +163,18 @@ def pick_device():
     return f"cuda:{os.getpid() % count}"  # more runs than GPUs: share
 
 
+def processor_name(device):
+    """What a run ran on, for its record: the GPU's name, or the CPU's model name. Runs made on
+    two kinds of device pool in a report only where they agree (study/results.py)."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "cpu")
+    except OSError:  # not Linux
+        return "cpu"
+
+
 def default_precision(device):
     """fp16 mixed precision on CUDA, as the study trained; fp32 on a CPU. bf16 mixed precision
     (--precision bf16) runs about twice as fast on a CPU that multiplies bfloat16 natively, but

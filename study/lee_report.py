@@ -12,7 +12,8 @@ depths were run at it. A ratio to the full fine-tune flatters a score that predi
 already reaches, so each task also shows its best constant prediction (the majority class for
 accuracy, always class 1 for F1, 0 for MCC and correlations), each depth's share of the full
 fine-tune's gain over it, and which depths no more than reach it (within one seed std); those are
-never an operating point. Writes report.md (the line search; per task the full fine-tune, the 90%
+never an operating point. A cell run on a CPU and on a GPU pools the two only where they agree
+(study.results.pool_devices). Writes report.md (the line search; per task the full fine-tune, the 90%
 operating point and everything frozen, beside the paper's bert-base and roberta-base rows) and
 figure.png (the paper's Figure 1: the change relative to the full fine-tune against the share of
 layers frozen, a panel per task).
@@ -28,7 +29,7 @@ import data
 import metrics
 from data import write_atomically
 from study.published import LEE_MODELS, REFERENCE_LAYERS, lee_rows
-from study.results import load_results, number, precision_of
+from study.results import devices_line, load_results, number, pool_devices, precision_of
 
 
 def constant_score(results, glue_dir=None):
@@ -52,10 +53,11 @@ def summarize(results, constant):
     on the seeds all rates share), the picked learning rate, and per depth at that rate the runs'
     scores, their mean and std, and the mean as a share of the full fine-tune's."""
     config = results[0]["config"]
-    search = {}  # {learning rate: {seed: score}} of the k = 0 runs
+    search = {}  # {learning rate: {seed: score}} of the k = 0 runs (a seed run on two devices: their mean)
     for r in results:
         if r["config"]["freeze"] == 0:
-            search.setdefault(r["config"]["lr"], {})[r["config"]["seed"]] = r["score"]
+            search.setdefault(r["config"]["lr"], {}).setdefault(r["config"]["seed"], []).append(r["score"])
+    search = {rate: {seed: float(np.mean(v)) for seed, v in scores.items()} for rate, scores in search.items()}
     if not search:
         raise ValueError(f"{config['task']}: no k = 0 runs, so no line search to pick a learning rate from")
     seeds = sorted(set.intersection(*(set(scores) for scores in search.values())))
@@ -64,10 +66,16 @@ def summarize(results, constant):
                          "search cannot compare them: run every rate with the same seed (SEEDS=1 LRS=...)")
     search_score = {rate: float(np.mean([scores[seed] for seed in seeds])) for rate, scores in search.items()}
     lr = max(search_score, key=lambda rate: (search_score[rate], -rate))  # equal scores: the smaller rate
-    cells = {}
+    cells, notes = {}, {}
     for r in results:
         if r["config"]["lr"] == lr:
-            cells.setdefault(r["config"]["freeze"], []).append(r["score"])
+            cells.setdefault(r["config"]["freeze"], []).append(r)
+    for k, runs in cells.items():
+        runs, notes[k] = pool_devices(runs, lambda r: r["score"])
+        by_seed = {}  # a seed run on both devices counts once, as in the line search
+        for r in runs:
+            by_seed.setdefault(r["config"]["seed"], []).append(r["score"])
+        cells[k] = [float(np.mean(scores)) for seed, scores in sorted(by_seed.items())]
     full = float(np.mean(cells[0]))
     depths = {}
     for k, scores in sorted(cells.items()):
@@ -75,7 +83,8 @@ def summarize(results, constant):
         depths[k] = dict(scores=scores, mean=mean, std=std if len(scores) > 1 else float("nan"),
                          share=mean / full if full else float("nan"),  # the paper's ratio
                          gain_share=(mean - constant) / (full - constant) if full > constant else float("nan"),
-                         constant_level=mean <= constant + std)  # no more than one class (or score) for all
+                         constant_level=mean <= constant + std,  # no more than one class (or score) for all
+                         devices=notes[k])
     learnt = {k: d for k, d in depths.items() if not d["constant_level"] or k == 0}
     operating_point = max((k for k, d in learnt.items() if d["mean"] >= 0.9 * full), default=0)
     gain_point = max((k for k, d in learnt.items() if d["gain_share"] >= 0.9), default=None)
@@ -95,7 +104,7 @@ def task_lines(s):
         marks = ["full fine-tune" if k == 0 else "all frozen" if k == L else "",
                  "90% operating point" if k == s["operating_point"] and k else "",
                  "90% of the gain" if k == s["gain_point"] and k else "",
-                 "no better than the constant" if d["constant_level"] else ""]
+                 "no better than the constant" if d["constant_level"] else "", d["devices"]]
         lines.append(f"| {s['model']} | {k} | {k / L:.2f} | {len(d['scores'])} | {number(d['mean'])} "
                      f"| {number(d['std'])} | {d['share']:.1%} | {d['gain_share']:.1%} | {', '.join(m for m in marks if m)} |")
     for model, rows in lee_rows(s["task"]).items():
@@ -138,7 +147,7 @@ def write_report(folder, summaries, results):
     runs = sum(len(r) for r in results)
     precisions = sorted({precision_of(r, s["task"]) for r, s in zip(results, summaries)})
     lines = [f"# Lee et al. (2019)'s tables: {summaries[0]['model']}, full training sets", "",
-             f"{runs} runs, in {' and '.join(precisions)}. The paper's protocol (freeze_study.py --protocol lee). Each task's "
+             f"{runs} runs, in {' and '.join(precisions)}, on {devices_line([r for rs in results for r in rs])}. The paper's protocol (freeze_study.py --protocol lee). Each task's "
              "learning rate is the line search's pick (the best k = 0 score on the seeds every rate ran); every "
              "depth is read at it. "
              "*90% operating point*: the most frozen layers whose mean keeps 90% of the full fine-tune's (the "

@@ -24,7 +24,7 @@ from data import write_atomically
 from study import figures
 from study.published import REFERENCE_LAYERS, blog_rows, reference_depth, reports_mcc
 from study.methods import methods_lines, probe_lines, reinit_lines, setfit_lines
-from study.results import STATISTICS, cells_of, difference, load_results, number, precision_of, table
+from study.results import STATISTICS, cells_of, devices_line, difference, load_results, number, precision_of, table
 
 
 def recommendation(rows, size):
@@ -171,7 +171,7 @@ def write_csv(folder, rows, columns):
 def grid_lines(folder, rows, results, seeds, with_mcc, published):
     """The report's title, what its runs were, and the table of every (train size, k) cell."""
     first = results[0]["config"]
-    precision, device = precision_of(results, folder), first.get("device", "cpu").split(":")[0]
+    precision, device = precision_of(results, folder), devices_line(results)
     method = " (SetFit)" if first.get("method") == "setfit" else ""
     lines = [f"# {first['task']} with {first['model']}{method}: best dev accuracy per run", "",
              f"{len(results)} runs, all in {precision} on {device}. Majority-class baseline: "
@@ -190,7 +190,9 @@ def grid_lines(folder, rows, results, seeds, with_mcc, published):
         cells = [str(row["train_size"]), str(row["frozen_layers"]), runs] + [number(row[c]) for c in scores]
         cells += [number(row[c]) for c in ("published_frozen_layers", "published_mean", "published_std")] if published else []
         lines.append("| " + " | ".join(cells) + " |")
-    return lines
+    pooled = [f"- n = {row['train_size']}, k = {row['frozen_layers']}: {row['devices']}" for row in rows if row.get("devices")]
+    return lines + (["", "Cells run on two kinds of device (read as study/results.py's pool_devices says):", ""]
+                    + pooled if pooled else [])
 
 
 def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), probe_runs=(), setfit_runs=()):

@@ -48,6 +48,51 @@ def precision_of(results, folder):
     return next(iter(counts))
 
 
+def device_of(result):
+    """'cpu' or 'cuda': the kind of device a run ran on."""
+    return result["config"].get("device", "cpu").split(":")[0]
+
+
+def devices_line(results):
+    """Where the runs were made: 'cpu', or 'cpu (113 runs: AMD EPYC) and cuda (5 runs: NVIDIA H100
+    80GB HBM3)' (runs from before the processor was recorded name only the kind of device)."""
+    kinds = {}
+    for result in results:
+        kinds.setdefault(device_of(result), set()).add(result.get("processor"))
+    if len(kinds) == 1:
+        return next(iter(kinds))
+    counts = {kind: sum(device_of(r) == kind for r in results) for kind in kinds}
+    named = lambda kind: ", ".join(sorted(p for p in kinds[kind] if p)) or kind
+    return " and ".join(f"{kind} ({counts[kind]} runs: {named(kind)})" for kind in sorted(kinds))
+
+
+def pool_devices(runs, value):
+    """A cell's runs made on two kinds of device (a CPU and a GPU: the same computation through other
+    kernels) pool only where they agree: each device's mean within twice the standard error of its
+    difference from the rest's, that error from the cell's within-device seed std. Where they do
+    not, or no device ran two seeds to measure seed noise by, the cell is read from the device with
+    the most runs (the cpu on a tie: the published grids were made there), and the note says so.
+    Returns (the runs to read, a note: '' when one device made them all)."""
+    by_device = {}
+    for run in runs:
+        by_device.setdefault(device_of(run), []).append(float(value(run)))
+    if len(by_device) == 1:
+        return runs, ""
+    groups = sorted(by_device.items())
+    spread = sum(((np.asarray(v) - np.mean(v)) ** 2).sum() for _, v in groups)
+    freedom = len(runs) - len(groups)
+    sd = math.sqrt(spread / freedom) if freedom else float("nan")
+    each = "; ".join(f"{kind} {len(v)} run{'s' if len(v) > 1 else ''}, mean {np.mean(v):.3f}" for kind, v in groups)
+    agree = freedom > 0 and all(
+        abs(np.mean(v) - np.mean(rest)) <= 2 * sd * math.sqrt(1 / len(v) + 1 / len(rest))
+        for kind, v in groups for rest in [[x for k, w in groups if k != kind for x in w]])
+    if agree:
+        return runs, f"{each}: within 2 SE, pooled"
+    keep = max(by_device, key=lambda kind: (len(by_device[kind]), kind == "cpu"))
+    why = "differ by more than 2 SE" if freedom else "no seed noise to judge by"
+    return [r for r in runs if device_of(r) == keep], f"{each}: {why}, read from {keep} alone"
+
+
 def describe(values):
     """mean, median, sample std (ddof=1; NaN, printed blank, for a single run), min, max."""
     values = np.asarray(values, dtype=float)
@@ -99,7 +144,8 @@ def table(results):
     """One row per (train size, frozen layers), sorted."""
     rows = []
     for (size, freeze), runs in sorted(cells_of(results).items()):
-        row = dict(train_size=size, frozen_layers=freeze, runs=len(runs))
+        runs, devices = pool_devices(runs, lambda r: r["best_accuracy"])
+        row = dict(train_size=size, frozen_layers=freeze, runs=len(runs), devices=devices)
         row.update({f"accuracy_{k}": v for k, v in describe([r["best_accuracy"] for r in runs]).items()})
         row.update({f"mcc_{k}": v for k, v in describe([r["best_mcc"] for r in runs]).items()})
         # the price, and the training subset's score at the run's evaluation (runs before these

@@ -7,11 +7,12 @@ import pytest
 from study import lee_report
 
 
-def write_run(folder, task, metric, freeze, seed, lr, score, num_layers=6, constant=0.0):
+def write_run(folder, task, metric, freeze, seed, lr, score, num_layers=6, constant=0.0, device="cpu"):
     result = dict(config=dict(freeze=freeze, size="all", seed=seed, lr=lr, task=task, model="minilm",
-                              num_layers=num_layers, precision="fp32", device="cpu"),
+                              num_layers=num_layers, precision="fp32", device=device),
                   metric=metric, score=score, constant={metric: constant})
-    (folder / f"freeze{freeze}_sizeall_seed{seed}_lr{lr:g}.json").write_text(json.dumps(result))
+    where = "" if device == "cpu" else "_gpu"  # a results folder the GPU's runs were copied into
+    (folder / f"freeze{freeze}_sizeall_seed{seed}_lr{lr:g}{where}.json").write_text(json.dumps(result))
 
 
 @pytest.fixture
@@ -116,3 +117,25 @@ def test_a_task_with_only_its_line_search_says_so(tmp_path):
         write_run(tmp_path, "mrpc", "f1", 0, 1, lr, score)
     lee_report.main([str(tmp_path)])
     assert "| mrpc | f1 | 0.000 | 0.830 | (no frozen depth run yet) |" in (tmp_path / "report.md").read_text()
+
+
+def test_a_gpu_pools_with_the_cpu_only_where_they_agree(tmp_path):
+    # SST-2's plan: the line search on the CPU, seed 1 again and the other seeds on a lent GPU
+    for lr, score in ((4e-5, 0.896), (5e-5, 0.899)):
+        write_run(tmp_path, "sst2", "accuracy", 0, 1, lr, score, constant=0.509)
+    write_run(tmp_path, "sst2", "accuracy", 0, 1, 4e-5, 0.893, constant=0.509, device="cuda:0")  # the seed's mean
+    for seed, score in ((1, 0.897), (2, 0.901), (3, 0.895)):
+        write_run(tmp_path, "sst2", "accuracy", 0, seed, 5e-5, score, constant=0.509, device="cuda:0")
+    for seed, score in ((1, 0.860), (2, 0.862)):  # k = 4 on the GPU, far from the CPU's run
+        write_run(tmp_path, "sst2", "accuracy", 4, seed, 5e-5, score, constant=0.509, device="cuda:0")
+    write_run(tmp_path, "sst2", "accuracy", 4, 3, 5e-5, 0.80, constant=0.509)
+    lee_report.main([str(tmp_path)])
+    summary = lee_report.summarize(lee_report.load_results(str(tmp_path), figure="score"), 0.509)
+    assert summary["search"][4e-5] == {1: pytest.approx(0.8945)} and summary["lr"] == 5e-5
+    assert summary["depths"][0]["scores"] == [pytest.approx(0.898), 0.901, 0.895]  # seed 1: both devices' mean
+    assert summary["depths"][0]["devices"].endswith("within 2 SE, pooled")
+    assert sorted(summary["depths"][4]["scores"]) == [0.860, 0.862]  # the GPU's two, the CPU's one set aside
+    assert "read from cuda alone" in summary["depths"][4]["devices"]
+    text = (tmp_path / "report.md").read_text()
+    assert "9 runs, in fp32, on cpu (3 runs: cpu) and cuda (6 runs: cuda). " in text
+    assert "| minilm | 4 | 0.67 | 2 | 0.861 |" in text and "differ by more than 2 SE, read from cuda alone |" in text

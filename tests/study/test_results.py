@@ -46,3 +46,28 @@ def test_difference_is_against_twice_the_standard_error_of_the_difference():
     assert two_se == pytest.approx(2 * np.sqrt(np.var(these, ddof=1) / 3 + np.var(those, ddof=1) / 4))
     stats = results.describe([0.5, 0.7, 0.6])
     assert stats["median"] == 0.6 and stats["std"] == pytest.approx(0.1) and np.isnan(results.describe([0.5])["std"])
+
+
+def runs_on(device, scores, processor=None):
+    return [dict(config=dict(device=device, size=200, freeze=0), best_accuracy=s, best_mcc=0.0, processor=processor)
+            for s in scores]
+
+
+def test_a_cell_pools_two_devices_only_where_they_agree():
+    cpu = runs_on("cpu", [0.80, 0.82, 0.81], "AMD EPYC")
+    near, far = runs_on("cuda:0", [0.815, 0.805], "NVIDIA H100"), runs_on("cuda", [0.90, 0.91], "NVIDIA H100")
+    value = lambda r: r["best_accuracy"]
+    assert results.pool_devices(cpu, value) == (cpu, "")  # one device: nothing to say
+    pooled, note = results.pool_devices(cpu + near, value)
+    assert pooled == cpu + near and note.endswith("within 2 SE, pooled")
+    assert "cpu 3 runs, mean 0.810" in note and "cuda 2 runs, mean 0.810" in note
+    # 0.09 apart against a within-device std of about 0.01: the cell is read from the device with more runs
+    kept, note = results.pool_devices(cpu + far, value)
+    assert kept == cpu and note.endswith("differ by more than 2 SE, read from cpu alone")
+    # one run on each: no seed noise to judge by; a tie goes to the cpu, where the published grids ran
+    kept, note = results.pool_devices(cpu[:1] + near[:1], value)
+    assert kept == cpu[:1] and note.endswith("no seed noise to judge by, read from cpu alone")
+    assert results.devices_line(cpu) == "cpu"
+    assert results.devices_line(cpu + far) == "cpu (3 runs: AMD EPYC) and cuda (2 runs: NVIDIA H100)"
+    rows = results.table(cpu + far)
+    assert rows[0]["runs"] == 3 and rows[0]["accuracy_mean"] == pytest.approx(0.81) and "read from cpu" in rows[0]["devices"]
