@@ -7,6 +7,7 @@
 #   bash bench/gpu.sh OUT_DIR trainer-roberta-50 grid          # about 3 + 2 minutes
 #   bash bench/gpu.sh OUT_DIR tests                            # over 4 minutes with 15 workers
 #   bash bench/gpu.sh OUT_DIR precision                        # #29's 100 runs, bf16 against fp32 (not yet run)
+#   LEE_FREEZE=0 bash bench/gpu.sh OUT_DIR lee                  # #28: SST-2's whole-set grid, a slice a call (not yet run)
 #
 # (the times are those of 2026-11-23's calls; docs/gpu.md holds their output)
 #
@@ -28,10 +29,12 @@ if [ -n "${DRY:-}" ]; then  # small and on the CPU: the script's plumbing, not i
   export OMP_NUM_THREADS=1
   precision=fp32 ways=("a: cache" "c: Trainer") eq_seeds="1 2" eq_size=50 big=100 epochs=1 grid_sizes="50" grid_j="2"
   shape_layers=2 trainer_freeze_minilm="0 6" trainer_freeze_shape="0 2" precision_seeds="1"
+  lee_task=rte lee_freeze=${LEE_FREEZE:-6} lee_seeds=${LEE_SEEDS:-1} lee_jobs=2 lee_epochs=EPOCHS=1
 else
   precision=fp16 ways=("a: cache fp16" "c: Trainer fp16") eq_seeds="1 2 3 4 5" eq_size=200 big=1000 epochs=10 grid_sizes="50 100 200 500 1000"
   grid_j="16" shape_layers=12 trainer_freeze_minilm="0 4 6" trainer_freeze_shape="0 8 12"
   precision_seeds="1 2 3 4 5 6 7 8 9 10"
+  lee_task=sst2 lee_freeze=${LEE_FREEZE:-"0 3 4 5 6"} lee_seeds=${LEE_SEEDS:-"1 2 3 4 5"} lee_jobs=${LEE_JOBS:-10} lee_epochs=
 fi
 shape=$work/roberta-base-shape
 
@@ -146,6 +149,36 @@ phase_precision() {
   else
     $PY "${command[@]}"
   fi
+}
+
+phase_lee() {
+  # #28: a task's Lee grid at its line search's pick (read from the runs landed under
+  # docs/results/lee/runs), in fp32 to pool with the CPU's runs where the report finds they agree.
+  # Every depth's seeds run here, k = 0's seed 1 again too (paired with the CPU's). A run that the
+  # call's limit cuts leaves no result, so LEE_TIMEOUT stops make first; the finished runs come
+  # back as <name>_gpu.json, to copy into the task's runs folder. A later call runs what is left:
+  # LEE_FREEZE and LEE_SEEDS say which.
+  local task=$lee_task landed=docs/results/lee/runs/$lee_task/minilm lr
+  lr=$($PY - "$landed" <<'EOF'
+import sys
+from study.lee_report import load_results, summarize
+runs = load_results(sys.argv[1], figure="score")
+rates = {r["config"]["lr"] for r in runs if r["config"]["freeze"] == 0}
+if len(rates) < 5:
+    sys.exit(f"lee: the line search in {sys.argv[1]} has {len(rates)} of 5 rates; finish it first")
+print(f"{summarize(runs, 0.0)['lr']:g}".replace("e-0", "e-"))  # as make's LRS names the files: lr5e-5
+EOF
+) || return
+  echo "== lee: $task, whole training set, learning rate $lr (the line search's pick), k = $lee_freeze, seeds $lee_seeds, -j $lee_jobs"
+  local results=$work/lee/$task/minilm began=$SECONDS
+  OMP_NUM_THREADS=1 timeout -s TERM ${LEE_TIMEOUT:-540} make --no-print-directory runs -j $lee_jobs PYTHON=$PY \
+    DATASET=$task MODEL=minilm GLUE_DIR=$GLUE_DIR PROTOCOL=lee SIZES=all LRS=$lr PRECISION=fp32 FREEZE="$lee_freeze" \
+    SEEDS="$lee_seeds" RESULTS=$results CACHE_DIR=$work/cache $lee_epochs
+  mkdir -p "$out/lee-$task"
+  for run in "$results"/*.json; do
+    [ -f "$run" ] && cp "$run" "$out/lee-$task/$(basename "${run%.json}")_gpu.json"
+  done
+  echo "$(ls "$out/lee-$task" | wc -l) runs back in $((SECONDS - began)) s; GPU memory used: $(nvidia-smi --query-gpu=memory.used --format=csv,noheader 2>/dev/null || echo none)"
 }
 
 for phase in "$@"; do
