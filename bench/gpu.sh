@@ -8,6 +8,7 @@
 #   bash bench/gpu.sh OUT_DIR tests                            # over 4 minutes with 15 workers
 #   bash bench/gpu.sh OUT_DIR precision                        # #29's 100 runs, bf16 against fp32 (not yet run)
 #   LEE_FREEZE=0 bash bench/gpu.sh OUT_DIR lee                  # #28: SST-2's whole-set grid, a slice a call (not yet run)
+#   bash bench/gpu.sh OUT_DIR setfit                           # #27: SetFit at n = 500 and 1000 (not yet run)
 #
 # (the times are those of 2026-11-23's calls; docs/gpu.md holds their output)
 #
@@ -30,11 +31,14 @@ if [ -n "${DRY:-}" ]; then  # small and on the CPU: the script's plumbing, not i
   precision=fp32 ways=("a: cache" "c: Trainer") eq_seeds="1 2" eq_size=50 big=100 epochs=1 grid_sizes="50" grid_j="2"
   shape_layers=2 trainer_freeze_minilm="0 6" trainer_freeze_shape="0 2" precision_seeds="1"
   lee_task=rte lee_freeze=${LEE_FREEZE:-6} lee_seeds=${LEE_SEEDS:-1} lee_jobs=2 lee_epochs=EPOCHS=1
+  setfit_tasks=sst2 setfit_sizes=50 setfit_freeze=${SETFIT_FREEZE:-6} setfit_seeds=1 setfit_iterations=1 setfit_jobs=2
 else
   precision=fp16 ways=("a: cache fp16" "c: Trainer fp16") eq_seeds="1 2 3 4 5" eq_size=200 big=1000 epochs=10 grid_sizes="50 100 200 500 1000"
   grid_j="16" shape_layers=12 trainer_freeze_minilm="0 4 6" trainer_freeze_shape="0 8 12"
   precision_seeds="1 2 3 4 5 6 7 8 9 10"
   lee_task=sst2 lee_freeze=${LEE_FREEZE:-"0 3 4 5 6"} lee_seeds=${LEE_SEEDS:-"1 2 3 4 5"} lee_jobs=${LEE_JOBS:-10} lee_epochs=
+  setfit_tasks=${SETFIT_TASKS:-"sst2 cola"} setfit_sizes=${SETFIT_SIZES:-"500 1000"} setfit_freeze=${SETFIT_FREEZE:-"6 4 2 0"}
+  setfit_seeds="1 2 3 4 5" setfit_iterations=20 setfit_jobs=${SETFIT_JOBS:-10}
 fi
 shape=$work/roberta-base-shape
 
@@ -179,6 +183,25 @@ EOF
     [ -f "$run" ] && cp "$run" "$out/lee-$task/$(basename "${run%.json}")_gpu.json"
   done
   echo "$(ls "$out/lee-$task" | wc -l) runs back in $((SECONDS - began)) s; GPU memory used: $(nvidia-smi --query-gpu=memory.used --format=csv,noheader 2>/dev/null || echo none)"
+}
+
+phase_setfit() {
+  # #27's large n: SetFit at n = 500 and 1000 with 20 iterations (its paper's; the default pairs
+  # grow with n squared), every depth, in fp32 like the CPU's few-shot folders they join. Cut runs
+  # leave no result (SETFIT_TIMEOUT); the finished ones come back as <name>_gpu.json, per task.
+  local began=$SECONDS
+  for task in $setfit_tasks; do
+    echo "== setfit: $task, n = $setfit_sizes, k = $setfit_freeze, seeds $setfit_seeds, --num-iterations $setfit_iterations, -j $setfit_jobs"
+    OMP_NUM_THREADS=1 timeout -s TERM $((${SETFIT_TIMEOUT:-540} - (SECONDS - began))) make --no-print-directory runs \
+      -j $setfit_jobs PYTHON=$PY DATASET=$task MODEL=minilm GLUE_DIR=$GLUE_DIR PRECISION=fp32 METHOD=setfit \
+      SIZES="$setfit_sizes" FREEZE="$setfit_freeze" SEEDS="$setfit_seeds" RUN_FLAGS="--num-iterations $setfit_iterations" \
+      RESULTS=$work/setfit/$task-minilm CACHE_DIR=$work/cache SPLITS_DIR=$work/splits
+    mkdir -p "$out/setfit-$task"
+    for run in "$work/setfit/$task-minilm"/*.json; do
+      [ -f "$run" ] && cp "$run" "$out/setfit-$task/$(basename "${run%.json}")_gpu.json"
+    done
+    echo "$task: $(ls "$out/setfit-$task" | wc -l) runs back, $((SECONDS - began)) s in all"
+  done
 }
 
 for phase in "$@"; do
