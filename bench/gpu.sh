@@ -158,7 +158,7 @@ phase_precision() {
 phase_lee() {
   # #28: a task's Lee grid at its line search's pick (read from the runs landed under
   # docs/results/lee/runs), in fp32 to pool with the CPU's runs where the report finds they agree.
-  # Every depth's seeds run here, k = 0's seed 1 again too (paired with the CPU's). A run that the
+  # The runs the CPU has not landed run here, and k = 0's seed 1 again (paired with the CPU's). A run that the
   # call's limit cuts leaves no result, so LEE_TIMEOUT stops make first; the finished runs come
   # back as <name>_gpu.json, to copy into the task's runs folder. A later call runs what is left:
   # LEE_FREEZE and LEE_SEEDS say which.
@@ -175,12 +175,16 @@ EOF
 ) || return
   echo "== lee: $task, whole training set, learning rate $lr (the line search's pick), k = $lee_freeze, seeds $lee_seeds, -j $lee_jobs"
   local results=$work/lee/$task/minilm began=$SECONDS
+  mkdir -p "$results"  # what the CPU has landed at the pick is not run again, but for k = 0's seed 1 (the pair)
+  for run in "$landed"/freeze*_lr$lr.json; do
+    [ "$(basename "$run")" = "freeze0_sizeall_seed1_lr$lr.json" ] || cp "$run" "$results/"
+  done
   OMP_NUM_THREADS=1 timeout -s TERM ${LEE_TIMEOUT:-540} make --no-print-directory runs -j $lee_jobs PYTHON=$PY \
     DATASET=$task MODEL=minilm GLUE_DIR=$GLUE_DIR PROTOCOL=lee SIZES=all LRS=$lr PRECISION=fp32 FREEZE="$lee_freeze" \
     SEEDS="$lee_seeds" RESULTS=$results CACHE_DIR=$work/cache $lee_epochs
   mkdir -p "$out/lee-$task"
-  for run in "$results"/*.json; do
-    [ -f "$run" ] && cp "$run" "$out/lee-$task/$(basename "${run%.json}")_gpu.json"
+  for run in $(grep -l '"device": "cuda' "$results"/*.json 2>/dev/null); do  # this machine's runs alone
+    cp "$run" "$out/lee-$task/$(basename "${run%.json}")_gpu.json"
   done
   echo "$(ls "$out/lee-$task" | wc -l) runs back in $((SECONDS - began)) s; GPU memory used: $(nvidia-smi --query-gpu=memory.used --format=csv,noheader 2>/dev/null || echo none)"
 }
