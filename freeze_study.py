@@ -282,6 +282,7 @@ def frozen_prefix_states(args, classifier, task, train_ids, dev_ids, device, pre
 
 def run(args, log=print):
     device, precision = check_args(args)
+    loop.keep_freed_memory()  # else a full fine-tune faults a 47 MB gradient's pages in at every step
     if device.type == "cuda":
         # cuDNN's attention builds a plan for every new batch shape, and ours change length at
         # every step: on an H100 it made a minilm fp16 step 60 ms instead of 23 (docs/gpu.md)

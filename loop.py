@@ -9,6 +9,7 @@ hidden states. Without it (--no-cache) the whole network runs at every step, in 
 as the Hugging Face Trainer runs it: the one difference is dropout inside the frozen layers.
 """
 
+import ctypes
 import hashlib
 import math
 import os
@@ -92,8 +93,8 @@ class AdamW:
                     rows = self.rows[p]
                     if group["weight_decay"]:
                         p.mul_(1 - group["lr"] * group["weight_decay"])  # as the fused update decays, bit for bit
-                    view = p[rows]  # (R, H), a copy
-                    self.update([view], [p.grad[rows]], [p], group["lr"], 0.0)
+                    view = p.index_select(0, rows)  # (R, H), a copy (a third of p[rows]'s time)
+                    self.update([view], [p.grad.index_select(0, rows)], [p], group["lr"], 0.0)
                     p.index_copy_(0, rows, view)
 
     def update(self, params, grads, keys, lr, weight_decay):
@@ -161,6 +162,22 @@ def pick_device():
         except OSError:
             lock.close()
     return f"cuda:{os.getpid() % count}"  # more runs than GPUs: share
+
+
+def keep_freed_memory():
+    """Have glibc keep freed memory for the next allocation. By default it maps every block over
+    32 MB afresh and unmaps it when freed, and a full fine-tune allocates and frees one at every
+    step: the word embedding's dense gradient (30,522 x 384 floats, 47 MB for minilm). Each
+    backward then faulted its 11,500 pages in one by one: about 20 of a k = 0 step's 180 ms on 2
+    cores (docs/performance.md). Where memory comes from changes no number. Returns whether it
+    could (not on macOS or musl, where there is nothing to do)."""
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):
+        return False
+    M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4  # <malloc.h>
+    # no block is mapped on its own, and up to 1 GiB freed at the heap's top stays for reuse
+    return bool(mallopt(M_MMAP_MAX, 0)) and bool(mallopt(M_TRIM_THRESHOLD, 1 << 30))
 
 
 def processor_name(device):
