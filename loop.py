@@ -166,11 +166,10 @@ def pick_device():
 
 def keep_freed_memory():
     """Have glibc keep freed memory for the next allocation. By default it maps every block over
-    32 MB afresh and unmaps it when freed, and a full fine-tune allocates and frees one at every
-    step: the word embedding's dense gradient (30,522 x 384 floats, 47 MB for minilm). Each
-    backward then faulted its 11,500 pages in one by one: about 20 of a k = 0 step's 180 ms on 2
-    cores (docs/performance.md). Where memory comes from changes no number. Returns whether it
-    could (not on macOS or musl, where there is nothing to do)."""
+    32 MB afresh and unmaps it when freed: a full fine-tune's word-embedding gradient (47 MB for
+    minilm) at every step, whose 11,500 pages every backward then faulted in again, 8% of a k = 0
+    step on 2 cores (docs/performance.md). Where memory comes from changes no number. Returns
+    whether it could (not on macOS or musl, where there is nothing to do)."""
     try:
         mallopt = ctypes.CDLL("libc.so.6").mallopt
     except (OSError, AttributeError):

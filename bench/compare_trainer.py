@@ -65,18 +65,19 @@ def steps_and_evaluations(n, epochs=10, batch_size=16):
 
 def estimate_grid(records, freeze_grid, sizes=(50, 100, 200, 500, 1000), seeds=5):
     """
-    Whole-grid seconds per way, from runs at n = 50 and n = 1000. For one way and k, a run is
-    start-up + steps x per-step + evaluations x per-evaluation: the per-evaluation seconds come
-    from the runs' own logs, start-up and per-step from the two sizes. Between measured k the
-    per-run seconds are interpolated linearly in k (the work per step and per evaluation is
-    linear in the number of layers run); k = -1 is taken as k = 0. The measured (a) runs computed
-    their frozen prefix; a grid computes the dev split's once per k (every later run at that k
-    reads the same file), so its prefix is charged once per k. It is taken as the n = 50 run's
-    whole prefix: its 50 training sentences are 2% of that run's prefix tokens.
+    Whole-grid seconds per way, from runs at n = 50 and n = 1000, in three parts: {"start-up":
+    ..., "steps": ..., "evaluations": ...}. For one way and k, a run is start-up + steps x
+    per-step + evaluations x per-evaluation: the per-evaluation seconds come from the runs' own
+    logs, start-up and per-step from the two sizes. Between measured k the parts are interpolated
+    linearly in k (the work per step and per evaluation is linear in the number of layers run);
+    k = -1 is taken as k = 0. Start-up holds the frozen prefix: the measured (a) runs computed
+    theirs, but a grid computes the dev split's once per k (every later run at that k reads the
+    same file), so it is charged once per k. It is taken as the n = 50 run's whole prefix: its 50
+    training sentences are 2% of that run's prefix tokens.
     """
     totals = {}
     for way in sorted({r["way"] for r in records}):
-        per_k = {}
+        per_k = {}  # k -> (start-up, per step, per evaluation, dev prefix) seconds
         for k in sorted({r["freeze"] for r in records if r["way"] == way}):
             runs = {n: [r for r in records if r["way"] == way and r["freeze"] == k and r["size"] == n]
                     for n in (50, 1000)}
@@ -87,18 +88,22 @@ def estimate_grid(records, freeze_grid, sizes=(50, 100, 200, 500, 1000), seeds=5
             (s50, e50), (s1000, e1000) = steps_and_evaluations(50), steps_and_evaluations(1000)
             per_step = (wall[1000] - wall[50] - (e1000 - e50) * per_eval) / (s1000 - s50)
             startup = wall[50] - s50 * per_step - e50 * per_eval
-            run = lambda n, a=startup, b=per_step, c=per_eval: a + b * steps_and_evaluations(n)[0] + c * steps_and_evaluations(n)[1]
             dev_prefix = statistics.median(r["seconds"].get("prefix", 0.0) for r in runs[50])
-            per_k[k] = (run, dev_prefix)
+            per_k[k] = (startup, per_step, per_eval, dev_prefix)
         if not per_k:
             continue
         measured = sorted(per_k)
-        total = 0.0
+        parts = {"start-up": 0.0, "steps": 0.0, "evaluations": 0.0}
         for k in freeze_grid:
+            startup, per_step, per_eval, dev_prefix = (float(np.interp(max(k, 0), measured, [per_k[m][i] for m in measured]))
+                                                       for i in range(4))
             for n in sizes:
-                total += seeds * float(np.interp(max(k, 0), measured, [per_k[m][0](n) for m in measured]))
-            total -= (len(sizes) * seeds - 1) * float(np.interp(max(k, 0), measured, [per_k[m][1] for m in measured]))
-        totals[way] = (total, measured)
+                steps, evaluations = steps_and_evaluations(n)
+                parts["start-up"] += seeds * startup
+                parts["steps"] += seeds * steps * per_step
+                parts["evaluations"] += seeds * evaluations * per_eval
+            parts["start-up"] -= (len(sizes) * seeds - 1) * dev_prefix
+        totals[way] = (parts, measured)
     return totals
 
 
@@ -162,10 +167,12 @@ def main():
     if args.against in totals:
         print(f"\nwhole grid estimate (k = {freeze_grid[0]}..{freeze_grid[-1]}, n = 50..1000, 5 seeds), "
               f"from the runs in {args.record}:")
-        for way, (seconds, measured) in totals.items():
-            print(f"  {way}: {seconds / 3600:.2f} h = {seconds / 60:.1f} min ({totals[args.against][0] / seconds:.2f}x faster than "
-                  f"{args.against}; k measured: {', '.join(map(str, measured))})")
-        grid_seconds = {way: seconds for way, (seconds, _) in totals.items()}
+        grid_seconds = {way: sum(parts.values()) for way, (parts, _) in totals.items()}
+        for way, (parts, measured) in totals.items():
+            seconds = grid_seconds[way]
+            print(f"  {way}: {seconds / 3600:.2f} h = {seconds / 60:.1f} min ({grid_seconds[args.against] / seconds:.2f}x faster "
+                  f"than {args.against}; k measured: {', '.join(map(str, measured))}); "
+                  + ", ".join(f"{name} {part / 60:.1f} min" for name, part in parts.items()))
         (ours, our_seconds), (theirs, their_seconds) = fastest(grid_seconds, "a"), fastest(grid_seconds, "c")
         if ours and theirs:
             print(f"  fastest each: {ours} against {theirs}: {their_seconds / our_seconds:.2f}x faster")
