@@ -63,7 +63,9 @@ def multiplies_bf16():
 
 def run(cell, precision, seed, args, work):
     task, k, size, protocol, figure, options = cell
-    out = os.path.join(work, f"{task}-{k}-{size}-{precision}-{seed}.json")
+    # a results folder holds one precision (freeze_study.py refuses to mix them)
+    os.makedirs(os.path.join(work, precision), exist_ok=True)
+    out = os.path.join(work, precision, f"{task}-{k}-{size}-{seed}.json")
     command = [sys.executable, os.path.join(ROOT, "freeze_study.py"), "--model", args.model, "--dataset", task,
                "--glue-dir", args.glue_dir, "--size", size, "--freeze", str(k), "--seed", str(seed),
                "--protocol", protocol, "--precision", precision, "--cache-dir", os.path.join(work, "cache"),
