@@ -26,7 +26,8 @@ import torch.nn.functional as F
 
 import metrics
 import probe
-from loop import AdamW, autocast, embed_all, lr_at, sentence_embeddings, word_rows
+from loop import AdamW, embed_all, lr_at, sentence_embeddings, word_rows
+from machine import autocast
 
 # setfit 1.2's TrainingArguments defaults for the body's contrastive stage
 BATCH_SIZE = 16

@@ -27,6 +27,7 @@ import torch
 
 import data
 import loop
+import machine
 import metrics
 import probe
 import checkpoint
@@ -115,12 +116,12 @@ def check_args(args):
     if args.num_iterations is not None and (args.method != "setfit" or args.num_iterations < 1):
         raise ValueError("--num-iterations is a positive number of SetFit's pairs per example: it goes with --method setfit")
     try:
-        device = torch.device(args.device or loop.pick_device())
+        device = torch.device(args.device or machine.pick_device())
     except RuntimeError:
         raise ValueError(f"unknown --device {args.device!r}: use cpu, cuda or cuda:N") from None
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("--device cuda, but no CUDA GPU is available")
-    precision = args.precision or loop.default_precision(device)
+    precision = args.precision or machine.default_precision(device)
     if precision == "fp16" and device.type != "cuda":
         raise ValueError("--precision fp16 needs a CUDA device; use fp32 (or bf16) on the CPU")
     return device, precision
@@ -282,7 +283,7 @@ def frozen_prefix_states(args, classifier, task, train_ids, dev_ids, device, pre
 
 def run(args, log=print):
     device, precision = check_args(args)
-    loop.keep_freed_memory()  # else a full fine-tune faults a 47 MB gradient's pages in at every step
+    machine.keep_freed_memory()  # else a full fine-tune faults a 47 MB gradient's pages in at every step
     if device.type == "cuda":
         # cuDNN's attention builds a plan for every new batch shape, and ours change length at
         # every step: on an H100 it made a minilm fp16 step 60 ms instead of 23 (docs/gpu.md)
@@ -366,7 +367,7 @@ def assemble_result(args, task, classifier, config, history, device, cached, max
         trainable_parameters=trainable, total_parameters=total,
         seconds=dict(prefix=round(seconds["prefix"], 3), train=round(history["train_seconds"], 3),
                      eval=round(history["eval_seconds"], 3), total=round(seconds["total"], 3)),
-        peak_memory_mb=round(peak_mb, 1), processor=loop.processor_name(device),
+        peak_memory_mb=round(peak_mb, 1), processor=machine.processor_name(device),
         versions=dict(python=platform.python_version(), torch=torch.__version__,
                       transformers=importlib.metadata.version("transformers"), numpy=np.__version__),
     )

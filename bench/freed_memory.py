@@ -1,5 +1,5 @@
 """
-What loop.keep_freed_memory saves in a k = 0 training step: glibc otherwise maps the word
+What machine.keep_freed_memory saves in a k = 0 training step: glibc otherwise maps the word
 embedding's dense gradient (47 MB for minilm) afresh at every backward and unmaps it at every
 zero_grad, so its pages fault in again at every step. The setting is the process's, so each side
 runs in its own process, the two alternating --rounds times so that the machine's drift reaches
@@ -26,12 +26,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import checkpoint  # noqa: E402
 import data  # noqa: E402
 import loop  # noqa: E402
+import machine  # noqa: E402
 
 
 def time_steps(args):
     """One side, in this process: (mean seconds a step, page faults a step)."""
     if args.side == "kept":
-        assert loop.keep_freed_memory(), "not glibc"
+        assert machine.keep_freed_memory(), "not glibc"
     device = torch.device("cpu")
     task = data.load_glue(args.dataset, args.glue_dir)
     classifier = checkpoint.from_pretrained(args.model, task.num_labels)

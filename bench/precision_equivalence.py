@@ -26,7 +26,7 @@ import torch
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 import data  # noqa: E402  write_atomically
-import loop  # noqa: E402  processor_name
+import machine  # noqa: E402  processor_name, multiplies_bf16
 
 MARGIN = 0.01  # one point of accuracy, MCC or F1; fixed before any run (docs/equivalence-precision.md)
 # (task, k, size, protocol, the figure the report reads, more options): the four cells of
@@ -52,15 +52,6 @@ def verdict(low, high, margin=MARGIN):
     return "equivalent" if -margin < low and high < margin else "not shown equivalent"
 
 
-def multiplies_bf16():
-    """Whether this CPU multiplies bfloat16 natively (AVX-512 BF16 or AMX)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            return any(flag in f.read().split() for flag in ("avx512_bf16", "amx_bf16"))
-    except OSError:
-        return False
-
-
 def run(cell, precision, seed, args, work):
     task, k, size, protocol, figure, options = cell
     # a results folder holds one precision (freeze_study.py refuses to mix them)
@@ -76,8 +67,8 @@ def run(cell, precision, seed, args, work):
     with open(out) as f:
         result = json.load(f)
     device = result["config"]["device"].split(":")[0]
-    processor = result.get("processor") or loop.processor_name(torch.device(device))
-    native_bf16 = device == "cuda" or multiplies_bf16()  # a GPU rounds the same inputs, accumulates in float32
+    processor = result.get("processor") or machine.processor_name(torch.device(device))
+    native_bf16 = device == "cuda" or machine.multiplies_bf16()  # a GPU rounds the same inputs, accumulates in float32
     return dict(task=task, freeze=k, size=size, protocol=protocol, precision=precision, seed=seed,
                 model=args.model, figure=figure, value=result[figure], seconds=result["seconds"]["total"],
                 device=device, processor=processor, native_bf16=native_bf16)

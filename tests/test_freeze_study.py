@@ -14,6 +14,7 @@ import torch
 import checkpoint
 import freeze_study
 import loop
+import machine
 from conftest import ROOT
 
 
@@ -113,7 +114,7 @@ def test_result_file_holds_the_run(tmp_path, tiny_bert, glue_dir):
     assert saved["constant"] == pytest.approx(dict(accuracy=444 / 872, mcc=0.0, f1=888 / 1316))
     # what ran it, so that a report can tell a GPU's runs from a CPU's
     assert saved["config"]["device"] == "cpu" or saved["config"]["device"].startswith("cuda")
-    assert saved["processor"] == loop.processor_name(torch.device(saved["config"]["device"])) != ""
+    assert saved["processor"] == machine.processor_name(torch.device(saved["config"]["device"])) != ""
 
 
 def test_cache_file_is_reused_and_a_truncated_one_rebuilt(tmp_path, tiny_bert, glue_dir, monkeypatch, capsys):

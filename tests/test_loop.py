@@ -184,20 +184,6 @@ def test_word_rows_are_only_for_a_word_embedding_that_trains_on_token_ids(tiny_b
     assert loop.word_rows(classifier, ids, None) == {}
 
 
-def test_kept_memory_serves_the_next_word_gradients_without_page_faults():
-    """After loop.keep_freed_memory, a freed 47 MB block (minilm's dense word-embedding gradient,
-    freed at every step) is reused as it is: 20 such gradients fault in the pages of at most a
-    few (the first ones may find no hole of their size yet), where blocks mapped afresh fault in
-    all 20 x 11,500 (4 KiB each)."""
-    resource = pytest.importorskip("resource")
-    if not loop.keep_freed_memory():
-        pytest.skip("not glibc: its allocator is left as it is")
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    for _ in range(20):
-        torch.zeros(30522, 384)  # allocated, filled and freed
-    assert resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before < 6 * 11_500
-
-
 def fp16_step(classifier, scaler, ids, labels, device):
     """One loop.train_step in fp16 mixed precision (on the CPU too, where CI can run it)."""
     params = [p for p in classifier.parameters() if p.requires_grad]
@@ -243,11 +229,6 @@ def test_fp16_and_bf16_training_follow_fp32(tiny_bert_no_dropout, device):
     assert losses["fp16"] == pytest.approx(losses["fp32"], abs=1e-3)
     assert losses["bf16"] == pytest.approx(losses["fp32"], abs=5e-3)
     assert losses["fp16"] != losses["fp32"]  # it did run in half precision
-
-
-def test_default_precision_is_the_study_s_on_cuda_and_fp32_on_a_cpu():
-    assert loop.default_precision(torch.device("cuda")) == "fp16"
-    assert loop.default_precision(torch.device("cpu")) == "fp32"
 
 
 def test_cache_key_holds_the_segment_ids():
