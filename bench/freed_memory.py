@@ -23,10 +23,9 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import checkpoint  # noqa: E402
-import data  # noqa: E402
 import loop  # noqa: E402
 import machine  # noqa: E402
+import word_rows  # noqa: E402  full_fine_tune
 
 
 def time_steps(args):
@@ -34,14 +33,7 @@ def time_steps(args):
     if args.side == "kept":
         assert machine.keep_freed_memory(), "not glibc"
     device = torch.device("cpu")
-    task = data.load_glue(args.dataset, args.glue_dir)
-    classifier = checkpoint.from_pretrained(args.model, task.num_labels)
-    tokenizer = checkpoint.load_tokenizer(classifier.folder)
-    indices = data.load_subset(task, args.size, args.splits_dir)
-    inputs = data.tokenize(tokenizer, [task.train_texts[i] for i in indices],
-                           min(tokenizer.model_max_length, classifier.config.max_length))
-    labels = torch.as_tensor(task.train_labels[indices])
-    loop.freeze(classifier, 0)
+    classifier, inputs, labels = word_rows.full_fine_tune(args)
     params = [p for p in classifier.parameters() if p.requires_grad]
     config = loop.TrainConfig()
     optimizer = loop.AdamW([dict(params=params)], lr=2e-5, rows=loop.word_rows(classifier, inputs, None))

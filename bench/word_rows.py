@@ -24,6 +24,18 @@ import data  # noqa: E402
 import loop  # noqa: E402
 
 
+def full_fine_tune(args):
+    """--model on --dataset's subset of --size, tokenized, nothing frozen: (classifier, inputs, labels)."""
+    task = data.load_glue(args.dataset, args.glue_dir)
+    classifier = checkpoint.from_pretrained(args.model, task.num_labels)
+    tokenizer = checkpoint.load_tokenizer(classifier.folder)
+    indices = data.load_subset(task, args.size, args.splits_dir)
+    inputs = data.tokenize(tokenizer, [task.train_texts[i] for i in indices],
+                           min(tokenizer.model_max_length, classifier.config.max_length))
+    loop.freeze(classifier, 0)
+    return classifier, inputs, torch.as_tensor(task.train_labels[indices])
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--model", default="minilm")
@@ -37,14 +49,7 @@ def main():
     p.add_argument("--blocks", type=int, default=6)
     args = p.parse_args()
     device = torch.device("cpu")
-    task = data.load_glue(args.dataset, args.glue_dir)
-    classifier = checkpoint.from_pretrained(args.model, task.num_labels)
-    tokenizer = checkpoint.load_tokenizer(classifier.folder)
-    indices = data.load_subset(task, args.size, args.splits_dir)
-    inputs = data.tokenize(tokenizer, [task.train_texts[i] for i in indices],
-                           min(tokenizer.model_max_length, classifier.config.max_length))
-    labels = torch.as_tensor(task.train_labels[indices])
-    loop.freeze(classifier, 0)
+    classifier, inputs, labels = full_fine_tune(args)
     params = [p for p in classifier.parameters() if p.requires_grad]
     start_weights = {n: p.detach().clone() for n, p in classifier.named_parameters()}
     config = loop.TrainConfig(precision=args.precision, weight_decay=args.weight_decay)
