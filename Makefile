@@ -35,7 +35,7 @@ SPLITS_DIR ?= splits
 # extra flags for every run, e.g. RUN_FLAGS=--no-cache
 RUN_FLAGS ?=
 # every run's precision: fp32, bf16 or fp16 (CUDA). Empty: fp16 mixed precision on CUDA (the
-# study's), fp32 on a CPU. A results folder holds one precision:
+# study's), bf16 on a CPU that multiplies it natively, else fp32. A results folder holds one precision:
 # a run refuses to add another to it (PRECISION=fp32 resumes a grid begun in fp32)
 PRECISION ?=
 RESULTS ?= results/$(DATASET)/$(notdir $(patsubst %/,%,$(MODEL)))
@@ -64,7 +64,7 @@ help:
 	@echo "                              (SLURM_MAX tasks at once, SLURM_PARTITION, SLURM_TIME, SLURM_GPUS, SBATCH_FLAGS)"
 	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
 	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE METHOD (setfit)"
-	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, fp32 on a CPU) GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
+	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, bf16 on a CPU that has it, else fp32) GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
 	@echo "           CACHE_DIR SPLITS_DIR RUN_FLAGS REPORT_DIR AGAINST (see the Makefile's head)"
 
 setup:

@@ -77,8 +77,8 @@ def parse_args(argv):
     p.add_argument("--cache-dir", default="cache", help="frozen-prefix and token-id cache")
     p.add_argument("--splits-dir", help="the drawn training subsets (default splits; not with --size all)")
     p.add_argument("--precision", choices=["fp16", "bf16", "fp32"],
-                   help="default: fp16 mixed precision on CUDA (the study's), fp32 on a CPU; bf16: "
-                        "bfloat16 mixed precision, faster on a CPU that multiplies it natively")
+                   help="default: fp16 mixed precision on CUDA (the study's); on a CPU, bf16 mixed precision "
+                        "where it multiplies bfloat16 natively (AVX512-BF16, AMX), else fp32")
     p.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: cuda if available)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--print-freeze-grid", action="store_true",

@@ -68,11 +68,13 @@ def multiplies_bf16(cpuinfo="/proc/cpuinfo"):
 
 
 def default_precision(device):
-    """fp16 mixed precision on CUDA, as the study trained; fp32 on a CPU. bf16 mixed precision
-    (--precision bf16) runs about twice as fast on a CPU that multiplies bfloat16 natively, but
-    moved SST-2's full fine-tune by more than seed noise against the Trainer's fp32 runs
-    (docs/equivalence-bf16.md), so a CPU run takes it only when asked."""
-    return "fp16" if device.type == "cuda" else "fp32"
+    """fp16 mixed precision on CUDA, as the study trained. On a CPU, bf16 mixed precision where it
+    multiplies bfloat16 natively: about twice as fast there, and the same answers as fp32 within
+    one point in every cell tested, 10 paired seeds each (docs/equivalence-precision.md); fp32
+    where it does not, since emulated bf16 products would make a run many times slower."""
+    if device.type == "cuda":
+        return "fp16"
+    return "bf16" if multiplies_bf16() else "fp32"
 
 
 def autocast(device, precision):

@@ -6,9 +6,12 @@ import torch
 import machine
 
 
-def test_default_precision_is_the_study_s_on_cuda_and_fp32_on_a_cpu():
+def test_default_precision_is_the_study_s_on_cuda_and_bf16_only_where_the_cpu_multiplies_it(monkeypatch):
     assert machine.default_precision(torch.device("cuda")) == "fp16"
-    assert machine.default_precision(torch.device("cpu")) == "fp32"
+    for native, expected in ((True, "bf16"), (False, "fp32")):
+        monkeypatch.setattr(machine, "multiplies_bf16", lambda: native)
+        assert machine.default_precision(torch.device("cpu")) == expected
+        assert machine.default_precision(torch.device("cuda")) == "fp16"  # whatever the CPU
 
 
 def test_a_cpu_multiplies_bf16_when_its_flags_say_so(tmp_path):
