@@ -6,7 +6,7 @@
 #   bash bench/gpu.sh OUT_DIR profile trainer-roberta          # 1.7 + 6.5 minutes
 #   bash bench/gpu.sh OUT_DIR trainer-roberta-50 grid          # about 3 + 2 minutes
 #   bash bench/gpu.sh OUT_DIR tests                            # over 4 minutes with 15 workers
-#   bash bench/gpu.sh OUT_DIR precision                        # #29's 100 runs, bf16 against fp32 (not yet run)
+#   bash bench/gpu.sh OUT_DIR precision                        # #29's 100 runs, bf16 against fp32 (done on a BF16 CPU, docs/equivalence-precision.md)
 #   LEE_FREEZE=0 bash bench/gpu.sh OUT_DIR lee                  # #28: SST-2's whole-set grid, a slice a call (not yet run)
 #   bash bench/gpu.sh OUT_DIR setfit                           # #27: SetFit at n = 500 and 1000 (not yet run)
 #
