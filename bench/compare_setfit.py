@@ -71,8 +71,9 @@ def main():
             cell = ["--size", str(size), "--freeze", str(k), "--seed", str(seed)]
             for side, command in (
                     ("library", [args.library_python, os.path.join(ROOT, "bench", "setfit_library.py")]),
+                    # in fp32, as the library trains on a CPU (not the bf16 default a BF16 CPU would pick)
                     ("ours", [sys.executable, os.path.join(ROOT, "freeze_study.py"), "--method", "setfit",
-                              "--quiet", "--cache-dir", os.path.join(work, "cache")])):
+                              "--precision", "fp32", "--quiet", "--cache-dir", os.path.join(work, "cache")])):
                 out = os.path.join(work, f"{side}-{size}-{k}-{seed}.json")
                 accuracy, seconds = timed(command + common + cell + ["--out", out], out)
                 if side == "ours" and args.keep:
