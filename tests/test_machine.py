@@ -24,13 +24,17 @@ def test_a_cpu_multiplies_bf16_when_its_flags_say_so(tmp_path):
 
 def test_kept_memory_serves_the_next_word_gradients_without_page_faults():
     """After machine.keep_freed_memory, a freed 47 MB block (minilm's dense word-embedding gradient,
-    freed at every step) is reused as it is: 20 such gradients fault in the pages of at most a
-    few (the first ones may find no hole of their size yet), where blocks mapped afresh fault in
-    all 20 x 11,500 (4 KiB each)."""
+    freed at every step) is reused as it is. The first few of them still fault their pages in (7 to
+    10 here, varying with the heap they start from: small allocations split the freed block until
+    they settle elsewhere), so 30 come first; the next 20 then fault in at most one block's pages,
+    where blocks mapped afresh, as glibc maps any block over 32 MB by default, fault in all
+    20 x 11,500 (4 KiB each)."""
     resource = pytest.importorskip("resource")
     if not machine.keep_freed_memory():
         pytest.skip("not glibc: its allocator is left as it is")
+    for _ in range(30):  # what a run's first steps do
+        torch.zeros(30522, 384)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     for _ in range(20):
         torch.zeros(30522, 384)  # allocated, filled and freed
-    assert resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before < 6 * 11_500
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before < 2 * 11_500
