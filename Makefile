@@ -10,8 +10,8 @@ SEEDS ?= 1 2 3 4 5
 PROTOCOL ?= blog
 # empty: the protocol's own (blog 10; lee 3 for BERT, 10 for RoBERTa)
 EPOCHS ?=
-# a learning-rate line search: every run of the grid at each of these, its file named ..._lr<lr>.json;
-# empty: one learning rate, LR
+# a learning-rate line search: every run of the grid at each of these; empty: one learning rate, LR.
+# A result's name carries its rate (..._lr3e-4.json) unless it is the default, 5e-5 (result.py)
 LRS ?=
 LR ?= 5e-5
 # reset the top N layers before fine-tuning a k = 0 cell, for each N here (0: none); N > 0 names its file
@@ -43,11 +43,11 @@ RESULTS ?= results/$(DATASET)/$(notdir $(patsubst %/,%,$(MODEL)))
 REPORT_DIR ?= $(RESULTS)
 AGAINST ?=
 
-RUNS = $(foreach k,$(FREEZE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(foreach lr,$(or $(LRS),none),\
-  $(foreach r,$(if $(filter 0,$(k)),$(REINITS),0),$(RESULTS)/freeze$(k)_size$(n)_seed$(s)$(if $(LRS),_lr$(lr))$(if $(filter-out 0,$(r)),_reinit$(r))$(if $(filter setfit,$(METHOD)),_setfit).json)))))\
-  $(if $(PROBE),$(foreach n,$(SIZES),$(foreach s,$(SEEDS),$(RESULTS)/freeze$(lastword $(FREEZE))_size$(n)_seed$(s)_probe.json)))
+# the grid's result files, named by result.py (the one place a name is made and read)
+RUNS = $(shell $(PYTHON) -m result names $(RESULTS) --freeze $(FREEZE) --sizes $(SIZES) --seeds $(SEEDS) \
+  --lrs $(or $(LRS),$(LR)) --reinits $(REINITS) $(if $(PROBE),--probe) $(if $(METHOD),--method $(METHOD)))
 
-.PHONY: help setup test check-quotes grid runs report status slurm slurm-array
+.PHONY: help setup test check-quotes grid runs report status slurm slurm-array clean
 # a run writes its result atomically (temporary name, then rename), so a result file is always
 # whole: make must not delete one that finished just before a Ctrl-C or a kill
 .PRECIOUS: $(RESULTS)/freeze%.json
@@ -61,6 +61,7 @@ help:
 	@echo "                              (PROTOCOL=lee: study/lee_report.py, Lee et al.'s tables and Figure 1)"
 	@echo "make status DATASET=sst2      how many runs of the grid are done, and about how long the rest will take"
 	@echo "make slurm DATASET=sst2       the missing runs as one Slurm job array, the report as a job after it"
+	@echo "make clean                    the caches and the runs' logs (never results, subsets or docs/)"
 	@echo "                              (SLURM_MAX tasks at once, SLURM_PARTITION, SLURM_TIME, SLURM_GPUS, SBATCH_FLAGS)"
 	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
 	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE METHOD (setfit)"
@@ -89,20 +90,15 @@ grid:
 
 runs: $(if $(filter runs,$(MAKECMDGOALS)),$(RUNS))
 
-# freeze<k>_size<n>_seed<s>[_lr<lr>][_reinit<r>][_probe|_setfit].json: the stem read as the words
-# "<k> <n> <s> [lr<lr>] [reinit<r>] [probe|setfit]"
-run_words = $(subst _setfit, setfit,$(subst _probe, probe,$(subst _reinit, reinit,$(subst _lr, lr,$(subst _seed, ,$(subst _size, ,$*))))))
-run_field = $(word $1,$(run_words))
-run_option = $(patsubst $1%,%,$(filter $1%,$(run_words)))
+# a result file's name stands for the run's own options (python -m result flags NAME); the grid's
+# variables give the rest
 $(RESULTS)/freeze%.json:
 	@mkdir -p $(@D)
-	@$(PYTHON) freeze_study.py --dataset $(DATASET) --model $(MODEL) --freeze $(call run_field,1) \
-	  --size $(call run_field,2) --seed $(call run_field,3) --lr $(or $(call run_option,lr),$(LR)) \
-	  $(if $(call run_option,reinit),--reinit $(call run_option,reinit)) $(if $(filter probe,$(run_words)),--probe) \
-	  $(if $(filter setfit,$(run_words)),--method setfit) \
+	@flags=$$($(PYTHON) -m result flags $(@F)) || exit 2; \
+	$(PYTHON) freeze_study.py $$flags --dataset $(DATASET) --model $(MODEL) \
 	  --protocol $(PROTOCOL) $(if $(EPOCHS),--epochs $(EPOCHS)) \
 	  $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) \
-	  --cache-dir $(CACHE_DIR) $(if $(filter-out all,$(call run_field,2)),--splits-dir $(SPLITS_DIR)) \
+	  --cache-dir $(CACHE_DIR) $(if $(findstring _sizeall_,$(@F)),,--splits-dir $(SPLITS_DIR)) \
 	  $(if $(PRECISION),--precision $(PRECISION)) $(RUN_FLAGS) --out $@ > $(basename $@).log 2>&1 \
 	  || { tail -n 1 $(basename $@).log; exit 1; }
 	@$(PYTHON) -m study.results progress $@ $(RUNS)
@@ -127,7 +123,7 @@ slurm-array:
 
 report:
 ifeq ($(PROTOCOL),lee)
-	$(PYTHON) -m study.lee_report $(RESULTS) --out $(REPORT_DIR) $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR))
+	$(PYTHON) -m study.lee_report $(RESULTS) --out $(REPORT_DIR)
 else
 	$(PYTHON) -m study.report $(RESULTS) --seeds $(words $(SEEDS)) --out $(REPORT_DIR) $(if $(AGAINST),--against $(AGAINST))
 endif
@@ -135,3 +131,10 @@ endif
 status:
 	@echo "$(RESULTS): $$($(PYTHON) -m study.results status $(RUNS))"
 	@if command -v squeue > /dev/null && squeue -h > /dev/null 2>&1; then $(PYTHON) -m study.slurm status -- $(RUNS); fi
+
+# what runs leave behind that can be made again: the caches and the runs' logs. Never results,
+# subsets (a grid's runs must keep training on the same examples) or anything under docs/
+clean:
+	rm -rf $(CACHE_DIR) .pytest_cache
+	find . -name __pycache__ -type d -prune -not -path './.venv*' -exec rm -rf {} +
+	find results -name '*.log' -delete 2>/dev/null || true

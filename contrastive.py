@@ -26,7 +26,7 @@ import torch.nn.functional as F
 
 import metrics
 import probe
-from loop import AdamW, embed_all, lr_at, sentence_embeddings, word_rows
+from loop import AdamW, TrainResult, all_sentence_embeddings, lr_at, optimizer_step, sentence_embeddings, used_word_rows
 from machine import autocast
 
 # setfit 1.2's TrainingArguments defaults for the body's contrastive stage
@@ -61,7 +61,7 @@ def decays(name):
     return not (name.endswith(".bias") or "norm" in name)
 
 
-def train_body(model, inputs, labels, start, device, precision, seed, num_iterations=None, log=print):
+def train_body(model, inputs, labels, cached_depth, device, precision, seed, num_iterations=None, log=print):
     """Stage 1: one epoch of the cosine-similarity loss over setfit's pairs. Returns the per-step
     losses and the number of pairs and of warmup steps."""
     rng = np.random.default_rng(seed)
@@ -74,7 +74,7 @@ def train_body(model, inputs, labels, start, device, precision, seed, num_iterat
         return dict(losses=[], pairs=len(target), total_steps=0, warmup_steps=0)
     optimizer = AdamW([dict(params=[p for name, p in named if decays(name)], weight_decay=WEIGHT_DECAY),
                        dict(params=[p for name, p in named if not decays(name)], weight_decay=0.0)], lr=LEARNING_RATE,
-                      rows=word_rows(model, inputs, start))
+                      used_rows=used_word_rows(model, inputs, cached_depth))
     scaler = torch.amp.GradScaler(device.type, enabled=precision == "fp16")
     params, target, losses = [p for _, p in named], torch.as_tensor(target).to(device), []
     model.train()  # dropout on in every layer that runs, as the library trains its body
@@ -83,15 +83,10 @@ def train_body(model, inputs, labels, start, device, precision, seed, num_iterat
             group["lr"] = lr_at(step, warmup_steps, total_steps, LEARNING_RATE)
         sides = [inputs[i] for i in first[batch]] + [inputs[i] for i in second[batch]]  # 2B sentences
         with autocast(device, precision):
-            embeddings = sentence_embeddings(model, sides, start, device)  # (2B, H) float32
+            embeddings = sentence_embeddings(model, sides, cached_depth, device)  # (2B, H) float32
         a, b = embeddings.split(len(batch))
         loss = F.mse_loss(F.cosine_similarity(a, b), target[batch.to(device)])
-        optimizer.zero_grad(set_to_none=True)
-        scaler.scale(loss).backward()
-        scaler.unscale_(optimizer)
-        torch.nn.utils.clip_grad_norm_(params, MAX_GRAD_NORM)
-        scaler.step(optimizer)
-        scaler.update()
+        optimizer_step(loss, optimizer, scaler, params, MAX_GRAD_NORM)
         losses.append(loss.item())
         if (step + 1) % max(1, total_steps // 10) == 0 or step + 1 == total_steps:
             log(f"step {step + 1:4d}/{total_steps} | pairs {len(target)} | loss {np.mean(losses[-10:]):.4f} "
@@ -105,19 +100,18 @@ def fit_head(train_embeddings, train_labels, num_labels):
     return probe.fit(train_embeddings, train_labels, num_labels, probe.l2_of(HEAD_C, len(train_labels), num_labels))
 
 
-def run(model, train_inputs, train_labels, dev_inputs, dev_labels, num_labels, start, device, precision, seed,
+def run(model, train_inputs, train_labels, dev_inputs, dev_labels, num_labels, cached_depth, device, precision, seed,
         num_iterations=None, log=print):
-    """Both stages, then the training subset and the dev split scored with the head. Returns a
-    history shaped as loop.train's."""
+    """Both stages, then the training subset and the dev split scored with the head."""
     began = time.perf_counter()
-    body = train_body(model, train_inputs, train_labels, start, device, precision, seed, num_iterations, log)
+    body = train_body(model, train_inputs, train_labels, cached_depth, device, precision, seed, num_iterations, log)
     train_seconds = time.perf_counter() - began
-    train_x = embed_all(model, train_inputs, start, device, precision)
+    train_x = all_sentence_embeddings(model, train_inputs, cached_depth, device, precision)
     head = fit_head(train_x, np.asarray(train_labels), num_labels)
-    dev_x = embed_all(model, dev_inputs, start, device, precision)
+    dev_x = all_sentence_embeddings(model, dev_inputs, cached_depth, device, precision)
     score = lambda x, y: metrics.scores(y, probe.predict(head, x, num_labels), num_labels)
-    return dict(curve=[], chosen=dict(step=body["total_steps"], **score(dev_x, dev_labels)),
-                train_scores=score(train_x, np.asarray(train_labels)), losses=body["losses"],
-                total_steps=body["total_steps"], warmup_steps=body["warmup_steps"], eval_every=0,
-                setfit=dict(pairs=body["pairs"], num_iterations=num_iterations),
-                train_seconds=train_seconds, eval_seconds=time.perf_counter() - began - train_seconds)
+    return TrainResult(chosen=dict(step=body["total_steps"], **score(dev_x, dev_labels)),
+                       train_scores=score(train_x, np.asarray(train_labels)), losses=body["losses"],
+                       total_steps=body["total_steps"], warmup_steps=body["warmup_steps"],
+                       setfit=dict(pairs=body["pairs"], num_iterations=num_iterations), train_seconds=train_seconds,
+                       eval_seconds=time.perf_counter() - began - train_seconds)

@@ -2,7 +2,7 @@
 The data side of the study: a task's train and dev examples (GLUE SST-2, CoLA, MRPC, STS-B or RTE
 from the hub or a local GLUE folder, or a user's own CSV/TSV files: single sentences or pairs,
 classes or regression scores), the stratified nested training subsets every run of a cell shares,
-tokenization (cached per tokenizer and texts), and length-sorted evaluation batches.
+and tokenization (cache.py keeps the token ids).
 
 An example is known by its index in its split (GLUE's `idx`), so a subset drawn as a list of
 indices names the same sentences whichever source the data came from.
@@ -10,14 +10,14 @@ indices names the same sentences whichever source the data came from.
 
 import csv
 import hashlib
-import importlib.metadata
 import math
 import os
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 import torch
+
+from cache import write_atomically
 
 DEFAULT_SIZES = (50, 100, 200, 500, 1000)
 SCORE_BINS = 5  # a regression task's subsets are stratified on this many quantile bins of the score
@@ -63,20 +63,6 @@ class Task:
     @property
     def regression(self):
         return self.num_labels == 1
-
-
-def write_atomically(path, write):
-    """write(f) into a temporary file, then rename it to `path`: a reader never sees half a
-    file, even if we are killed midway, and parallel writers of the same file do not clash."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -340,7 +326,7 @@ def load_subset(task: Task, size, splits_dir="splits", seed=0):
 
 
 # ----------------------------------------------------------------------------------------------
-# Tokens and batches
+# Tokens
 
 def tokenize(tokenizer, texts, max_length, pairs=None):
     """Token ids per example, with the special tokens, truncated to max_length; no padding yet.
@@ -353,56 +339,3 @@ def tokenize(tokenizer, texts, max_length, pairs=None):
     if pairs is None or "token_type_ids" not in encoded:
         return [torch.tensor(ids) for ids in encoded["input_ids"]]
     return [torch.tensor([ids, segments]).T for ids, segments in zip(encoded["input_ids"], encoded["token_type_ids"])]
-
-
-# what a tokenizer is made of: the files AutoTokenizer reads, and the libraries that run them
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
-                   "vocab.txt", "vocab.json", "merges.txt", "sentencepiece.bpe.model", "spiece.model", "config.json")
-TOKENIZER_LIBRARIES = ("transformers", "tokenizers")
-
-
-def token_cache_path(cache_dir, name, tokenizer_folder, limit, example_sets):
-    """One file per tokenizer, length limit and sets of (texts, pairs). The key is the tokenizer's
-    own files, the installed versions of the libraries that run it and the texts themselves, so a
-    changed vocabulary, library or example can never hit a stale file."""
-    key = hashlib.sha256(f"{limit}".encode())
-    for library in TOKENIZER_LIBRARIES:
-        try:
-            key.update(f"|{library} {importlib.metadata.version(library)}".encode())
-        except importlib.metadata.PackageNotFoundError:
-            key.update(f"|{library} none".encode())
-    for file in TOKENIZER_FILES:
-        path = os.path.join(tokenizer_folder, file)
-        if os.path.exists(path):
-            with open(path, "rb") as f:
-                key.update(f"|{file}|".encode() + hashlib.sha256(f.read()).digest())
-    for texts, pairs in example_sets:
-        for text in list(texts) + list(pairs or []):
-            key.update(b"|" + text.encode())
-        key.update(b"||")
-    return os.path.join(cache_dir, "tokens", f"{name}_{key.hexdigest()[:16]}.pt")
-
-
-def cached_tokens(path, tokenize_sets):
-    """tokenize_sets() -> (max_length, [token ids per example, per set]), read from `path` when a
-    good file is there, else computed and written. Reading it back needs no tokenizer, so a run
-    whose tokens and frozen prefix are cached never imports transformers (about 1 s a run)."""
-    if os.path.exists(path):
-        try:
-            saved = torch.load(path, map_location="cpu", weights_only=True)
-            return saved["max_length"], [list(torch.split(ids, lengths.tolist()))
-                                         for ids, lengths in zip(saved["ids"], saved["lengths"])]
-        except Exception as e:  # a truncated or corrupt file: say so and rebuild it
-            print(f"cache file {path} is unreadable ({type(e).__name__}); rebuilding it", file=sys.stderr)
-    max_length, sets = tokenize_sets()
-    flat = {"max_length": max_length, "lengths": [torch.tensor([len(t) for t in ids]) for ids in sets],
-            "ids": [torch.cat(ids) for ids in sets]}  # per set: (sum T_i,) or (sum T_i, 2)
-    write_atomically(path, lambda f: torch.save(flat, f))
-    return max_length, sets
-
-
-def length_sorted_batches(lengths, batch_size):
-    """Index batches with examples of similar length together (longest first), so evaluation
-    spends little compute on padding; the caller puts results back by these indices."""
-    order = np.argsort(-np.asarray(lengths), kind="stable")
-    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]

@@ -1,20 +1,18 @@
 """
-Fine-tuning, written out: freezing by requires_grad, the warmup / linear-decay schedule, mixed
-precision, evaluation, and the frozen-prefix cache that makes frozen layers free.
+Fine-tuning, written out: freezing by requires_grad, AdamW, the warmup / linear-decay schedule,
+mixed precision, one optimizer step, evaluation, and the training loop with its choice of
+evaluation.
 
-Frozen layers cannot change, so what they output for a sentence is the same in every epoch,
-evaluation and seed. With the cache, the embeddings and the first k layers run once per example
-(in eval mode, without autograd) and training runs only layers k..L-1 and the head on the stored
-hidden states. Without it (--no-cache) the whole network runs at every step, in training mode,
-as the Hugging Face Trainer runs it: the one difference is dropout inside the frozen layers.
+Every function that runs the model takes `cached_depth`: None when its inputs are token ids (the
+embeddings and every layer run), or k when they are the frozen prefix's states after the
+embeddings and k layers (cache.py), so only layers k+1..L run. Frozen layers cannot change, so
+with the cache training computes the same thing, but for dropout inside the frozen layers, which
+--no-cache keeps, as the Hugging Face Trainer runs them.
 """
 
-import hashlib
 import math
-import os
-import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -22,9 +20,8 @@ import torch.nn.functional as F
 from torch.optim.adamw import adamw as adamw_update  # torch's functional AdamW
 
 import metrics
-from data import length_sorted_batches, write_atomically
 from machine import autocast
-from model import initialize_, pack
+from model import initialize_, length_sorted_batches, pack
 
 
 @dataclass
@@ -59,22 +56,19 @@ def lr_at(step, warmup_steps, total_steps, peak_lr):
 class AdamW:
     """torch.optim.AdamW(fused=True), the Trainer's adamw_torch_fused: the same state and torch's
     own fused update (its functional form), so the same weights bit for bit (tests/test_loop.py).
-    Without torch's Optimizer class, because its first use imports torch's compiler: about 2 s of
-    every run on 2 CPU cores (docs/performance.md). GradScaler drives it as it drives any optimizer:
-    it reads param_groups and calls step().
+    Written without torch's Optimizer class, whose first use imports torch's compiler; GradScaler
+    drives it as any optimizer, through param_groups and step().
 
-    rows: {parameter: row indices}, the only rows of that parameter whose gradient can be nonzero
-    (word_rows: the word embedding's rows of the tokens a training set uses, a few thousand of
-    30,522). AdamW moves a row whose gradient has always been zero by its weight decay alone (its
-    moments are zero, so its Adam step is 0 / (0 + eps) = 0), so the fused update runs on those rows
-    only and the decay on the whole tensor: the same weights bit for bit, without the moments and
-    the update of 11.7M numbers of which a few hundred thousand can move (tests/test_loop.py)."""
+    used_rows: {parameter: row indices}, the only rows of that parameter whose gradient can be
+    nonzero (the word embedding's rows of the tokens a training set uses). A row whose gradient has
+    always been zero has zero moments, so AdamW moves it by weight decay alone: the fused update
+    runs on the used rows only and the decay on the whole tensor, the same weights bit for bit."""
 
-    def __init__(self, groups, lr, betas=(0.9, 0.999), eps=1e-8, rows=None):
+    def __init__(self, groups, lr, betas=(0.9, 0.999), eps=1e-8, used_rows=None):
         # groups: dicts of params and weight_decay, as torch's optimizers take them
         self.param_groups = [dict(params=list(group["params"]), weight_decay=group.get("weight_decay", 0.0), lr=lr)
                              for group in groups]
-        self.betas, self.eps, self.rows = betas, eps, rows or {}
+        self.betas, self.eps, self.used_rows = betas, eps, used_rows or {}
         self.state = {}  # parameter -> (step, exp_avg, exp_avg_sq), made at its first gradient
 
     def zero_grad(self, set_to_none=True):
@@ -86,14 +80,14 @@ class AdamW:
     def step(self):
         for group in self.param_groups:
             params = [p for p in group["params"] if p.grad is not None]
-            whole = [p for p in params if p not in self.rows]
+            whole = [p for p in params if p not in self.used_rows]
             self.update(whole, [p.grad for p in whole], whole, group["lr"], group["weight_decay"])
             for p in params:
-                if p in self.rows:
-                    rows = self.rows[p]
+                if p in self.used_rows:
+                    rows = self.used_rows[p]
                     if group["weight_decay"]:
                         p.mul_(1 - group["lr"] * group["weight_decay"])  # as the fused update decays, bit for bit
-                    view = p.index_select(0, rows)  # (R, H), a copy (a third of p[rows]'s time)
+                    view = p.index_select(0, rows)  # (R, H), a copy
                     self.update([view], [p.grad.index_select(0, rows)], [p], group["lr"], 0.0)
                     p.index_copy_(0, rows, view)
 
@@ -111,15 +105,27 @@ class AdamW:
                          maximize=False)
 
 
-def word_rows(model, inputs, start):
-    """AdamW's `rows` for a training set: {the word embedding: the rows of the token ids `inputs`
-    hold}, when the word embedding trains on them; else {} (it is frozen, or inputs are cached
-    states). The pad token's row is in too: the padded layout looks it up."""
+def used_word_rows(model, inputs, cached_depth):
+    """AdamW's `used_rows` for a training set: {the word embedding: the rows of the token ids
+    `inputs` hold}, when the word embedding trains on them; else {} (it is frozen, or the inputs
+    are cached states). The pad token's row is in too: the padded layout looks it up."""
     word = model.embed.word.weight
-    if start is not None or not word.requires_grad:
+    if cached_depth is not None or not word.requires_grad:
         return {}
     ids = torch.cat([x if x.dim() == 1 else x[:, 0] for x in inputs] + [torch.tensor([model.config.pad_token_id])])
     return {word: torch.unique(ids).to(word.device)}
+
+
+def optimizer_step(loss, optimizer, scaler, params, max_grad_norm):
+    """Backward, clip, step: the one optimizer step of every method. In fp16 the scaler scales the
+    loss up (fp16 gradients can underflow), unscales before clipping and skips a step with an
+    inf; elsewhere it is a no-op."""
+    optimizer.zero_grad(set_to_none=True)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
+    scaler.step(optimizer)
+    scaler.update()
 
 
 def freeze(model, k):
@@ -145,82 +151,36 @@ def reinitialize_top(model, n, k):
         initialize_(layer, model.config.initializer_range)
 
 
-def sentence_states_for(model, inputs, start, device, skip_padding=True):
+def pooled_states(model, inputs, cached_depth, device, skip_padding=True):
     """One state per example (B, H), as the model pools it. `inputs` are token ids (T_i,) when
-    start is None, else cached hidden states (T_i, H) entering layer `start`."""
-    rows_in, rows = pack(inputs, skip_padding, model.config.pad_token_id if start is None else 0.0)
-    rows_in, rows = rows_in.to(device), rows.to(device)
-    hidden = model.embed(rows_in, rows) if start is None else rows_in
-    return model.sentence_states(hidden, rows, start or 0)
+    cached_depth is None, else cached hidden states (T_i, H) entering layer cached_depth."""
+    packed, layout = pack(inputs, skip_padding, model.config.pad_token_id if cached_depth is None else 0.0)
+    packed, layout = packed.to(device), layout.to(device)
+    hidden = model.embed(packed, layout) if cached_depth is None else packed
+    return model.sentence_states(hidden, layout, cached_depth or 0)
 
 
-def logits_for(model, inputs, start, device, skip_padding=True):
-    """Logits for a batch of examples (inputs as for sentence_states_for)."""
-    return model.classify(sentence_states_for(model, inputs, start, device, skip_padding))
+def logits_for(model, inputs, cached_depth, device, skip_padding=True):
+    """Logits for a batch of examples (inputs as for pooled_states)."""
+    return model.classify(pooled_states(model, inputs, cached_depth, device, skip_padding))
 
 
-def sentence_embeddings(model, inputs, start, device):
+def sentence_embeddings(model, inputs, cached_depth, device):
     """A sentence embedder's output (B, H) float32 for a batch: the pooled states, L2-normalised
     when the model says so (a checkpoint whose sentence-transformers modules end in Normalize)."""
-    states = sentence_states_for(model, inputs, start, device).float()
+    states = pooled_states(model, inputs, cached_depth, device).float()
     return F.normalize(states, dim=-1) if model.normalize else states
 
 
 @torch.inference_mode()
-def embed_all(model, inputs, start, device, precision, batch_size=64):
+def all_sentence_embeddings(model, inputs, cached_depth, device, precision, batch_size=64):
     """sentence_embeddings of every example, in eval mode and length-sorted batches: (N, H) numpy."""
     model.eval()
     out = np.empty((len(inputs), model.config.hidden_size), dtype=np.float32)
     for batch in length_sorted_batches([len(x) for x in inputs], batch_size):
         with autocast(device, precision):
-            out[batch] = sentence_embeddings(model, [inputs[i] for i in batch], start, device).cpu().numpy()
+            out[batch] = sentence_embeddings(model, [inputs[i] for i in batch], cached_depth, device).cpu().numpy()
     return out
-
-
-# ----------------------------------------------------------------------------------------------
-# The frozen-prefix cache
-
-@torch.no_grad()
-def frozen_prefix(model, token_ids, k, device, precision, batch_size=64):
-    """Hidden states after the embeddings and the first max(k, 0) layers, one (T_i, H) float32
-    tensor per example: the rows of its real tokens, as a batch will pack them again."""
-    model.eval()  # no dropout: these states are reused by every step and every seed
-    states = [None] * len(token_ids)
-    for batch in length_sorted_batches([len(t) for t in token_ids], batch_size):
-        ids, rows = pack([token_ids[i] for i in batch])
-        ids, rows = ids.to(device), rows.to(device)
-        with autocast(device, precision):
-            hidden = model.run_layers(model.embed(ids, rows), rows, 0, max(k, 0))  # (N, H)
-        for i, state in zip(batch, hidden.float().split([len(token_ids[i]) for i in batch])):
-            states[i] = state
-    return states
-
-
-def prefix_cache_path(cache_dir, checkpoint_id, name, token_ids, k, device, precision):
-    """One file per checkpoint, example set and k. The token ids stand for the task, the split,
-    the examples and the tokenizer at once, so a changed input can never hit a stale file."""
-    key = hashlib.sha256(f"{k} {device.type} {precision}".encode())
-    for ids in token_ids:
-        key.update(ids.numpy().astype(np.int64).tobytes() + b"|")
-    return os.path.join(cache_dir, checkpoint_id, f"{name}_k{k}_{key.hexdigest()[:16]}.pt")
-
-
-def cached_frozen_prefix(model, token_ids, k, device, precision, path):
-    """frozen_prefix, read from `path` when a good file is there, else computed and written."""
-    lengths = [len(t) for t in token_ids]
-    if os.path.exists(path):
-        try:
-            saved = torch.load(path, map_location="cpu", weights_only=True)
-            if saved["lengths"].tolist() == lengths:
-                return list(torch.split(saved["hidden"].to(device), lengths))
-            problem = "holds other examples"
-        except Exception as e:  # a truncated or corrupt file: say so and rebuild it
-            problem = f"is unreadable ({type(e).__name__})"
-        print(f"cache file {path} {problem}; rebuilding it", file=sys.stderr)
-    states = frozen_prefix(model, token_ids, k, device, precision)
-    flat = {"lengths": torch.tensor(lengths), "hidden": torch.cat(states).cpu()}  # (sum T_i, H)
-    write_atomically(path, lambda f: torch.save(flat, f))
-    return states
 
 
 # ----------------------------------------------------------------------------------------------
@@ -235,7 +195,7 @@ def loss_of(logits, labels):
 
 
 @torch.inference_mode()
-def predict(model, inputs, start, device, config):
+def predict(model, inputs, cached_depth, device, config):
     """Predicted class (or score, for regression) per example, in the order of `inputs`, from
     length-sorted batches."""
     model.eval()
@@ -243,24 +203,36 @@ def predict(model, inputs, start, device, config):
     predictions = np.empty(len(inputs), dtype=np.float32 if regression else np.int64)
     for batch in length_sorted_batches([len(x) for x in inputs], config.eval_batch_size):
         with autocast(device, config.precision):
-            logits = logits_for(model, [inputs[i] for i in batch], start, device, config.skip_padding)
+            logits = logits_for(model, [inputs[i] for i in batch], cached_depth, device, config.skip_padding)
         predictions[batch] = (logits.float()[:, 0] if regression else logits.argmax(-1)).cpu().numpy()
     return predictions
 
 
-def train_step(model, optimizer, scaler, params, inputs, labels, start, device, config):
+def train_step(model, optimizer, scaler, params, inputs, labels, cached_depth, device, config):
     """One optimizer step on one batch; returns its loss."""
     model.train()  # dropout on, in every layer that runs (frozen ones too, without the cache)
     with autocast(device, config.precision):
-        logits = logits_for(model, inputs, start, device, config.skip_padding)
+        logits = logits_for(model, inputs, cached_depth, device, config.skip_padding)
     loss = loss_of(logits, labels)
-    optimizer.zero_grad(set_to_none=True)
-    scaler.scale(loss).backward()
-    scaler.unscale_(optimizer)
-    torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
-    scaler.step(optimizer)
-    scaler.update()
+    optimizer_step(loss, optimizer, scaler, params, config.max_grad_norm)
     return loss.item()
+
+
+@dataclass
+class TrainResult:
+    """What a method's training returns, whichever method (the recipe's fine-tune, SetFit, the
+    probe): the run's chosen evaluation and how it got there."""
+    chosen: dict  # the run's evaluation: its step and every dev metric there
+    train_scores: dict  # the training subset scored with the chosen evaluation's weights
+    curve: list = field(default_factory=list)  # every evaluation (the recipe's; one fit has none)
+    losses: list = field(default_factory=list)  # every optimizer step's loss
+    total_steps: int = 0
+    warmup_steps: int = 0
+    eval_every: int = 0
+    train_seconds: float = 0.0
+    eval_seconds: float = 0.0
+    probe: dict | None = None  # the probe's strength and its cross-validation
+    setfit: dict | None = None  # SetFit's pairs
 
 
 def schedule(n, config):
@@ -273,7 +245,7 @@ def schedule(n, config):
 
 def trainable_copy(model):
     """The trainable weights, copied to host memory: only they change, so only they are kept, and
-    a copy on the GPU would add their size to the run's peak memory (docs/gpu.md)."""
+    a copy on the GPU would add their size to the run's peak memory."""
     return {name: p.detach().to("cpu", copy=True) for name, p in model.named_parameters() if p.requires_grad}
 
 
@@ -283,43 +255,36 @@ def log_point(log, point, total_steps):
         f"| lr {point['lr']:.2e} | dev {dev} | {point['seconds']:.1f}s")
 
 
-def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, start, device, log=print):
+def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, cached_depth, device, log=print):
     """
-    Fine-tune the parameters that require grad. `start` is None when inputs are token ids, or the
-    first layer to run when they are cached hidden states. Evaluates on the whole dev split every
-    half epoch and picks the run's evaluation (config.selection); returns the curve, that
-    evaluation, the training subset's scores with the weights it had, the per-step losses and the
-    time spent training and evaluating.
+    Fine-tune the parameters that require grad (inputs as for pooled_states). Evaluates on the
+    whole dev split every half epoch and picks the run's evaluation (config.selection: its best,
+    the first of equal bests, or its last); then scores the training subset with that
+    evaluation's weights, restored.
     """
     n = len(train_labels)
     steps_per_epoch, total_steps, warmup_steps, eval_every = schedule(n, config)
-    train_labels, train_labels_np = torch.as_tensor(train_labels).to(device), np.asarray(train_labels)
+    labels = torch.as_tensor(train_labels).to(device)
     params = [p for p in model.parameters() if p.requires_grad]  # frozen ones never reach AdamW
-    # fused: one kernel updates every tensor (the Trainer's default, adamw_torch_fused)
     optimizer = AdamW([dict(params=params, weight_decay=config.weight_decay)], lr=config.lr, betas=config.betas,
-                      eps=config.eps, rows=word_rows(model, train_inputs, start))
-    # fp16 gradients can underflow: scale the loss up, unscale before clipping, skip inf steps
+                      eps=config.eps, used_rows=used_word_rows(model, train_inputs, cached_depth))
     scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
     shuffle = torch.Generator().manual_seed(config.seed)
     curve, losses, eval_seconds, began = [], [], 0.0, time.perf_counter()
-    chosen, chosen_weights = None, None
-    step = 0
+    chosen, chosen_weights, step = None, None, 0
     for epoch in range(config.epochs):
-        order = torch.randperm(n, generator=shuffle)
-        for batch in order.split(config.batch_size):
+        for batch in torch.randperm(n, generator=shuffle).split(config.batch_size):
             for group in optimizer.param_groups:
                 group["lr"] = lr_at(step, warmup_steps, total_steps, config.lr)
-            loss = train_step(model, optimizer, scaler, params, [train_inputs[i] for i in batch],
-                              train_labels[batch.to(device)], start, device, config)
-            losses.append(loss)
+            losses.append(train_step(model, optimizer, scaler, params, [train_inputs[i] for i in batch],
+                                     labels[batch.to(device)], cached_depth, device, config))
             step += 1
             if step % eval_every == 0 or (config.eval_at_end and step == total_steps):
                 eval_began = time.perf_counter()
-                predictions = predict(model, dev_inputs, start, device, config)
+                predictions = predict(model, dev_inputs, cached_depth, device, config)
                 eval_seconds += time.perf_counter() - eval_began
                 point = dict(step=step, epoch=round(step / steps_per_epoch, 2),
-                             train_loss=float(np.mean(losses[-eval_every:])),
-                             lr=optimizer.param_groups[0]["lr"],
+                             train_loss=float(np.mean(losses[-eval_every:])), lr=optimizer.param_groups[0]["lr"],
                              **metrics.scores(dev_labels, predictions, model.config.num_labels),
                              seconds=round(time.perf_counter() - began, 2))
                 curve.append(point)
@@ -331,9 +296,8 @@ def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, sta
     # to the dev score is how far the run over-fits
     scoring_began = time.perf_counter()
     model.load_state_dict(chosen_weights, strict=False)
-    train_scores = metrics.scores(train_labels_np, predict(model, train_inputs, start, device, config),
+    train_scores = metrics.scores(np.asarray(train_labels), predict(model, train_inputs, cached_depth, device, config),
                                   model.config.num_labels)
-    eval_seconds += time.perf_counter() - scoring_began
-    return dict(curve=curve, chosen=chosen, train_scores=train_scores, losses=losses, total_steps=total_steps,
-                warmup_steps=warmup_steps, eval_every=eval_every, train_seconds=train_seconds,
-                eval_seconds=eval_seconds)
+    return TrainResult(chosen=chosen, train_scores=train_scores, curve=curve, losses=losses, total_steps=total_steps,
+                       warmup_steps=warmup_steps, eval_every=eval_every, train_seconds=train_seconds,
+                       eval_seconds=eval_seconds + time.perf_counter() - scoring_began)

@@ -1,11 +1,16 @@
 """
 Where a run runs: the device, its default precision, autocast for the mixed precisions, the
-memory allocator's settings, and the processor's name for the run's record.
+process's settings, and what the run's record says of the machine (processor, peak memory,
+versions).
 """
 
 import ctypes
+import importlib.metadata
 import os
+import platform
+import resource
 
+import numpy as np
 import torch
 
 
@@ -30,10 +35,9 @@ def pick_device():
 
 def keep_freed_memory():
     """Have glibc keep freed memory for the next allocation. By default it maps every block over
-    32 MB afresh and unmaps it when freed: a full fine-tune's word-embedding gradient (47 MB for
-    minilm) at every step, whose 11,500 pages every backward then faulted in again, 8% of a k = 0
-    step on 2 cores (docs/performance.md). Where memory comes from changes no number. Returns
-    whether it could (not on macOS or musl, where there is nothing to do)."""
+    32 MB afresh and unmaps it when freed, so a full fine-tune's word-embedding gradient, made at
+    every backward, would fault its pages in at every step (docs/performance.md). Where memory
+    comes from changes no number. Returns whether it could (not on macOS or musl)."""
     try:
         mallopt = ctypes.CDLL("libc.so.6").mallopt
     except (OSError, AttributeError):
@@ -55,10 +59,22 @@ def processor_name(device):
         return "cpu"
 
 
+def peak_memory_mb(device):
+    """The run's peak memory: the GPU's allocations, or on a CPU the process's resident set."""
+    if device.type == "cuda":
+        return torch.cuda.max_memory_allocated(device) / 2**20
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def versions():
+    return dict(python=platform.python_version(), torch=torch.__version__,
+                transformers=importlib.metadata.version("transformers"), numpy=np.__version__)
+
+
 def multiplies_bf16(cpuinfo="/proc/cpuinfo"):
-    """Whether this CPU multiplies bfloat16 natively (AVX-512 BF16 or AMX): there bf16 matrix
-    products run about 4 times as fast as float32 ones; elsewhere torch emulates them, up to 78
-    times slower (docs/equivalence-precision.md). Linux only; False where it cannot tell."""
+    """Whether this CPU multiplies bfloat16 natively (AVX-512 BF16 or AMX); elsewhere torch
+    emulates bf16 matrix products, many times slower than float32 ones (docs/performance.md).
+    Linux only; False where it cannot tell."""
     try:
         with open(cpuinfo) as f:
             flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
@@ -69,9 +85,7 @@ def multiplies_bf16(cpuinfo="/proc/cpuinfo"):
 
 def default_precision(device):
     """fp16 mixed precision on CUDA, as the study trained. On a CPU, bf16 mixed precision where it
-    multiplies bfloat16 natively: about twice as fast there, and the same answers as fp32 within
-    one point in every cell tested, 10 paired seeds each (docs/equivalence-precision.md); fp32
-    where it does not, since emulated bf16 products would make a run many times slower."""
+    multiplies bfloat16 natively (the same answers as fp32: docs/equivalence.md), else fp32."""
     if device.type == "cuda":
         return "fp16"
     return "bf16" if multiplies_bf16() else "fp32"
@@ -82,3 +96,11 @@ def autocast(device, precision):
     the embeddings, the loss, the weights and the optimizer stay float32."""
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
     return torch.autocast(device.type, dtype=dtype, enabled=dtype is not None)
+
+
+def prepare(device):
+    """The process-wide settings a run wants: freed memory kept for reuse and, on CUDA, cuDNN's
+    attention off (it plans anew for every batch shape, and ours change length at every step)."""
+    keep_freed_memory()
+    if device.type == "cuda":
+        torch.backends.cuda.enable_cudnn_sdp(False)

@@ -8,14 +8,14 @@ A batch of sentences of unequal lengths is carried as rows: one row per real tok
 sentences one after another, (N, H) with N the batch's number of tokens. Every module acts on each
 token alone except attention, which needs each sentence whole: it puts the rows into the padded
 (B, T) grid, attends there, and takes the rows back out (Layer.forward, two lines). So padding
-costs only attention's share of the work; Rows says where each row sits in the grid, and
+costs only attention's share of the work; a Layout says where each row sits in the grid, and
 pack(..., skip_padding=False) gives the plain padded layout (a row for every cell of the grid),
 which computes the same logits and gradients (tests/test_model.py).
 
 The forward pass is split so the training loop can cache what frozen layers produce:
-    embed(input_ids, rows)                      (N,) -> (N, H)
-    run_layers(hidden, rows, start, stop)       layers [start, stop) of the stack
-    sentence_states(hidden, rows, start)        layers [start, L), then one state per sentence (B, H):
+    embed(input_ids, layout)                    (N,) -> (N, H)
+    run_layers(hidden, layout, start, stop)     layers [start, stop) of the stack
+    sentence_states(hidden, layout, start)      layers [start, L), then one state per sentence (B, H):
                                                 its first token, or the mean of its tokens (pooling)
     classify(sentence_states)                   (B, H) -> (B, num_labels)
 forward(sequences) is their composition.
@@ -23,6 +23,7 @@ forward(sequences) is their composition.
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -105,7 +106,7 @@ class EncoderConfig:
 
 
 @dataclass
-class Rows:
+class Layout:
     """Where the rows of a batch's (N, ...) tensors sit in its right-padded (B, T) grid."""
     cell: torch.Tensor          # (N,) long: b * T + t for the row holding token t of sentence b
     position: torch.Tensor      # (N,) long: t, the token's place in its sentence
@@ -124,13 +125,13 @@ class Rows:
         return grid.reshape(-1, grid.shape[-1]).index_select(0, self.cell)
 
     def to(self, device):
-        return Rows(*(getattr(self, f).to(device) for f in ("cell", "position", "is_token", "first",
+        return Layout(*(getattr(self, f).to(device) for f in ("cell", "position", "is_token", "first",
                                                               "key_is_token")), self.grid)
 
 
 def pack(sequences, skip_padding=True, pad_value=0):
     """
-    A batch of token ids (T_i,) or hidden states (T_i, H) -> their rows (N,) or (N, H), and Rows.
+    A batch of token ids (T_i,) or hidden states (T_i, H) -> their rows (N,) or (N, H), and their Layout.
     skip_padding: the real tokens only, N = sum of T_i. Otherwise the plain padded layout, a row
     for every cell of the (B, T) grid, N = B * T, the padding cells holding pad_value.
     """
@@ -146,8 +147,15 @@ def pack(sequences, skip_padding=True, pad_value=0):
     cell = keep.nonzero().squeeze(1)
     position = cell % T
     first = (position == 0).nonzero().squeeze(1)
-    rows = Rows(cell, position, in_sentence.flatten()[cell], first, in_sentence[:, None, None, :], (B, T))
-    return values, rows
+    layout = Layout(cell, position, in_sentence.flatten()[cell], first, in_sentence[:, None, None, :], (B, T))
+    return values, layout
+
+
+def length_sorted_batches(lengths, batch_size):
+    """Index batches with examples of similar length together (longest first), so evaluation
+    spends little compute on padding; the caller puts results back by these indices."""
+    order = np.argsort(-np.asarray(lengths), kind="stable")
+    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
 
 
 class Embeddings(nn.Module):
@@ -160,21 +168,21 @@ class Embeddings(nn.Module):
         self.norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout)
 
-    def forward(self, tokens: torch.Tensor, rows: Rows) -> torch.Tensor:
+    def forward(self, tokens: torch.Tensor, layout: Layout) -> torch.Tensor:
         # tokens: (N,) token ids, one per row; or (N, 2) token and segment ids (BERT's sentence
         # pairs: segment 0 up to the first [SEP], 1 after it). Without segment ids, every token is
         # segment 0, as it is for single sentences and for RoBERTa (one segment embedding only).
         input_ids, segments = (tokens, None) if tokens.dim() == 1 else tokens.unbind(-1)
-        positions = rows.position
+        positions = layout.position
         if self.config.model_type == "roberta":
             # RoBERTa numbers the real tokens pad+1, pad+2, ... and gives padding the pad position,
             # so a token's position never depends on how much padding its batch carries.
-            positions = torch.where(rows.is_token, positions + self.config.pad_token_id + 1,
+            positions = torch.where(layout.is_token, positions + self.config.pad_token_id + 1,
                                     self.config.pad_token_id)
         if segments is None:
             segment = self.token_type.weight[0]
         else:  # padding cells (the padded layout only) are segment 0, as transformers pads them
-            segment = self.token_type(torch.where(rows.is_token, segments, 0))
+            segment = self.token_type(torch.where(layout.is_token, segments, 0))
         x = self.word(input_ids) + self.position(positions) + segment
         return self.dropout(self.norm(x))  # (N, H)
 
@@ -196,23 +204,23 @@ class Layer(nn.Module):
         self.attention_dropout = config.attention_dropout
         self.dropout = nn.Dropout(config.hidden_dropout)
 
-    def forward(self, x: torch.Tensor, rows: Rows, first_token_only=False) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, layout: Layout, first_token_only=False) -> torch.Tensor:
         # x: (N, H), one row per token. first_token_only: return each sentence's first token
         # alone, (B, H). Every token is still a key and a value, but queries, the output
         # projection and the FFN run for one row per sentence instead of all of them.
-        B, H = rows.grid[0], x.shape[-1]
+        B, H = layout.grid[0], x.shape[-1]
         heads = lambda t: t.view(B, -1, self.num_heads, H // self.num_heads).transpose(1, 2)
-        queries = x[rows.first] if first_token_only else x  # (Nq, H): the rows we return
+        queries = x[layout.first] if first_token_only else x  # (Nq, H): the rows we return
         q, k, v = self.query(queries), self.key(x), self.value(x)  # per token: no padding here
         # attention sees each sentence whole: padding goes in here ...
-        q = q.view(B, 1, H) if first_token_only else rows.to_grid(q)
-        q, k, v = heads(q), heads(rows.to_grid(k)), heads(rows.to_grid(v))  # (B, nh, T*, hd)
+        q = q.view(B, 1, H) if first_token_only else layout.to_grid(q)
+        q, k, v = heads(q), heads(layout.to_grid(k)), heads(layout.to_grid(v))  # (B, nh, T*, hd)
         # softmax(q k^T / sqrt(hd), masked) @ v, with dropout on the attention probabilities
         p = self.attention_dropout if self.training else 0.0
-        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=rows.key_is_token, dropout_p=p)
+        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=layout.key_is_token, dropout_p=p)
         attended = attended.transpose(1, 2).reshape(B, -1, H)  # (B, Tq, H)
         # ... and comes back out here
-        attended = attended[:, 0] if first_token_only else rows.from_grid(attended)  # (Nq, H)
+        attended = attended[:, 0] if first_token_only else layout.from_grid(attended)  # (Nq, H)
         x = self.attn_norm(queries + self.dropout(self.attn_out(attended)))
         return self.ffn_norm(x + self.dropout(self.ffn_out(self.activation(self.ffn_in(x)))))
 
@@ -239,12 +247,12 @@ class ClassificationHead(nn.Module):
         return self.out_proj(x)  # (B, num_labels)
 
 
-def mean_pool(hidden, rows):
+def mean_pool(hidden, layout):
     """(N, H) rows -> (B, H): each sentence's mean over its real tokens, as sentence-transformers'
     mean pooling computes it (the padded layout's padding cells left out)."""
-    B, T = rows.grid
-    sentence = rows.cell // T  # (N,) the sentence each row belongs to
-    weight = rows.is_token.to(hidden.dtype)[:, None]  # (N, 1)
+    B, T = layout.grid
+    sentence = layout.cell // T  # (N,) the sentence each row belongs to
+    weight = layout.is_token.to(hidden.dtype)[:, None]  # (N, 1)
     sums = hidden.new_zeros(B, hidden.shape[-1]).index_add_(0, sentence, hidden * weight)
     counts = weight.new_zeros(B, 1).index_add_(0, sentence, weight)
     return sums / counts.clamp(min=1e-9)
@@ -262,32 +270,32 @@ class Classifier(nn.Module):
         self.layers = nn.ModuleList(Layer(config) for _ in range(config.num_layers))
         self.head = ClassificationHead(config)
 
-    def run_layers(self, hidden, rows, start=0, stop=None, first_token_only=False):
-        """Layers [start, stop) on hidden (N, H) laid out by rows. first_token_only: return each
+    def run_layers(self, hidden, layout, start=0, stop=None, first_token_only=False):
+        """Layers [start, stop) on hidden (N, H) laid out by `layout`. first_token_only: return each
         sentence's first token alone, (B, H); the last of these layers computes nothing else."""
         layers = self.layers[start:stop]
         for i, layer in enumerate(layers):
-            hidden = layer(hidden, rows, first_token_only and i == len(layers) - 1)
+            hidden = layer(hidden, layout, first_token_only and i == len(layers) - 1)
         if first_token_only and not layers:  # every layer frozen and cached: nothing to run
-            hidden = hidden[rows.first]
+            hidden = hidden[layout.first]
         return hidden
 
-    def sentence_states(self, hidden, rows, start=0):
+    def sentence_states(self, hidden, layout, start=0):
         """Layers [start, L) on hidden (N, H), then one state per sentence (B, H). First-token
-        pooling lets the last layer compute the first token alone: about a sixth less work for a
-        6-layer model, the same states. Mean pooling needs every token of the last layer."""
+        pooling lets the last layer compute the first token alone (the same states, less work);
+        mean pooling needs every token of the last layer."""
         if self.pooling == "first":
-            return self.run_layers(hidden, rows, start, first_token_only=True)
-        return mean_pool(self.run_layers(hidden, rows, start), rows)
+            return self.run_layers(hidden, layout, start, first_token_only=True)
+        return mean_pool(self.run_layers(hidden, layout, start), layout)
 
     def classify(self, sentence_states):
         return self.head(sentence_states)
 
     def forward(self, sequences, skip_padding=True):
         """Logits (B, num_labels) for a batch of token ids (T_i,), or token and segment ids (T_i, 2)."""
-        input_ids, rows = pack(sequences, skip_padding, self.config.pad_token_id)
-        rows = rows.to(input_ids.device)
-        return self.classify(self.sentence_states(self.embed(input_ids, rows), rows))
+        input_ids, layout = pack(sequences, skip_padding, self.config.pad_token_id)
+        layout = layout.to(input_ids.device)
+        return self.classify(self.sentence_states(self.embed(input_ids, layout), layout))
 
 
 @torch.no_grad()

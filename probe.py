@@ -42,8 +42,8 @@ def fit(features, labels, num_labels, l2):
 def fit_softmax(x, y, num_labels, l2, tolerance=1e-10, max_steps=100):
     """Softmax regression minimised by Newton's method, each step its exact Hessian's solve, halved
     until the loss falls enough (Armijo), until the largest gradient is below `tolerance`: a few
-    steps to float64's precision. (torch.optim.LBFGS would do, but its first use imports torch's
-    compiler, 2 s of every SetFit run.) x (n, H) float64, y (n,) long -> weight (H, C), bias (C,)."""
+    steps to float64's precision, without torch.optim (whose first use imports torch's compiler).
+    x (n, H) float64, y (n,) long -> weight (H, C), bias (C,)."""
     n, C = len(x), num_labels
     x1 = torch.cat([x, x.new_ones(n, 1)], 1)  # (n, D): the bias as one more feature, D = H + 1
     D = x1.shape[1]

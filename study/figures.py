@@ -9,7 +9,8 @@ import sys
 
 import numpy as np
 
-from data import write_atomically
+from cache import write_atomically
+from result import model_label
 from study.published import blog_rows, reference_depth, reports_mcc
 
 
@@ -64,8 +65,8 @@ def write_figure(folder, results):
     for ax in axes.flat:
         legend.update(zip(ax.get_legend_handles_labels()[1], ax.get_legend_handles_labels()[0]))
     figure.legend(legend.values(), legend.keys(), loc="lower center", ncol=len(legend), fontsize=8, frameon=False)
-    figure.suptitle(f"{config['task']}, {os.path.basename(os.path.normpath(config['model']))} "
-                    f"({config.get('precision', 'fp32')}): one dot per run, bar = mean")
+    figure.suptitle(f"{config['task']}, {model_label(config['model'])} ({config['precision']}): one dot per run, "
+                    "bar = mean")
     figure.tight_layout(rect=(0, 0.07 / len(metrics), 1, 1))
     write_atomically(os.path.join(folder, "figure.png"), lambda f: figure.savefig(f, format="png", dpi=110))
     plt.close(figure)

@@ -25,34 +25,18 @@ import sys
 
 import numpy as np
 
-import data
-import metrics
-from data import write_atomically
+from cache import write_atomically
+from result import model_label
 from study.published import LEE_MODELS, REFERENCE_LAYERS, lee_rows
 from study.results import devices_line, load_results, number, pool_devices, precision_of
 
 
-def constant_score(results, glue_dir=None):
-    """The best constant prediction's score on the task's dev split, in its metric (metrics.
-    constant_scores): recorded by each run; for runs from before it was, computed from the dev
-    split, read where the runs read it (or from glue_dir)."""
-    recorded = [r["constant"][r["metric"]] for r in results if "constant" in r]
-    if recorded:
-        return recorded[0]
-    config = results[0]["config"]
-    if config.get("train_file"):
-        task = data.load_csv_task(config["train_file"], config["dev_file"], config["text_column"],
-                                  config["label_column"], config.get("text_pair_column"), config.get("regression"))
-    else:
-        task = data.load_glue(config["task"], glue_dir or config.get("glue_dir"))
-    return metrics.constant_scores(task.dev_labels, task.num_labels)[results[0]["metric"]]
-
-
-def summarize(results, constant):
+def summarize(results):
     """One task's runs -> the line search (each rate's k = 0 runs by seed, and its score: their mean
     on the seeds all rates share), the picked learning rate, and per depth at that rate the runs'
     scores, their mean and std, and the mean as a share of the full fine-tune's."""
-    config = results[0]["config"]
+    config, metric = results[0]["config"], results[0]["metric"]
+    constant = results[0]["constant"][metric]  # the best constant prediction's score (metrics.constant_scores)
     search = {}  # {learning rate: {seed: score}} of the k = 0 runs (a seed run on two devices: their mean)
     for r in results:
         if r["config"]["freeze"] == 0:
@@ -89,7 +73,7 @@ def summarize(results, constant):
     operating_point = max((k for k, d in learnt.items() if d["mean"] >= 0.9 * full), default=0)
     gain_point = max((k for k, d in learnt.items() if d["gain_share"] >= 0.9), default=None)
     return dict(task=config["task"], metric=results[0]["metric"], num_layers=config["num_layers"],
-                model=os.path.basename(os.path.normpath(config["model"])), search=search, seeds=seeds,
+                model=model_label(config["model"]), search=search, seeds=seeds,
                 search_score=search_score, lr=lr, depths=depths, constant=constant,
                 operating_point=operating_point, gain_point=gain_point)
 
@@ -212,8 +196,6 @@ def main(argv=None):
     p = argparse.ArgumentParser(description="Lee et al. (2019)'s tables and Figure 1 from folders of runs.")
     p.add_argument("folders", nargs="+", help="one folder of runs per task (make grid PROTOCOL=lee ...)")
     p.add_argument("--out", help="where report.md and figure.png go (default: the first folder)")
-    p.add_argument("--glue-dir", help="the GLUE folder, for the constant prediction of runs that did not record it "
-                                      "(default: where the runs read it, else $GLUE_DIR)")
     args = p.parse_args(argv)
     try:
         results = []
@@ -224,7 +206,7 @@ def main(argv=None):
                                  "run the grid first (make grid PROTOCOL=lee SIZES=all ...)")
             precision_of(runs, folder)
             results.append(runs)
-        summaries = [summarize(runs, constant_score(runs, args.glue_dir)) for runs in results]
+        summaries = [summarize(runs) for runs in results]
     except ValueError as e:
         print(f"lee_report.py: error: {e}", file=sys.stderr)
         sys.exit(2)

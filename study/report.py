@@ -20,7 +20,8 @@ import sys
 
 import numpy as np
 
-from data import write_atomically
+from cache import write_atomically
+from result import method_of, model_label
 from study import figures
 from study.published import REFERENCE_LAYERS, blog_rows, reference_depth, reports_mcc
 from study.methods import methods_lines, probe_lines, reinit_lines, setfit_lines
@@ -172,7 +173,7 @@ def grid_lines(folder, rows, results, seeds, with_mcc, published):
     """The report's title, what its runs were, and the table of every (train size, k) cell."""
     first = results[0]["config"]
     precision, device = precision_of(results, folder), devices_line(results)
-    method = " (SetFit)" if first.get("method") == "setfit" else ""
+    method = " (SetFit)" if first["method"] == "setfit" else ""
     lines = [f"# {first['task']} with {first['model']}{method}: best dev accuracy per run", "",
              f"{len(results)} runs, all in {precision} on {device}. Majority-class baseline: "
              f"{results[0]['majority_accuracy']:.3f}. A cell with fewer runs than the {seeds} seeds shows them as "
@@ -200,7 +201,7 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
     reset_runs (--reinit), probe_runs (--probe) and setfit_runs (--method setfit) sections of their own."""
     first = results[0]["config"]
     task, num_layers = first["task"], first["num_layers"]
-    model_name = os.path.basename(os.path.normpath(first["model"]))
+    model_name = model_label(first["model"])
     majority = results[0]["majority_accuracy"]
     with_mcc = reports_mcc(task)
     reference_rows = blog_rows(task)
@@ -254,11 +255,10 @@ def main(argv=None):
     os.makedirs(out, exist_ok=True)
     # runs with their top layers reset, linear probes and SetFit runs are rows of their own, not
     # seeds of the plain cells; a folder of SetFit runs alone has them as its cells
-    reset = [r for r in results if r["config"].get("reinit")]
-    probes = [r for r in results if r["config"].get("probe")]
-    setfit = [r for r in results if r["config"].get("method") == "setfit"]
-    results = [r for r in results if not r["config"].get("reinit") and not r["config"].get("probe")
-               and r["config"].get("method") != "setfit"]
+    reset = [r for r in results if r["config"]["reinit"]]
+    probes = [r for r in results if method_of(r["config"]) == "probe"]
+    setfit = [r for r in results if method_of(r["config"]) == "setfit"]
+    results = [r for r in results if not r["config"]["reinit"] and method_of(r["config"]) == "finetune"]
     if not results and setfit:
         results, setfit = setfit, []
     if not results:

@@ -17,6 +17,8 @@ import sys
 
 import numpy as np
 
+import result as run_result
+
 STATISTICS = ("mean", "median", "std", "min", "max")
 
 
@@ -35,30 +37,20 @@ def load_results(folder, figure="best_accuracy"):
     return results
 
 
-def precision_of(results, folder):
-    """The one precision every run in `folder` ran in: a cell pools its seeds, and fp32 and bf16
-    seeds pooled would hide a difference the report exists to show."""
-    counts = {}
-    for result in results:
-        precision = result["config"].get("precision", "fp32")
-        counts[precision] = counts.get(precision, 0) + 1
-    if len(counts) > 1:
-        raise ValueError(f"{folder} mixes precisions ({', '.join(f'{n} runs {p}' for p, n in sorted(counts.items()))}): "
-                         "move one precision's runs to a folder of their own, and compare the two with --against")
-    return next(iter(counts))
+precision_of = run_result.one_precision  # the one precision of a folder's runs, or the error that names two
 
 
 def device_of(result):
     """'cpu' or 'cuda': the kind of device a run ran on."""
-    return result["config"].get("device", "cpu").split(":")[0]
+    return result["config"]["device"].split(":")[0]
 
 
 def devices_line(results):
     """Where the runs were made: 'cpu', or 'cpu (113 runs: AMD EPYC) and cuda (5 runs: NVIDIA H100
-    80GB HBM3)' (runs from before the processor was recorded name only the kind of device)."""
+    80GB HBM3)' (a run whose processor was not recorded, null, names only the kind of device)."""
     kinds = {}
     for result in results:
-        kinds.setdefault(device_of(result), set()).add(result.get("processor"))
+        kinds.setdefault(device_of(result), set()).add(result["processor"])
     if len(kinds) == 1:
         return next(iter(kinds))
     counts = {kind: sum(device_of(r) == kind for r in results) for kind in kinds}
@@ -148,22 +140,23 @@ def table(results):
         row = dict(train_size=size, frozen_layers=freeze, runs=len(runs), devices=devices)
         row.update({f"accuracy_{k}": v for k, v in describe([r["best_accuracy"] for r in runs]).items()})
         row.update({f"mcc_{k}": v for k, v in describe([r["best_mcc"] for r in runs]).items()})
-        # the price, and the training subset's score at the run's evaluation (runs before these
-        # were recorded leave them blank)
-        train = [r["train_at_score"]["accuracy"] for r in runs if "accuracy" in r.get("train_at_score", {})]
+        # the price, and the training subset's score at the run's evaluation (blank where a run did
+        # not record it: null)
+        train = [r["train_at_score"]["accuracy"] for r in runs if r["train_at_score"]]
         row.update(train_accuracy_mean=float(np.mean(train)) if train else float("nan"),
                    seconds_median=median_of(runs, lambda r: r["seconds"]["total"]),
                    prefix_seconds_median=median_of(runs, lambda r: r["seconds"]["prefix"]),
                    peak_memory_mb_median=median_of(runs, lambda r: r["peak_memory_mb"]),
-                   trainable_parameters=runs[0].get("trainable_parameters", ""))
+                   trainable_parameters=runs[0]["trainable_parameters"])
         rows.append(row)
     return rows
 
 
-def run_kind(path):
-    """What a run's time depends on, from its file name: its depth, size and variant, not its seed
-    or learning rate ('freeze2_size200', 'freeze6_size100_probe')."""
-    return re.sub(r"_seed\d+|_lr[^_]+(?=_|$)", "", os.path.basename(path).removesuffix(".json"))
+def timing_kind(path):
+    """What a run's time depends on, from its file name: (depth, size, reset layers, method), not
+    its seed or learning rate."""
+    run = run_result.parse_name(path)
+    return (run.freeze, run.size, run.reinit, run.method) if run else os.path.basename(path)
 
 
 def time_left(runs):
@@ -180,10 +173,10 @@ def time_left(runs):
     if not done:
         return 0, None
     median = lambda paths: float(np.median([done[p] for p in paths])) if paths else None
-    size = lambda path: run_kind(path).split("_")[1]
+    size = lambda path: timing_kind(path)[1]
     left = 0.0
     for path in pending:
-        left += (median([p for p in done if run_kind(p) == run_kind(path)])
+        left += (median([p for p in done if timing_kind(p) == timing_kind(path)])
                  or median([p for p in done if size(p) == size(path)]) or median(list(done)))
     return len(done), left
 

@@ -8,7 +8,7 @@ import torch
 import transformers
 
 import checkpoint
-from test_model import tiny_hf_model
+from conftest import tiny_hf_model
 
 
 def test_fresh_head_is_initialised_like_transformers(tmp_path):

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 import contrastive
 import data
 import freeze_study
-from test_freeze_study import run
+from conftest import run
 
 
 def test_pairs_are_setfit_s_oversampled_pairs():
@@ -67,7 +67,7 @@ def test_setfit_with_adamw_on_the_used_word_rows_trains_as_on_every_row(tmp_path
     # the body's weight decay (0.01) reaches the word embedding: the rows no pair uses decay, bit for bit
     common = ("--method", "setfit", "--freeze", "0", "--precision", "fp32", "--size", "8")
     used = run(tmp_path, tiny_bert, glue_dir, *common)
-    monkeypatch.setattr(contrastive, "word_rows", lambda *args: {})
+    monkeypatch.setattr(contrastive, "used_word_rows", lambda *args: {})
     every = run(tmp_path, tiny_bert, glue_dir, *common, out="every.json")
     assert used["train_losses"] == every["train_losses"] and used["at_score"] == every["at_score"]
 

@@ -148,15 +148,7 @@ def test_size_out_of_range_is_named():
 
 
 # ---------------------------------------------------------------------------------------------
-# tokens and batches
-
-def test_length_sorted_batches_cover_every_example_once():
-    lengths = [5, 9, 2, 9, 7, 1, 3]
-    batches = data.length_sorted_batches(lengths, 3)
-    flat = np.concatenate(batches)
-    assert sorted(flat.tolist()) == list(range(7))
-    assert [lengths[i] for i in flat] == sorted(lengths, reverse=True)
-
+# tokens
 
 def test_tokenize_truncates_and_does_not_pad():
     tokenizer = checkpoint.load_tokenizer(checkpoint.checkpoint_folder("minilm"))
@@ -166,47 +158,6 @@ def test_tokenize_truncates_and_does_not_pad():
 
 # ---------------------------------------------------------------------------------------------
 # a user's own task, and bad input
-
-def test_cached_tokens_are_the_tokenizer_s_and_are_read_back_without_it(tmp_path):
-    folder = checkpoint.checkpoint_folder("minilm")
-    tokenizer = checkpoint.load_tokenizer(folder)
-    sets = [(["a film .", "word " * 600], None), (["the first", "the second"], ["a pair", "another"])]
-    calls = []
-
-    def tokenize_sets():
-        calls.append(1)
-        return 128, [data.tokenize(tokenizer, texts, 128, pairs) for texts, pairs in sets]
-
-    path = data.token_cache_path(tmp_path, "sst2-50", folder, 512, sets)
-    fresh = data.cached_tokens(path, tokenize_sets)
-    again = data.cached_tokens(path, tokenize_sets)
-    assert len(calls) == 1 and again[0] == fresh[0] == 128
-    for plain, cached in zip(fresh[1], again[1]):
-        assert [t.tolist() for t in plain] == [t.tolist() for t in cached]
-    assert again[1][1][0].shape[1] == 2  # a pair keeps its segment ids
-    # a corrupt file is said and rebuilt, never trusted
-    with open(path, "wb") as f:
-        f.write(b"cut short")
-    assert [t.tolist() for t in data.cached_tokens(path, tokenize_sets)[1][0]] == [t.tolist() for t in fresh[1][0]]
-    assert len(calls) == 2
-
-
-def test_token_cache_key_changes_with_the_tokenizer_the_limit_and_the_texts(tmp_path):
-    minilm = checkpoint.checkpoint_folder("minilm")
-    copy = tmp_path / "tokenizer"
-    copy.mkdir()
-    for name in data.TOKENIZER_FILES:
-        if os.path.exists(os.path.join(minilm, name)):
-            shutil.copy(os.path.join(minilm, name), copy)
-    sets = [(["a film ."], None)]
-    key = lambda folder=copy, limit=512, sets=sets: data.token_cache_path(tmp_path, "t", folder, limit, sets)
-    assert key() == key(minilm) == data.token_cache_path(tmp_path, "t", copy, 512, [(["a film ."], None)])
-    assert key(limit=128) != key()
-    assert key(sets=[(["a film !"], None)]) != key() != key(sets=[(["a film ."], ["and a pair"])])
-    with open(copy / "vocab.txt", "a") as f:
-        f.write("newword\n")
-    assert key() != key(minilm)
-
 
 def write(path, text):
     path.write_text(text)
@@ -295,15 +246,3 @@ def test_hub_unreachable_names_glue_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
     with pytest.raises(ValueError, match="--glue-dir"):
         data.load_glue("sst2")
-
-
-def test_write_atomically_leaves_nothing_when_the_writer_fails(tmp_path):
-    path = tmp_path / "sub" / "result.json"
-    data.write_atomically(str(path), lambda f: f.write(b"old"))
-
-    def half_then_fail(f):
-        f.write(b"half")
-        raise KeyboardInterrupt
-    with pytest.raises(KeyboardInterrupt):
-        data.write_atomically(str(path), half_then_fail)
-    assert path.read_bytes() == b"old" and [p.name for p in path.parent.iterdir()] == ["result.json"]

@@ -11,18 +11,11 @@ import time
 import pytest
 import torch
 
+import cache
 import checkpoint
 import freeze_study
-import loop
 import machine
-from conftest import ROOT
-
-
-def run(tmp_path, checkpoint, glue_dir, *extra, out="result.json"):
-    argv = ["--model", checkpoint, "--glue-dir", glue_dir, "--size", "50", "--epochs", "2",
-            "--cache-dir", str(tmp_path / "cache"), "--splits-dir", str(tmp_path / "splits"),
-            "--out", str(tmp_path / out), "--quiet", *extra]
-    return freeze_study.run(freeze_study.parse_args(argv))
+from conftest import ROOT, run
 
 
 @pytest.mark.parametrize("k", [-1, 1, 3])
@@ -126,7 +119,7 @@ def test_cache_file_is_reused_and_a_truncated_one_rebuilt(tmp_path, tiny_bert, g
     def must_not_run(*args, **kwargs):
         raise AssertionError("the frozen prefix or the tokens were recomputed although their cache file exists")
     with monkeypatch.context() as m:
-        m.setattr(loop, "frozen_prefix", must_not_run)
+        m.setattr(cache, "frozen_prefix", must_not_run)
         m.setattr(checkpoint, "load_tokenizer", must_not_run)
         run(tmp_path, tiny_bert, glue_dir, "--freeze", "2", "--seed", "2")
 
@@ -137,7 +130,7 @@ def test_cache_file_is_reused_and_a_truncated_one_rebuilt(tmp_path, tiny_bert, g
     assert "is unreadable" in capsys.readouterr().err
     assert dev_file.stat().st_size == size  # rebuilt whole
     with monkeypatch.context() as m:
-        m.setattr(loop, "frozen_prefix", must_not_run)
+        m.setattr(cache, "frozen_prefix", must_not_run)
         run(tmp_path, tiny_bert, glue_dir, "--freeze", "2")
 
 

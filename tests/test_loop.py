@@ -7,8 +7,9 @@ import pytest
 import torch
 import transformers
 
-import loop
+import cache
 import checkpoint
+import loop
 import model
 
 
@@ -53,9 +54,9 @@ def test_number_of_evaluations_over_ten_epochs(tiny_bert, n, evaluations):
     dev = [torch.randn(1, 32) for _ in range(4)]
     history = loop.train(classifier, loop.TrainConfig(freeze=3), inputs, np.arange(n) % 2, dev,
                          np.array([0, 1, 0, 1]), 3, torch.device("cpu"), log=lambda line: None)
-    assert len(history["curve"]) == evaluations
-    assert len(history["losses"]) == history["total_steps"] == 10 * math.ceil(n / 16)
-    assert [p["step"] for p in history["curve"]][:2] == [history["eval_every"], 2 * history["eval_every"]]
+    assert len(history.curve) == evaluations
+    assert len(history.losses) == history.total_steps == 10 * math.ceil(n / 16)
+    assert [p["step"] for p in history.curve][:2] == [history.eval_every, 2 * history.eval_every]
 
 
 def test_predictions_come_back_in_the_original_order(tiny_bert):
@@ -73,18 +74,6 @@ def test_predictions_come_back_in_the_original_order(tiny_bert):
     assert batched.tolist() == expected
 
 
-def test_frozen_prefix_equals_the_full_network(tiny_bert, device):
-    classifier = checkpoint.from_pretrained(tiny_bert).eval().to(device)
-    ids = [torch.tensor([101, 2000, 3000, 102]), torch.tensor([101, 4000, 102])]
-    states = loop.frozen_prefix(classifier, ids, 2, device, "fp32")
-    for example, hidden in zip(ids, states):
-        with torch.no_grad():
-            example_ids, rows = (t.to(device) for t in model.pack([example]))
-            full = classifier.run_layers(classifier.embed(example_ids, rows), rows, 0, 2)
-        assert hidden.shape == (len(example), 32)
-        torch.testing.assert_close(hidden, full, atol=1e-6, rtol=0)
-
-
 def logits_and_gradients(classifier, inputs, labels, start, skip_padding, device):
     classifier.zero_grad()
     logits = loop.logits_for(classifier, inputs, start, device, skip_padding)
@@ -100,7 +89,7 @@ def test_skipping_padding_trains_as_the_padded_batch_from_ids_and_from_the_cache
     g = torch.Generator().manual_seed(0)
     ids = [torch.randint(1000, 2000, (n,), generator=g) for n in (3, 41, 8, 2, 25, 13, 1, 33)]
     labels = torch.tensor([0, 1, 1, 0, 1, 0, 0, 1], device=device)
-    inputs = ids if k == 0 else loop.frozen_prefix(classifier, ids, k, device, "fp32")
+    inputs = ids if k == 0 else cache.frozen_prefix(classifier, ids, k, device, "fp32")
     start = None if k == 0 else k
     classifier.train()
     packed = logits_and_gradients(classifier, inputs, labels, start, True, device)
@@ -154,11 +143,11 @@ def test_adamw_on_the_used_word_rows_gives_the_plain_path_s_weights_bit_for_bit(
     weights, states = {}, {}
     for kind in ("used rows", "every row"):
         if kind == "every row":
-            monkeypatch.setattr(loop, "word_rows", lambda *args: {})
+            monkeypatch.setattr(loop, "used_word_rows", lambda *args: {})
         torch.manual_seed(0)
         classifier = checkpoint.from_pretrained(tiny_bert).to(device)
         loop.freeze(classifier, 0)
-        states[kind] = loop.word_rows(classifier, train_inputs, None)
+        states[kind] = loop.used_word_rows(classifier, train_inputs, None)
         history = loop.train(classifier, config, train_inputs, train_labels, dev_inputs, dev_labels, None, device,
                              log=lambda line: None)
         weights[kind] = {n: p.detach().clone() for n, p in classifier.named_parameters()}
@@ -177,11 +166,11 @@ def test_adamw_on_the_used_word_rows_gives_the_plain_path_s_weights_bit_for_bit(
 def test_word_rows_are_only_for_a_word_embedding_that_trains_on_token_ids(tiny_bert):
     classifier = checkpoint.from_pretrained(tiny_bert)
     ids = [torch.tensor([101, 7, 7, 102]), torch.stack([torch.tensor([101, 9, 102, 8, 102]), torch.tensor([0, 0, 0, 1, 1])], 1)]
-    rows = loop.word_rows(classifier, ids, None)
+    rows = loop.used_word_rows(classifier, ids, None)
     assert rows[classifier.embed.word.weight].tolist() == [0, 7, 8, 9, 101, 102]  # [PAD] is 0; segments are not ids
-    assert loop.word_rows(classifier, ids, 2) == {}  # cached states: the embedding does not run
+    assert loop.used_word_rows(classifier, ids, 2) == {}  # cached states: the embedding does not run
     loop.freeze(classifier, 1)
-    assert loop.word_rows(classifier, ids, None) == {}
+    assert loop.used_word_rows(classifier, ids, None) == {}
 
 
 def fp16_step(classifier, scaler, ids, labels, device):
@@ -231,17 +220,6 @@ def test_fp16_and_bf16_training_follow_fp32(tiny_bert_no_dropout, device):
     assert losses["fp16"] != losses["fp32"]  # it did run in half precision
 
 
-def test_cache_key_holds_the_segment_ids():
-    # the same tokens split into two segments at another place are other inputs: another file
-    cpu = torch.device("cpu")
-    ids = torch.tensor([101, 7, 8, 102, 9, 102])
-    path = lambda examples: loop.prefix_cache_path("cache", "ckpt", "mrpc-dev", examples, 2, cpu, "fp32")
-    first = path([torch.stack([ids, torch.tensor([0, 0, 0, 0, 1, 1])], 1)])
-    other = path([torch.stack([ids, torch.tensor([0, 0, 1, 1, 1, 1])], 1)])
-    assert len({first, other, path([ids])}) == 3
-    assert first == path([torch.stack([ids, torch.tensor([0, 0, 0, 0, 1, 1])], 1)])
-
-
 @pytest.mark.parametrize("selection", ["best", "last"])
 def test_the_chosen_evaluations_weights_are_restored_exactly(tiny_bert, selection, device):
     # after training, the model holds the weights of the evaluation the run reports: scoring the
@@ -256,7 +234,7 @@ def test_the_chosen_evaluations_weights_are_restored_exactly(tiny_bert, selectio
     config = loop.TrainConfig(freeze=1, epochs=4, lr=1e-3, metric="accuracy", selection=selection, eval_at_end=True)
     history = loop.train(classifier, config, train_inputs, train_labels, dev_inputs, dev_labels, None,
                          device, log=lambda line: None)
-    chosen, curve = history["chosen"], history["curve"]
+    chosen, curve = history.chosen, history.curve
     if selection == "best":
         assert chosen["step"] < curve[-1]["step"], "the test needs a best evaluation before the last"
         assert chosen["accuracy"] == max(p["accuracy"] for p in curve)
@@ -266,7 +244,7 @@ def test_the_chosen_evaluations_weights_are_restored_exactly(tiny_bert, selectio
     dev = loop.metrics.scores(dev_labels, loop.predict(classifier, dev_inputs, None, device, config), 2)
     assert dev == {name: chosen[name] for name in dev}
     train = loop.metrics.scores(train_labels, loop.predict(classifier, train_inputs, None, device, config), 2)
-    assert train == history["train_scores"]
+    assert train == history.train_scores
 
 
 def test_reinit_resets_exactly_the_top_layers_as_transformers_initialises_them(tiny_bert):

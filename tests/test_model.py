@@ -4,24 +4,11 @@ import pytest
 import torch
 import transformers
 
+import cache
 import checkpoint
 import loop
 import model
-
-
-def tiny_hf_model(family, tmp_path, num_labels=3):
-    """A random transformers classifier of the family, saved as a checkpoint folder."""
-    torch.manual_seed(0)
-    common = dict(vocab_size=99, hidden_size=32, num_hidden_layers=3, num_attention_heads=4,
-                  intermediate_size=37, max_position_embeddings=64, num_labels=num_labels,
-                  attn_implementation="eager")
-    if family == "bert":
-        hf = transformers.BertForSequenceClassification(transformers.BertConfig(**common))
-    else:
-        config = transformers.RobertaConfig(**common, pad_token_id=1, type_vocab_size=1)
-        hf = transformers.RobertaForSequenceClassification(config)
-    hf.save_pretrained(tmp_path)
-    return hf.eval(), str(tmp_path)
+from conftest import tiny_hf_model
 
 
 def padded_batch(pad_id, lengths=(7, 3, 11, 5), vocab=99):
@@ -207,8 +194,8 @@ def test_mean_pooling_is_transformers_masked_mean_with_and_without_the_cache(ski
     with torch.no_grad():
         states = hf.bert(input_ids=ids, attention_mask=mask).last_hidden_state  # (B, T, H)
         expected = (states * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)  # sentence-transformers' mean
-        whole = loop.sentence_states_for(ours, sentences, None, torch.device("cpu"), skip_padding)
-        prefix = loop.frozen_prefix(ours, sentences, 2, torch.device("cpu"), "fp32")  # layers 1-2 cached
-        cached = loop.sentence_states_for(ours, prefix, 2, torch.device("cpu"), skip_padding)
+        whole = loop.pooled_states(ours, sentences, None, torch.device("cpu"), skip_padding)
+        prefix = cache.frozen_prefix(ours, sentences, 2, torch.device("cpu"), "fp32")  # layers 1-2 cached
+        cached = loop.pooled_states(ours, prefix, 2, torch.device("cpu"), skip_padding)
     torch.testing.assert_close(whole, expected, atol=1e-5, rtol=0)
     torch.testing.assert_close(cached, expected, atol=1e-5, rtol=0)

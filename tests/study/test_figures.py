@@ -2,14 +2,14 @@
 
 import pytest
 
+from conftest import result_record
 from study import figures
 
 pytest.importorskip("matplotlib")
 
 
 def run(task, k, size, seed, accuracy, mcc):
-    return dict(config=dict(task=task, model="minilm", num_layers=6, freeze=k, size=size, seed=seed, precision="fp32"),
-                best_accuracy=accuracy, best_mcc=mcc, majority_accuracy=0.509)
+    return result_record(k, size, seed, accuracy, mcc=mcc, task=task)
 
 
 def png_size(path):

@@ -4,15 +4,19 @@ import json
 
 import pytest
 
+import result
+from conftest import result_record
 from study import lee_report
 
 
 def write_run(folder, task, metric, freeze, seed, lr, score, num_layers=6, constant=0.0, device="cpu"):
-    result = dict(config=dict(freeze=freeze, size="all", seed=seed, lr=lr, task=task, model="minilm",
-                              num_layers=num_layers, precision="fp32", device=device),
-                  metric=metric, score=score, constant={metric: constant})
-    where = "" if device == "cpu" else "_gpu"  # a results folder the GPU's runs were copied into
-    (folder / f"freeze{freeze}_sizeall_seed{seed}_lr{lr:g}{where}.json").write_text(json.dumps(result))
+    record = result_record(freeze, "all", seed, task=task, metric=metric, score=score, lr=lr, num_layers=num_layers,
+                           device=device)
+    record["constant"] = {metric: constant}
+    name = result.name_of(record["config"]).file_name()
+    if device != "cpu":  # a results folder the GPU's runs were copied into
+        name = name.replace(".json", "_gpu.json")
+    (folder / name).write_text(json.dumps(record))
 
 
 @pytest.fixture
@@ -32,7 +36,7 @@ def mrpc(tmp_path):
 
 def test_line_search_pick_operating_point_and_shares(mrpc):
     runs = lee_report.load_results(str(mrpc), figure="score")
-    summary = lee_report.summarize(runs, lee_report.constant_score(runs))
+    summary = lee_report.summarize(runs)
     assert summary["lr"] == 3e-5 and summary["search"][3e-5] == {1: 0.86, 2: 0.88}
     assert summary["seeds"] == [1, 2] and summary["search_score"][3e-5] == pytest.approx(0.87)
     depths = summary["depths"]
@@ -53,17 +57,9 @@ def test_a_depth_no_better_than_the_constant_is_never_the_operating_point(tmp_pa
         for seed, score in enumerate(scores, 1):
             write_run(tmp_path, "mrpc", "f1", k, seed, 5e-5, score, constant=0.812)
     runs = lee_report.load_results(str(tmp_path), figure="score")
-    summary = lee_report.summarize(runs, lee_report.constant_score(runs))
+    summary = lee_report.summarize(runs)
     assert summary["depths"][6]["share"] > 0.9 and summary["depths"][6]["constant_level"]
     assert summary["operating_point"] == 4 and not summary["depths"][4]["constant_level"]
-
-
-def test_runs_without_the_constant_read_it_from_the_dev_split(tmp_path, glue_dir):
-    write_run(tmp_path, "mrpc", "f1", 0, 1, 5e-5, 0.86)
-    runs = lee_report.load_results(str(tmp_path), figure="score")
-    del runs[0]["constant"]
-    # MRPC's dev split: 279 of 408 pairs are paraphrases, so always "paraphrase" scores F1 558 / 687
-    assert lee_report.constant_score(runs, glue_dir) == pytest.approx(2 * 279 / (408 + 279))
 
 
 def test_report_and_figure_beside_the_paper(mrpc, tmp_path):
@@ -88,7 +84,7 @@ def test_seeds_the_depth_sweep_adds_never_change_the_pick(tmp_path):
         write_run(tmp_path, "stsb", "spearman", 0, seed, 5e-5, score)
     write_run(tmp_path, "stsb", "spearman", 4, 1, 5e-5, 0.77)
     runs = lee_report.load_results(str(tmp_path), figure="score")
-    summary = lee_report.summarize(runs, lee_report.constant_score(runs))
+    summary = lee_report.summarize(runs)
     assert summary["seeds"] == [1] and summary["lr"] == 5e-5
     full = summary["depths"][0]["mean"]  # every seed counts in the cell's mean
     assert full == pytest.approx(0.85368) and full < summary["search_score"][4e-5]
@@ -130,7 +126,7 @@ def test_a_gpu_pools_with_the_cpu_only_where_they_agree(tmp_path):
         write_run(tmp_path, "sst2", "accuracy", 4, seed, 5e-5, score, constant=0.509, device="cuda:0")
     write_run(tmp_path, "sst2", "accuracy", 4, 3, 5e-5, 0.80, constant=0.509)
     lee_report.main([str(tmp_path)])
-    summary = lee_report.summarize(lee_report.load_results(str(tmp_path), figure="score"), 0.509)
+    summary = lee_report.summarize(lee_report.load_results(str(tmp_path), figure="score"))
     assert summary["search"][4e-5] == {1: pytest.approx(0.8945)} and summary["lr"] == 5e-5
     assert summary["depths"][0]["scores"] == [pytest.approx(0.898), 0.901, 0.895]  # seed 1: both devices' mean
     assert summary["depths"][0]["devices"].endswith("within 2 SE, pooled")

@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from conftest import result_record, write_result
 from study import results
 
 
@@ -22,14 +23,13 @@ def test_time_left_takes_each_kind_of_run_at_its_own_pace(tmp_path):
     assert done == 3 and left == 62 + 8 + 60 + 60
     assert results.where_the_grid_stands(runs) == "3 of 7 runs done, about 3 min left"
     assert results.duration(30) == "under a minute" and results.duration(4000) == "1 h 07 min"
-    assert results.run_kind("a/freeze0_sizeall_seed1_lr3e-5.json") == "freeze0_sizeall"
-    assert results.run_kind("freeze0_size100_seed2_reinit1.json") == "freeze0_size100_reinit1"
+    assert results.timing_kind("a/freeze0_sizeall_seed1_lr3e-5.json") == (0, "all", 0, "finetune")
+    assert results.timing_kind("freeze0_size100_seed2_reinit1_probe.json") == (0, 100, 1, "probe")
 
 
 def test_a_folder_reads_its_runs_and_names_what_is_not_one(tmp_path, capsys):
     for seed, precision in ((1, "fp32"), (2, "fp32")):
-        (tmp_path / f"freeze0_size50_seed{seed}.json").write_text(json.dumps(
-            dict(config=dict(freeze=0, size=50, seed=seed, precision=precision), best_accuracy=0.7 + seed / 100)))
+        write_result(tmp_path, 0, 50, seed, 0.7 + seed / 100, precision=precision)
     (tmp_path / "freeze2_size50_seed1.json").write_text('{"config": {"freeze": 2')  # cut short
     runs = results.load_results(str(tmp_path))
     assert [r["config"]["seed"] for r in runs] == [1, 2] and "freeze2_size50_seed1.json" in capsys.readouterr().err
@@ -49,8 +49,7 @@ def test_difference_is_against_twice_the_standard_error_of_the_difference():
 
 
 def runs_on(device, scores, processor=None):
-    return [dict(config=dict(device=device, size=200, freeze=0), best_accuracy=s, best_mcc=0.0, processor=processor)
-            for s in scores]
+    return [result_record(0, 200, seed, s, device=device, processor=processor) for seed, s in enumerate(scores, 1)]
 
 
 def test_a_cell_pools_two_devices_only_where_they_agree():

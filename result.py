@@ -1,0 +1,220 @@
+"""
+A run's result, in one place: the file it is written to, what the file holds, the line the run
+prints, the cell it belongs to, and the rules that keep a folder's cells poolable.
+
+A result's file name says what the run was, and nothing else does:
+
+    freeze<k>_size<n>_seed<s>[_lr<rate>][_reinit<N>][_probe|_setfit].json
+
+the learning rate only where it is not the default (5e-5), written as 3e-4; the reset top layers
+only where there are some. The Makefile asks this module for a grid's names and for the options
+each name stands for (python -m result names ... / flags NAME), so make and the tool cannot
+disagree. Runs that differ in nothing but their seed form a cell, and a report pools them; what
+else can change a run's answer (its precision, the way it pools a sentence) must then be the same
+for every run of a folder, and check_folder refuses a run that would mix them.
+
+Nothing here imports torch: make calls it once per run.
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+import metrics
+
+DEFAULT_LR = 5e-5  # freeze_study.py's --lr, the blog study's rate: a name leaves it out
+METHODS = ("finetune", "probe", "setfit")
+NAME = re.compile(r"freeze(-?\d+)_size(\d+|all)_seed(\d+)(?:_lr([0-9.]+e-?\d+))?(?:_reinit(\d+))?"
+                  r"(?:_(probe|setfit))?\.json")
+
+
+@dataclass(frozen=True)
+class RunName:
+    """What a run's file name says: the options that make a run, less those every run of a grid shares."""
+    freeze: int
+    size: int | str  # a number of examples, or "all"
+    seed: int
+    lr: float = DEFAULT_LR
+    reinit: int = 0
+    method: str = "finetune"  # finetune, probe or setfit
+
+    def file_name(self):
+        return (f"freeze{self.freeze}_size{self.size}_seed{self.seed}"
+                + (f"_lr{lr_text(self.lr)}" if self.lr != DEFAULT_LR else "")
+                + (f"_reinit{self.reinit}" if self.reinit else "")
+                + (f"_{self.method}" if self.method != "finetune" else "") + ".json")
+
+    def flags(self):
+        """freeze_study.py's options for this run."""
+        return (["--freeze", str(self.freeze), "--size", str(self.size), "--seed", str(self.seed),
+                 "--lr", lr_text(self.lr)] + (["--reinit", str(self.reinit)] if self.reinit else [])
+                + {"finetune": [], "probe": ["--probe"], "setfit": ["--method", "setfit"]}[self.method])
+
+
+def lr_text(lr):
+    """A learning rate as names write it: 5e-5, 3e-4, 1.5e-5."""
+    mantissa, exponent = f"{float(lr):e}".split("e")
+    return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+
+
+def parse_name(name):
+    """The RunName a result's file name stands for, or None when it is not a run's name (or is not
+    written as this module writes it: a name is read back only if it is written back the same)."""
+    match = NAME.fullmatch(os.path.basename(name))
+    if not match:
+        return None
+    freeze, size, seed, lr, reinit, method = match.groups()
+    run = RunName(int(freeze), size if size == "all" else int(size), int(seed), float(lr) if lr else DEFAULT_LR,
+                  int(reinit or 0), method or "finetune")
+    return run if run.file_name() == os.path.basename(name) else None
+
+
+def method_of(config):
+    """finetune, probe or setfit: what a run did, from its recorded configuration."""
+    return "probe" if config["probe"] else config["method"]
+
+
+def name_of(config):
+    """The RunName of a run's configuration (freeze_study.py's options, or a result's config)."""
+    return RunName(config["freeze"], config["size"], config["seed"], config["lr"], config["reinit"], method_of(config))
+
+
+def model_label(model):
+    """'roberta-base', 'minilm', 'FacebookAI/roberta-base' -> 'roberta-base', ./ckpt/ -> 'ckpt'."""
+    return os.path.basename(os.path.normpath(model))
+
+
+def default_path(task_name, model, run):
+    return os.path.join("results", task_name, model_label(model), run.file_name())
+
+
+def grid_names(folder, freeze, sizes, seeds, lrs=(DEFAULT_LR,), reinits=(0,), probe=False, method="finetune"):
+    """Every result file of a grid, in the order make runs them: each depth, size, seed, rate and
+    (at k = 0 only) reset; then, with probe, a probe at the last depth per size and seed."""
+    runs = [RunName(k, n, s, lr, r, method) for k in freeze for n in sizes for s in seeds for lr in lrs
+            for r in (reinits if k == 0 else (0,))]
+    runs += [RunName(freeze[-1], n, s, method="probe") for n in sizes for s in seeds] if probe else []
+    return [os.path.join(folder, run.file_name()) for run in runs]
+
+
+# ----------------------------------------------------------------------------------------------
+# What a folder of runs may hold
+
+def one_precision(results, folder):
+    """The one precision every run in `folder` ran in: a cell pools its seeds, and fp32 and bf16
+    seeds pooled would hide a difference a report exists to show."""
+    counts = {}
+    for result in results:
+        counts[result["config"]["precision"]] = counts.get(result["config"]["precision"], 0) + 1
+    if len(counts) > 1:
+        raise ValueError(f"{folder} mixes precisions ({', '.join(f'{n} runs {p}' for p, n in sorted(counts.items()))}): "
+                         "move one precision's runs to a folder of their own, and compare the two with --against")
+    return next(iter(counts))
+
+
+def check_folder(folder, config, precision_chosen):
+    """Refuse a run that would mix a folder's cells: one precision per folder, and one pooling per
+    method (the recipe may read the first token where the probe reads the mean, never two of one
+    method). precision_chosen: whether the user asked for the precision (else the default)."""
+    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
+        try:
+            with open(path) as f:
+                theirs = json.load(f)["config"]
+            their_precision, their_pooling, their_method = theirs["precision"], theirs["pooling"], method_of(theirs)
+        except (ValueError, KeyError, TypeError, OSError):
+            continue  # not a run result; the report names such files
+        name = os.path.basename(path)
+        if their_precision != config["precision"]:
+            raise ValueError(f"{folder} holds {their_precision} runs ({name}) and this run would be {config['precision']}"
+                             f"{'' if precision_chosen else ' (the default here)'}: pass --precision {their_precision} "
+                             f"(make: PRECISION={their_precision}) to add to them, or write elsewhere (--out, make: RESULTS=...)")
+        method = method_of(config)
+        if their_method == method and their_pooling != config["pooling"]:
+            raise ValueError(f"{folder} holds {method} runs pooled by the {their_pooling} ({name}) and this one would "
+                             f"pool by the {config['pooling']}: pass --pooling {their_pooling} to add to them, or "
+                             "write elsewhere (--out, make: RESULTS=...)")
+
+
+# ----------------------------------------------------------------------------------------------
+# The record
+
+def build(config, task, history, trainable, total, seconds, peak_memory_mb, processor, versions):
+    """The result JSON: the run's configuration, its score (the task's primary metric at the
+    chosen evaluation) with every other metric there and on the training subset, the curve, and
+    what the run cost. history: what training returned (loop.TrainResult)."""
+    curve, chosen = history.curve, history.chosen
+    names = [name for name in metrics.NAMES if name in chosen]
+    method = method_of(config)
+    result = dict(
+        config=config, metric=task.metric, score=chosen[task.metric], score_step=chosen["step"],
+        selection=config["selection"] if method == "finetune" else method,
+        probe=history.probe, setfit=history.setfit,
+        at_score={name: chosen[name] for name in names},  # every metric at that evaluation
+        # the training subset, scored with the weights of that evaluation: the gap shows over-fitting
+        train_at_score=history.train_scores,
+        best={name: max(point[name] for point in curve or [chosen]) for name in names},  # each metric's own best
+        constant=metrics.constant_scores(task.dev_labels, task.num_labels),  # what one class for all scores
+        label_names=task.label_names, curve=curve, train_losses=history.losses,
+        total_steps=history.total_steps, warmup_steps=history.warmup_steps, eval_every=history.eval_every,
+        trainable_parameters=trainable, total_parameters=total,
+        seconds=dict(prefix=round(seconds["prefix"], 3), train=round(history.train_seconds, 3),
+                     eval=round(history.eval_seconds, 3), total=round(seconds["total"], 3)),
+        peak_memory_mb=round(peak_memory_mb, 1), processor=processor, versions=versions,
+    )
+    if not task.regression:  # the blog study's figures: the best accuracy (and MCC) of the run
+        best = max(curve or [chosen], key=lambda point: point["accuracy"])
+        result.update(best_accuracy=best["accuracy"], mcc_at_best=best["mcc"], best_step=best["step"],
+                      best_mcc=result["best"]["mcc"],
+                      majority_accuracy=float(np.bincount(task.dev_labels).max() / len(task.dev_labels)))
+    return result
+
+
+def summary_line(result, path):
+    """'best dev accuracy 0.7787 (mcc 0.5590, f1 0.7753) at step 70, train accuracy 0.9700 | ...'"""
+    metric, at_score = result["metric"], result["at_score"]
+    others = ", ".join(f"{name} {value:.4f}" for name, value in at_score.items() if name != metric)
+    return (f"{result['selection']} dev {metric} {at_score[metric]:.4f} ({others}) at step {result['score_step']}, "
+            f"train {metric} {result['train_at_score'][metric]:.4f} | {result['trainable_parameters']:,} of "
+            f"{result['total_parameters']:,} parameters trained | {result['seconds']['total']:.1f}s | {path}")
+
+
+def write(path, result):
+    from cache import write_atomically  # torch, which make's calls of this module need not import
+    write_atomically(path, lambda f: f.write(json.dumps(result, indent=1).encode()))
+
+
+# ----------------------------------------------------------------------------------------------
+# For make
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="Result file names, for make: a grid's, or one name's options.")
+    sub = p.add_subparsers(dest="command", required=True)
+    names = sub.add_parser("names", help="every result file of a grid, one per line")
+    names.add_argument("folder")
+    for option, kind in (("--freeze", int), ("--sizes", str), ("--seeds", int), ("--lrs", float), ("--reinits", int)):
+        names.add_argument(option, type=kind, nargs="+", required=option in ("--freeze", "--sizes", "--seeds"))
+    names.add_argument("--probe", action="store_true")
+    names.add_argument("--method", default="finetune", choices=("finetune", "setfit"))
+    flags = sub.add_parser("flags", help="the freeze_study.py options a result file's name stands for")
+    flags.add_argument("name")
+    args = p.parse_args(argv)
+    if args.command == "flags":
+        run = parse_name(args.name)
+        if run is None:
+            sys.exit(f"result.py: {args.name} is not a result's name (freeze<k>_size<n>_seed<s>[_lr<rate>]"
+                     "[_reinit<N>][_probe|_setfit].json, rates written as 3e-4)")
+        print(" ".join(run.flags()))
+        return
+    sizes = [size if size == "all" else int(size) for size in args.sizes]
+    print("\n".join(grid_names(args.folder, args.freeze, sizes, args.seeds, args.lrs or [DEFAULT_LR],
+                               args.reinits or [0], args.probe, args.method)))
+
+
+if __name__ == "__main__":
+    main()

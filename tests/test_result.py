@@ -1,0 +1,77 @@
+"""result.py: the one grammar of result names, which the Makefile, the study and the tool share; the
+record's folder rules."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import result
+from conftest import ROOT, result_record, write_result
+
+
+@pytest.mark.parametrize("run, name", [
+    (result.RunName(2, 200, 1), "freeze2_size200_seed1.json"),
+    (result.RunName(-1, 50, 7, lr=3e-4), "freeze-1_size50_seed7_lr3e-4.json"),
+    (result.RunName(0, "all", 2, lr=1.5e-5), "freeze0_sizeall_seed2_lr1.5e-5.json"),
+    (result.RunName(0, 100, 3, reinit=2), "freeze0_size100_seed3_reinit2.json"),
+    (result.RunName(6, 1000, 5, method="probe"), "freeze6_size1000_seed5_probe.json"),
+    (result.RunName(4, 50, 1, lr=2e-3, method="setfit"), "freeze4_size50_seed1_lr2e-3_setfit.json"),
+])
+def test_a_name_is_written_and_read_back_the_same(run, name):
+    assert run.file_name() == name and result.parse_name(f"results/sst2/minilm/{name}") == run
+
+
+@pytest.mark.parametrize("name", ["freeze2_size200_seed1_lr5e-5.json",  # the default rate is left out
+                                  "freeze2_size200_seed1_lr0.0003.json",  # rates are written as 3e-4
+                                  "freeze2_size200_seed1_reinit0.json", "result.json", "freeze2_size200.json"])
+def test_a_name_written_otherwise_is_not_a_run_s(name):
+    assert result.parse_name(name) is None
+
+
+def make_names(*variables):
+    """The grid's result files as the Makefile lists them (make's own expansion of RUNS)."""
+    out = subprocess.run(["make", "-C", ROOT, "--no-print-directory", "-f", "Makefile", "-f", "-", "print-runs",
+                          f"PYTHON={sys.executable}", "RESULTS=out", *variables],
+                         input="print-runs:\n\t@echo $(RUNS)\n", capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def test_the_makefile_names_its_runs_as_result_py_does():
+    names = make_names("FREEZE=-1 0 6", "SIZES=50 all", "SEEDS=1 2", "LRS=5e-5 3e-4", "REINITS=0 2", "PROBE=1")
+    expected = result.grid_names("out", [-1, 0, 6], [50, "all"], [1, 2], [5e-5, 3e-4], [0, 2], probe=True)
+    assert names == expected and len(names) == 3 * 2 * 2 * 2 + 2 * 2 * 2 + 2 * 2
+    assert "out/freeze0_size50_seed1_reinit2.json" in names and "out/freeze0_size50_seed1_lr3e-4_reinit2.json" in names
+    assert "out/freeze6_sizeall_seed2_probe.json" in names and "out/freeze-1_size50_seed1.json" in names
+    assert make_names("FREEZE=0", "SIZES=50", "SEEDS=1", "LR=1e-4", "METHOD=setfit") == ["out/freeze0_size50_seed1_lr1e-4_setfit.json"]
+
+
+def test_flags_are_the_options_a_name_stands_for():
+    flags = lambda name: subprocess.run([sys.executable, "-m", "result", "flags", name], cwd=ROOT, capture_output=True,
+                                        text=True)
+    assert flags("freeze-1_sizeall_seed2_lr3e-4_reinit1_probe.json").stdout.split() == [
+        "--freeze", "-1", "--size", "all", "--seed", "2", "--lr", "3e-4", "--reinit", "1", "--probe"]
+    assert flags("freeze4_size50_seed1_setfit.json").stdout.split()[-3:] == ["5e-5", "--method", "setfit"]
+    bad = flags("freeze4_size50_seed1_lr0.0001.json")
+    assert bad.returncode != 0 and "3e-4" in bad.stderr and bad.stdout == ""
+
+
+def test_a_run_s_default_name_and_its_configuration_agree():
+    record = result_record(2, 200, 1, lr=3e-4, probe=True)
+    assert result.name_of(record["config"]).file_name() == "freeze2_size200_seed1_lr3e-4_probe.json"
+    assert result.default_path("sst2", "./checkpoints/mine/", result.RunName(0, 50, 1)) == \
+        "results/sst2/mine/freeze0_size50_seed1.json"
+
+
+def test_a_folder_takes_one_precision_and_one_pooling_per_method(tmp_path):
+    write_result(tmp_path, 6, 50, 1, 0.7)  # a fine-tune, first token, fp32
+    write_result(tmp_path, 6, 50, 1, 0.7, probe=True, pooling="mean")
+    (tmp_path / "notes.json").write_text(json.dumps({"not": "a run"}))
+    ok = dict(precision="fp32", pooling="first", probe=False, method="finetune")
+    result.check_folder(str(tmp_path), ok, precision_chosen=True)
+    result.check_folder(str(tmp_path), dict(ok, pooling="mean", method="setfit"), precision_chosen=True)  # a new method
+    with pytest.raises(ValueError, match=r"holds fp32 runs .* would be bf16 \(the default here\): pass --precision fp32"):
+        result.check_folder(str(tmp_path), dict(ok, precision="bf16"), precision_chosen=False)
+    with pytest.raises(ValueError, match="holds probe runs pooled by the mean .* would pool by the first"):
+        result.check_folder(str(tmp_path), dict(ok, probe=True), precision_chosen=True)
