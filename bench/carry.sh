@@ -18,7 +18,7 @@ save_file({name: t.half().contiguous() for name, t in weights.items()}, '$target
 glue=${GLUE_DIR:-../shared/glue}
 for task in SST-2 CoLA MRPC STS-B RTE; do mkdir -p .carry/glue/$task; cp $glue/$task/{train,dev}.tsv .carry/glue/$task/; done
 # the Trainer's n = 1000 runs of the last GPU session, so trainer-roberta-50 can estimate its whole grid
-cp docs/bench/gpu-2026-11-23/trainer_runs_roberta.jsonl .carry/
+cp docs/records/gpu-2026-11-23/trainer_runs_roberta.jsonl .carry/
 # #29's precision test resumes across calls: PRECISION_RECORD=<an earlier call's precision.jsonl>
 if [ -n "${PRECISION_RECORD:-}" ]; then cp "$PRECISION_RECORD" .carry/precision.jsonl; fi
 echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo +changes)" > .carry/commit

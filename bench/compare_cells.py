@@ -3,15 +3,14 @@ Cells of a results folder against a published report.csv (mean, std and runs per
 difference of the means and twice its standard error, so "the same answers" is a test against
 seed noise, not a guess. bench/gpu.sh uses it for the GPU's fp16 runs against the CPU fp32 grid:
 
-    python bench/compare_cells.py results/gpu/sst2-minilm docs/results/sst2/report.csv
+    python -m bench.compare_cells results/gpu/sst2-minilm docs/results/sst2/report.csv
 """
 
 import csv
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from study.results import cells_of, describe, difference_of_summaries, load_results, precision_of  # noqa: E402
+from study.results import cells_of, describe, difference_of_summaries, load_results, precision_of
 
 
 def main(folder, report_csv):

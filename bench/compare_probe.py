@@ -4,7 +4,7 @@ sentence embedding of each training subset (the frozen model, as `freeze_study.p
 computes it). scikit-learn is not a dependency of the project; run this in the setfit bench
 environment, which has it (bench/setfit_library.py says how to make it):
 
-    .venv-setfit/bin/python bench/compare_probe.py --glue-dir ../shared/glue --sizes 50 100 200 500 1000
+    .venv-setfit/bin/python -m bench.compare_probe --glue-dir ../shared/glue --sizes 50 100 200 500 1000
 
 Per size: the folds, the cross-validated scores of every C and the pick, and the dev accuracy, for
 ours and for scikit-learn run to convergence (tol 1e-10); and scikit-learn at its default tolerance
@@ -18,11 +18,10 @@ import warnings
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import checkpoint  # noqa: E402
-import freeze_study  # noqa: E402  the same subsets, cache and embedding as a probe run
-import loop  # noqa: E402
-import probe  # noqa: E402
+import checkpoint
+import freeze_study  # the same subsets, cache and embedding as a probe run
+import loop
+import probe
 
 
 def embeddings(args, size):
@@ -32,11 +31,13 @@ def embeddings(args, size):
                                    "--size", str(size), "--probe", "--freeze", str(depth), "--precision", "fp32",
                                    "--splits-dir", args.splits_dir, "--cache-dir", args.cache_dir])
     device, precision = freeze_study.check_args(run)
-    task, indices, _ = freeze_study.load_task_and_subset(run)
-    classifier, _, max_length = freeze_study.build_and_freeze(run, task, device, precision)
-    train_ids, dev_ids, _ = freeze_study.tokenize_task(run, classifier, task, indices, max_length)
-    train, dev = freeze_study.frozen_prefix_states(run, classifier, task, train_ids, dev_ids, device, precision)
-    embed = lambda states: loop.embed_all(classifier, states, depth, device, precision).astype(np.float64)
+    task, indices = freeze_study.load_task_and_subset(run)
+    folder = checkpoint.checkpoint_folder(args.model)
+    plan = freeze_study.plan_run(run, task, folder, device, precision)
+    classifier = freeze_study.build_and_freeze(run, plan, task, folder)
+    train_ids, dev_ids, _ = freeze_study.tokenize_task(run, plan, classifier, task, indices)
+    train, dev = freeze_study.frozen_prefix_states(run, plan, classifier, task, train_ids, dev_ids)
+    embed = lambda states: loop.all_sentence_embeddings(classifier, states, depth, device, precision).astype(np.float64)
     return embed(train), task.train_labels[indices], embed(dev), task.dev_labels
 
 

@@ -2,7 +2,7 @@
 `freeze_study.py --method setfit` against the setfit library (bench/setfit_library.py, in its own
 environment: see that file), interleaved, on the same checkpoint, data and subsets, several seeds:
 
-    python bench/compare_setfit.py --glue-dir ../shared/glue --sizes 50 --freeze 0 4 --seeds 1 2 3 4 5 \
+    python -m bench.compare_setfit --glue-dir ../shared/glue --sizes 50 --freeze 0 4 --seeds 1 2 3 4 5 \
         --library-python .venv-setfit/bin/python --record bench/out/setfit.jsonl
 
 --cells 200:0 50:4 names (size, k) cells instead of every size with every k. --keep DIR also writes
@@ -25,9 +25,8 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-from study.results import difference  # noqa: E402  one way to weigh two sets of seeds
+import result
+from study.results import difference  # one way to weigh two sets of seeds
 
 
 def timed(command, out):
@@ -48,7 +47,7 @@ def main():
     p.add_argument("--sizes", type=int, nargs="+", default=[50])
     p.add_argument("--freeze", type=int, nargs="+", default=[0, 4])
     p.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
-    p.add_argument("--library-python", default=os.path.join(ROOT, ".venv-setfit", "bin", "python"))
+    p.add_argument("--library-python", default=".venv-setfit/bin/python")
     p.add_argument("--cells", nargs="+", metavar="N:K", help="size:k pairs, instead of --sizes x --freeze")
     p.add_argument("--record", help="append every run here (JSON lines)")
     p.add_argument("--keep", help="also keep our run JSONs in this results folder")
@@ -70,15 +69,16 @@ def main():
         for size, k in cells:
             cell = ["--size", str(size), "--freeze", str(k), "--seed", str(seed)]
             for side, command in (
-                    ("library", [args.library_python, os.path.join(ROOT, "bench", "setfit_library.py")]),
+                    ("library", [args.library_python, "-m", "bench.setfit_library"]),
                     # in fp32, as the library trains on a CPU (not the bf16 default a BF16 CPU would pick)
-                    ("ours", [sys.executable, os.path.join(ROOT, "freeze_study.py"), "--method", "setfit",
+                    ("ours", [sys.executable, "freeze_study.py", "--method", "setfit",
                               "--precision", "fp32", "--quiet", "--cache-dir", os.path.join(work, "cache")])):
                 out = os.path.join(work, f"{side}-{size}-{k}-{seed}.json")
                 accuracy, seconds = timed(command + common + cell + ["--out", out], out)
                 if side == "ours" and args.keep:
                     os.makedirs(args.keep, exist_ok=True)
-                    shutil.copy(out, os.path.join(args.keep, f"freeze{k}_size{size}_seed{seed}_setfit.json"))
+                    name = result.RunName(k, size, seed, method="setfit").file_name()  # as a grid names it
+                    shutil.copy(out, os.path.join(args.keep, name))
                 runs.append(dict(side=side, size=size, freeze=k, seed=seed, accuracy=accuracy,
                                  wall=round(seconds, 2)))
                 print(f"{side:8s} n = {size} k = {k} seed {seed}: accuracy {accuracy:.4f}, {seconds:.1f} s", flush=True)

@@ -4,7 +4,7 @@ data and subset: (a) freeze_study.py with the cache, (b) freeze_study.py --no-ca
 study's recipe on the Hugging Face Trainer (bench/trainer_recipe.py), each in fp32 or in bf16
 mixed precision (--ways picks them).
 
-    python bench/compare_trainer.py --model minilm --glue-dir ../shared/glue --size 50 --freeze 0 4 --repeats 2
+    python -m bench.compare_trainer --model minilm --glue-dir ../shared/glue --size 50 --freeze 0 4 --repeats 2
 
 Prints wall times (whole processes, start-up included), their ratios against (c) in fp32 and,
 side against side, each in its fastest precision, and the best accuracies. Each (a) run after the first finds its frozen prefix in the cache, as the runs of a
@@ -24,22 +24,22 @@ import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TRAINER_RECIPE = ["-m", "bench.trainer_recipe"]
 WAYS = {"a: cache": ["freeze_study.py", "--precision", "fp32"],
         "a: cache bf16": ["freeze_study.py", "--precision", "bf16"],
         "b: --no-cache": ["freeze_study.py", "--no-cache", "--precision", "fp32"],
         "b: --no-cache bf16": ["freeze_study.py", "--no-cache", "--precision", "bf16"],
-        "c: Trainer": ["bench/trainer_recipe.py", "--precision", "fp32"],
-        "c: Trainer bf16": ["bench/trainer_recipe.py", "--precision", "bf16"],
+        "c: Trainer": [*TRAINER_RECIPE, "--precision", "fp32"],
+        "c: Trainer bf16": [*TRAINER_RECIPE, "--precision", "bf16"],
         # on CUDA, as the study ran: fp16 autocast and the gradient scaler on both sides
         "a: cache fp16": ["freeze_study.py", "--precision", "fp16"],
-        "c: Trainer fp16": ["bench/trainer_recipe.py", "--precision", "fp16"]}
+        "c: Trainer fp16": [*TRAINER_RECIPE, "--precision", "fp16"]}
 TRAINER = "c: Trainer"  # what the ratios are against (--against): fp32, as the published CPU comparisons
 
 
 def timed_run(way, args, freeze, seed, work):
     out = os.path.join(work, way.replace(":", "").replace(" ", "_"), "result.json")  # one precision a folder
-    command = [sys.executable, *[os.path.join(ROOT, part) if part.endswith(".py") else part for part in WAYS[way]],
+    command = [sys.executable, *WAYS[way],
                "--model", args.model, "--dataset", args.dataset, "--glue-dir", args.glue_dir,
                "--size", str(args.size), "--freeze", str(freeze), "--seed", str(seed),
                "--epochs", str(args.epochs), "--splits-dir", os.path.join(work, "splits"), "--out", out]
@@ -108,11 +108,11 @@ def estimate_grid(records, freeze_grid, sizes=(50, 100, 200, 500, 1000), seeds=5
 
 
 def cell_arguments(default_freeze):
-    """The arguments timed_run reads: which cell of the study to run (shared with cache_table.py)."""
+    """The arguments timed_run reads: which cell of the study to run."""
     p = argparse.ArgumentParser()
     p.add_argument("--model", default="minilm")
     p.add_argument("--dataset", default="sst2")
-    p.add_argument("--glue-dir", default=os.path.join(ROOT, "..", "shared", "glue"))
+    p.add_argument("--glue-dir", default="../shared/glue")
     p.add_argument("--size", type=int, default=50)
     p.add_argument("--freeze", type=int, nargs="+", default=default_freeze)
     p.add_argument("--epochs", type=int, default=10)
@@ -130,7 +130,7 @@ def main():
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--sizes", type=int, nargs="+", help="several train sizes in one invocation (else --size)")
     p.add_argument("--ways", nargs="+", default=["a: cache", "b: --no-cache", "c: Trainer"], choices=list(WAYS))
-    p.add_argument("--record", default=os.path.join(ROOT, "bench", "out", "trainer_runs.jsonl"),
+    p.add_argument("--record", default="bench/out/trainer_runs.jsonl",
                    help="every run is appended here; the grid estimate reads it")
     p.add_argument("--layers", type=int, default=6, help="the model's depth, for the grid's k")
     p.add_argument("--against", default=TRAINER, choices=list(WAYS), help="the way the ratios are against")

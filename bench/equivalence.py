@@ -3,10 +3,10 @@ Do this project's runs give the study's answers? For each cell (task x k, n = 20
 the best dev accuracy of (b) freeze_study.py --no-cache and (c) the Trainer recipe, and of
 (a) the cached runs where k > 0 (at k = 0 nothing is frozen, so (a) is (b)):
 
-    python bench/equivalence.py --model minilm --glue-dir ../shared/glue
+    python -m bench.equivalence --model minilm --glue-dir ../shared/glue
 
 Runs are appended to bench/out/equivalence.jsonl and skipped when already there, so an
-interrupted comparison resumes. Writes docs/equivalence.md: per cell and way the mean and
+interrupted comparison resumes. Writes docs/records/equivalence-trainer.md: per cell and way the mean and
 seed-standard-deviation, and the difference of means against the Trainer with its standard
 error; "agrees" when the difference is under twice that error.
 
@@ -14,8 +14,8 @@ Our ways in bf16 mixed precision (the CPU default where the hardware does it), a
 Trainer's fp32 runs as published in the table above (their mean, sd and count), without rerunning
 the Trainer:
 
-    python bench/equivalence.py --ways "b: --no-cache bf16" "a: cache bf16" \
-        --trainer-table docs/equivalence.md --table docs/equivalence-bf16.md
+    python -m bench.equivalence --ways "b: --no-cache bf16" "a: cache bf16" \
+        --trainer-table docs/records/equivalence-trainer.md --table docs/records/equivalence-bf16.md
 """
 
 import argparse
@@ -25,12 +25,9 @@ import shlex
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_trainer import ROOT, timed_run  # noqa: E402  one way to run and time a run
-
-sys.path.insert(0, ROOT)
-import data  # noqa: E402  write_atomically
-from study import results  # noqa: E402  difference: one way to weigh two sets of seeds
+from bench.compare_trainer import timed_run  # one way to run and time a run
+from cache import write_atomically
+from study import results  # difference: one way to weigh two sets of seeds
 
 
 def summary(values):
@@ -86,14 +83,14 @@ def table(records, cells, seeds, ways, trainer_rows=None):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--model", default="minilm")
-    p.add_argument("--glue-dir", default=os.path.join(ROOT, "..", "shared", "glue"))
+    p.add_argument("--glue-dir", default="../shared/glue")
     p.add_argument("--tasks", nargs="+", default=["sst2", "cola"])
     p.add_argument("--freeze", type=int, nargs="+", default=[0, 4], help="0 and L - 2")
     p.add_argument("--size", type=int, default=200)
     p.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--record", default=os.path.join(ROOT, "bench", "out", "equivalence.jsonl"))
-    p.add_argument("--table", default=os.path.join(ROOT, "docs", "equivalence.md"))
+    p.add_argument("--record", default="bench/out/equivalence.jsonl")
+    p.add_argument("--table", default="docs/records/equivalence-trainer.md")
     p.add_argument("--ways", nargs="+", default=["a: cache", "b: --no-cache", "c: Trainer"])
     p.add_argument("--trainer-table", help="take the Trainer's rows from this table instead of running it")
     args = p.parse_args()
@@ -105,7 +102,7 @@ def main():
                        and r["epochs"] == args.epochs]
     done = {(r["dataset"], r["freeze"], r["way"], r["seed"]) for r in records}
     cells = [(task, k) for task in args.tasks for k in args.freeze]
-    work = os.path.join(ROOT, "bench", "out", "equivalence")  # splits and cache shared by every run
+    work = os.path.join("bench", "out", "equivalence")  # splits and cache shared by every run
     for seed in args.seeds:  # seed by seed, so a partial record already covers every cell
         for task, k in cells:
             for way in args.ways:
@@ -121,10 +118,10 @@ def main():
                     f.write(json.dumps(record) + "\n")
     text = (f"# Equivalence with the Trainer recipe\n\n{args.model}, n = {args.size}, {args.epochs} epochs, "
             f"seeds {' '.join(map(str, args.seeds))}, the same stratified subset for every way. Written by\n"
-            f"`python bench/equivalence.py {shlex.join(sys.argv[1:])}`.\n\n"
+            f"`python -m bench.equivalence {shlex.join(sys.argv[1:])}`.\n\n"
             + table(records, cells, args.seeds, args.ways,
                     published_trainer(args.trainer_table) if args.trainer_table else None))
-    data.write_atomically(args.table, lambda f: f.write(text.encode()))
+    write_atomically(args.table, lambda f: f.write(text.encode()))
     print(text)
 
 

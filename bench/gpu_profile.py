@@ -3,7 +3,7 @@ Where a training step's time goes on a GPU: milliseconds per step and per evalua
 loop.train_step / loop.predict on real SST-2 batches, under a few switches, then the profiler's
 top operators. For bench/gpu.sh's `profile` phase:
 
-    python bench/gpu_profile.py --model minilm --glue-dir ../shared/glue
+    python -m bench.gpu_profile --model minilm --glue-dir ../shared/glue
 """
 
 import argparse
@@ -13,10 +13,9 @@ import time
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import checkpoint  # noqa: E402
-import data  # noqa: E402
-import loop  # noqa: E402
+import checkpoint
+import data
+import loop
 
 
 def timed_steps(classifier, ids, labels, device, config, steps):

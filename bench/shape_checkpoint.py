@@ -2,7 +2,7 @@
 A checkpoint folder of roberta-base's shape with random weights, for timing and memory where
 roberta-base itself cannot be downloaded (the GPU machine reaches no hub):
 
-    python bench/shape_checkpoint.py --out /tmp/roberta-base-shape
+    python -m bench.shape_checkpoint --out /tmp/roberta-base-shape
 
 12 layers, 768 wide, 12 heads, 3072 in the feed-forward block, roberta-base's 50265-row
 vocabulary and 514 positions: every matrix product, and so every step's time and memory, is
@@ -19,8 +19,7 @@ import sys
 import torch
 import transformers
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import checkpoint  # noqa: E402  only to find MiniLM's tokenizer files
+import checkpoint  # only to find MiniLM's tokenizer files
 
 
 def main():

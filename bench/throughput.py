@@ -1,7 +1,7 @@
 """
 The two hot paths against this machine's matrix-product peak, in fp32 and in bf16 mixed precision:
 
-    python bench/throughput.py --model minilm --glue-dir ../shared/glue
+    python -m bench.throughput --model minilm --glue-dir ../shared/glue
 
 - evaluation: the whole dev split from token ids (cache off: every layer) and from the cached
   states entering layer L - 2 (cache on: two layers);
@@ -24,10 +24,10 @@ import time
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import checkpoint  # noqa: E402
-import data  # noqa: E402
-import loop  # noqa: E402
+import cache
+import checkpoint
+import data
+import loop
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
@@ -94,7 +94,7 @@ def main():
             config = loop.TrainConfig(precision=precision, skip_padding=skip_padding)
             loop.freeze(classifier, k)
             start = None if k == 0 else k
-            inputs = dev_ids if k == 0 else loop.frozen_prefix(classifier, dev_ids, k, device, precision)
+            inputs = dev_ids if k == 0 else cache.frozen_prefix(classifier, dev_ids, k, device, precision)
             elapsed = seconds(lambda: loop.predict(classifier, inputs, start, device, config), args.repeats)
             flops = forward_flops(classifier.config, [len(t) for t in dev_ids], L - max(k, 0))
             row(f"evaluation, dev split ({len(dev_ids)})", precision, k, L - max(k, 0),
@@ -117,7 +117,7 @@ def main():
             config = loop.TrainConfig(precision=precision, skip_padding=skip_padding)
             loop.freeze(classifier, k)
             start = None if k == 0 else k
-            inputs = train_ids if k == 0 else loop.frozen_prefix(classifier, train_ids, k, device, precision)
+            inputs = train_ids if k == 0 else cache.frozen_prefix(classifier, train_ids, k, device, precision)
             params = [p for p in classifier.parameters() if p.requires_grad]
             optimizer = torch.optim.AdamW(params, lr=1e-5, fused=True)
             scaler = torch.amp.GradScaler("cpu", enabled=False)

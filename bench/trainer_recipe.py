@@ -2,7 +2,7 @@
 The study's own recipe on the Hugging Face Trainer, for comparison with freeze_study.py on the
 same checkpoint, data and subset (needs `pip install accelerate`, which the Trainer requires):
 
-    python bench/trainer_recipe.py --model minilm --glue-dir ../shared/glue --freeze 4 --size 50 --seed 1
+    python -m bench.trainer_recipe --model minilm --glue-dir ../shared/glue --freeze 4 --size 50 --seed 1
 
 AutoModelForSequenceClassification, requires_grad freezing, evaluation and a checkpoint save
 every half epoch, load_best_model_at_end, fp16 on CUDA. --precision bf16 on a CPU: the Trainer's
@@ -19,10 +19,10 @@ import time
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import data  # noqa: E402  the same subsets and examples as ours
-import metrics  # noqa: E402  the same accuracy and MCC
-import checkpoint  # noqa: E402  only to resolve 'minilm' and hub names to a folder
+import cache  # write_atomically
+import checkpoint  # only to resolve 'minilm' and hub names to a folder
+import data  # the same subsets and examples as ours
+import metrics  # the same accuracy and MCC
 
 
 def cell_parser():
@@ -105,7 +105,7 @@ def main():
                                               if "eval_runtime" in e), 3)),
                   peak_memory_mb=peak_mb and round(peak_mb, 1),
                   versions=dict(torch=torch.__version__, transformers=transformers.__version__))
-    data.write_atomically(args.out, lambda f: f.write(json.dumps(result, indent=1).encode()))
+    cache.write_atomically(args.out, lambda f: f.write(json.dumps(result, indent=1).encode()))
     print(f"trainer recipe: best dev accuracy {best['accuracy']:.4f} at step {best['step']} "
           f"({len(study_curve)} evaluations, {len(curve)} run) | {result['seconds']['total']:.1f}s")
 

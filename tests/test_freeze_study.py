@@ -136,7 +136,7 @@ def test_cache_file_is_reused_and_a_truncated_one_rebuilt(tmp_path, tiny_bert, g
 
 def test_a_run_with_its_tokens_and_prefix_cached_never_imports_transformers(tmp_path, tiny_bert, glue_dir):
     # about 1 s a run of the transformers import is what the token cache saves; measured in
-    # docs/same-answers.md, asserted here as what matters: the import does not happen
+    # docs/records/performance-notebook.md, asserted here as what matters: the import does not happen
     argv = ["--model", tiny_bert, "--glue-dir", glue_dir, "--size", "50", "--epochs", "1", "--freeze", "2",
             "--cache-dir", str(tmp_path / "cache"), "--splits-dir", str(tmp_path / "splits"), "--quiet"]
     check = ("import sys, freeze_study; freeze_study.main(sys.argv[1:]); "
