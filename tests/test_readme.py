@@ -1,6 +1,7 @@
-"""The figures the documents quote are what today's code prints: the README's offline run, and
-(slow: FREEZE_STUDY_SLOW=1, or `make check-quotes`) the example grid's table in docs/grid.md.
-Timings may differ from run to run; accuracies, steps and parameter counts may not."""
+"""The documents: the figures they quote are what today's code prints (the README's offline run,
+and, slow: FREEZE_STUDY_SLOW=1 or `make check-quotes`, the example grid's table in docs/grid.md;
+timings may differ from run to run, accuracies, steps and parameter counts may not), the README
+stays short, and docs/ and bench/ map every file they hold."""
 
 import os
 import re
@@ -10,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import GLUE_DIR, ROOT
+from conftest import GLUE_DIR, ROOT, needs_glue
 
 
 def quoted(path, after):
@@ -26,6 +27,7 @@ def without_timings(line):
     return re.sub(r"\| \S+\.json$", "| <path>", line)
 
 
+@needs_glue
 def test_one_run_prints_what_the_readme_quotes(tmp_path):
     blocks = quoted("README.md", "## One run")
     command = next(line for line in blocks[0][1] if "--model minilm" in line).split("#")[0]
@@ -41,6 +43,7 @@ def test_one_run_prints_what_the_readme_quotes(tmp_path):
         assert without_timings(line) in printed, f"README quotes a line the run no longer prints:\n{line}\n\n{output}"
 
 
+@needs_glue
 @pytest.mark.skipif(not os.environ.get("FREEZE_STUDY_SLOW"), reason="about two minutes: make check-quotes")
 def test_example_grid_reports_what_docs_grid_quotes(tmp_path):
     blocks = quoted("docs/grid.md", "A small real grid")
@@ -55,3 +58,23 @@ def test_example_grid_reports_what_docs_grid_quotes(tmp_path):
     assert len(rows) == 3
     for row in rows:
         assert row in report, f"docs/grid.md quotes a row the example grid no longer reports:\n{row}\n\n{report}"
+
+
+def test_the_readme_stays_short_and_its_findings_take_a_glance():
+    lines = open(os.path.join(ROOT, "README.md")).read().splitlines()
+    assert len(lines) <= 200
+    rows = [line for line in lines if line.startswith("| ") and not line.startswith("|---")]
+    assert rows and max(len(cell.strip()) for row in rows for cell in row.strip("|").split("|")) <= 100
+
+
+def test_docs_and_bench_map_every_file_they_hold():
+    docs = open(os.path.join(ROOT, "docs", "README.md")).read()
+    for name in sorted(os.listdir(os.path.join(ROOT, "docs"))):
+        if name != "README.md":
+            assert f"]({name}" in docs, f"docs/README.md does not link docs/{name}"
+    bench = open(os.path.join(ROOT, "bench", "README.md")).read()
+    for name in sorted(os.listdir(os.path.join(ROOT, "bench"))):
+        if name.endswith((".py", ".sh")) and name != "__init__.py":
+            assert f"`{name}`" in bench, f"bench/README.md does not list bench/{name}"
+            source = open(os.path.join(ROOT, "bench", name)).read()
+            assert "sys.path" not in source, f"bench/{name} reaches the project through sys.path"
