@@ -8,6 +8,7 @@ module reads a folder of run results (or schedules the runs that will fill it).
     figures.py     its figures: figure.png and cost.png
     lee_report.py  Lee et al.'s tables and Figure 1 (make report PROTOCOL=lee)
     slurm.py       the grid as a Slurm job array (make slurm); local_slurm.sh starts a one-node cluster
+    migrate.py     run results of earlier versions brought to today's format, once
 
 Run from the project's top level as modules (python -m study.report ...), as the Makefile does.
 """
