@@ -31,6 +31,7 @@ import sys
 import numpy as np
 import torch
 
+import checkpoint
 from machine import autocast
 from model import length_sorted_batches, pack
 
@@ -69,8 +70,7 @@ def read_back(path, read):
 # Token ids
 
 # what a tokenizer is made of: the files AutoTokenizer reads, and the libraries that run them
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
-                   "vocab.txt", "vocab.json", "merges.txt", "sentencepiece.bpe.model", "spiece.model", "config.json")
+TOKENIZER_FILES = checkpoint.TOKENIZER_FILES + ("config.json",)
 TOKENIZER_LIBRARIES = ("transformers", "tokenizers")
 
 

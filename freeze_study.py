@@ -73,6 +73,9 @@ def parse_args(argv):
                    help="what stands for a sentence: its first token or the mean of its tokens. Default: the "
                         "first token for finetune (as the studies' classifiers read it); for --probe and "
                         "--method setfit the checkpoint's own sentence embedding (its sentence-transformers files)")
+    p.add_argument("--save", metavar="DIR",
+                   help="also write the trained classifier to DIR as a transformers checkpoint (a new folder; "
+                        "AutoModelForSequenceClassification loads it; predict.py labels a CSV with it)")
     p.add_argument("--no-cache", action="store_true",
                    help="run the whole network every step, frozen layers in training mode (the Trainer's way)")
     p.add_argument("--cache-dir", default="cache", help="frozen-prefix and token-id cache")
@@ -165,6 +168,8 @@ def run(args, log=print):
                           seconds=dict(prefix=prefix_seconds, total=time.perf_counter() - began),
                           peak_memory_mb=machine.peak_memory_mb(device), processor=machine.processor_name(device),
                           versions=machine.versions())
+    if args.save:  # before the result, which tells make the run is done
+        checkpoint.save_pretrained(classifier, args.save, task.label_names)
     result.write(plan.out, record)
     log(result.summary_line(record, plan.out))
     return record
@@ -237,7 +242,13 @@ def plan_run(args, task, folder, device, precision):
     if result.NAME.fullmatch(os.path.basename(out)) and os.path.basename(out) != run_name.file_name():
         raise ValueError(f"{out}: a result's name says what ran, and this run is {run_name.file_name()} "
                          "(learning rates written as 3e-4, the default 5e-5 left out)")
-    return Plan(device, precision, method, pooling=args.pooling or (own["pooling"] if embeds else "first"),
+    pooling = args.pooling or (own["pooling"] if embeds else "first")
+    if args.save and (method != "finetune" or pooling != "first"):
+        raise ValueError("--save writes a *ForSequenceClassification checkpoint, which reads the first token: it goes "
+                         "with the protocol's fine-tune (not --probe, --method setfit or --pooling mean)")
+    if args.save and os.path.exists(args.save):
+        raise ValueError(f"--save {args.save} exists: name a new folder")
+    return Plan(device, precision, method, pooling=pooling,
                 normalize=embeds and own["normalize"], cached_depth=max(args.freeze, 0) if cached else None,
                 train_config=train_config, max_length=max_length, out=out)
 

@@ -71,3 +71,30 @@ def test_the_checkpoint_s_own_sentence_embedding(tmp_path):
     (tmp_path / "p" / "config.json").write_text(json.dumps({"pooling_mode_max_tokens": True}))
     # a pooling this tool does not compute is named (freeze_study asks for --pooling where it is the default)
     assert checkpoint.sentence_embedding_spec(str(tmp_path))["pooling"] == "max_tokens"
+
+
+@pytest.mark.parametrize("family", ["bert", "roberta"])
+def test_a_saved_classifier_gives_transformers_the_same_logits(family, tmp_path):
+    _, source = tiny_hf_model(family, tmp_path / "source", num_labels=3)
+    ours = checkpoint.from_pretrained(source, num_labels=3)
+    with torch.no_grad():  # as if trained: every weight moved, the head too
+        for p in ours.parameters():
+            p.add_(torch.randn_like(p) * 0.05)
+    ours.eval()
+    checkpoint.save_pretrained(ours, str(tmp_path / "saved"), label_names=["a", "b", "c"])
+    theirs = transformers.AutoModelForSequenceClassification.from_pretrained(tmp_path / "saved").eval()
+    assert theirs.config.id2label == {0: "a", 1: "b", 2: "c"}
+    g = torch.Generator().manual_seed(3)
+    first = 1 if family == "bert" else 0  # a real first token, not padding
+    sentences = [torch.cat([torch.tensor([first + 2]), torch.randint(3, 99, (n,), generator=g)]) for n in (6, 2, 9)]
+    padded = torch.nn.utils.rnn.pad_sequence(sentences, batch_first=True, padding_value=ours.config.pad_token_id)
+    mask = (torch.arange(padded.shape[1])[None, :] < torch.tensor([len(s) for s in sentences])[:, None]).long()
+    with torch.no_grad():
+        torch.testing.assert_close(ours(sentences), theirs(input_ids=padded, attention_mask=mask).logits,
+                                   atol=1e-5, rtol=1e-5)
+    with pytest.raises(ValueError, match="exists"):
+        checkpoint.save_pretrained(ours, str(tmp_path / "saved"))
+    ours.pooling = "mean"
+    with pytest.raises(ValueError, match="reads the first token"):
+        checkpoint.save_pretrained(ours, str(tmp_path / "mean"))
+    assert not (tmp_path / "mean").exists()

@@ -1,0 +1,51 @@
+"""freeze_study.py --save and predict.py: the trained classifier as a transformers checkpoint,
+scoring the dev split as the run did, and labelling a CSV."""
+
+import numpy as np
+import pytest
+import torch
+import transformers
+
+import checkpoint
+import data
+import predict
+from conftest import run
+
+
+def test_the_saved_run_scores_the_dev_split_as_the_run_did(tmp_path, tiny_bert, glue_dir):
+    result = run(tmp_path, tiny_bert, glue_dir, "--freeze", "1", "--precision", "fp32", "--save", str(tmp_path / "saved"))
+    hf = transformers.AutoModelForSequenceClassification.from_pretrained(tmp_path / "saved").eval()
+    tokenizer = transformers.AutoTokenizer.from_pretrained(tmp_path / "saved")
+    task = data.load_glue("sst2", glue_dir)
+    with torch.no_grad():
+        predictions = np.concatenate([hf(**tokenizer(task.dev_texts[i:i + 64], padding=True, return_tensors="pt"))
+                                      .logits.argmax(-1).numpy() for i in range(0, len(task.dev_texts), 64)])
+    # the chosen evaluation's weights, restored at the end of training, are the ones saved
+    assert np.mean(predictions == task.dev_labels) == result["at_score"]["accuracy"]
+
+
+@pytest.mark.parametrize("extra, message", [(["--probe", "--freeze", "3"], "reads the first token"),
+                                            (["--pooling", "mean"], "reads the first token")])
+def test_save_goes_with_the_fine_tune(tmp_path, tiny_bert, glue_dir, extra, message):
+    with pytest.raises(ValueError, match=message):
+        run(tmp_path, tiny_bert, glue_dir, *extra, "--save", str(tmp_path / "saved"))
+    assert not (tmp_path / "saved").exists() and not (tmp_path / "result.json").exists()
+
+
+def test_predict_labels_a_csv_with_the_class_names(tmp_path, tiny_bert, capsys):
+    model = checkpoint.from_pretrained(tiny_bert)
+    checkpoint.save_pretrained(model.eval(), str(tmp_path / "saved"), label_names=["neg", "pos"])
+    (tmp_path / "in.csv").write_text('id,text\n1,"a good, long film"\n2,dull\n')
+    predict.main(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--text-column", "text",
+                  "--out", str(tmp_path / "out.csv")])
+    lines = (tmp_path / "out.csv").read_text().splitlines()
+    assert lines[0] == "id,text,prediction" and len(lines) == 3
+    ids = data.tokenize(checkpoint.load_tokenizer(str(tmp_path / "saved")), ["a good, long film", "dull"], 512)
+    expected = [["neg", "pos"][int(model(ids[i:i + 1]).argmax())] for i in range(2)]
+    assert [line.rsplit(",", 1)[1] for line in lines[1:]] == expected
+    with pytest.raises(SystemExit) as exit_:
+        predict.main(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--text-column", "body",
+                      "--out", str(tmp_path / "bad.csv")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "no column 'body'" in err
+    assert not (tmp_path / "bad.csv").exists()
