@@ -11,6 +11,7 @@ import numpy as np
 
 from cache import write_atomically
 from result import model_label
+from study.answer import answer_cells, size_order
 from study.published import blog_rows, reference_depth, reports_mcc
 
 
@@ -96,5 +97,44 @@ def write_cost_figure(folder, rows):
     figure.suptitle("what each depth costs and scores: one point per depth, bar = seed std")
     figure.tight_layout()
     write_atomically(os.path.join(folder, "cost.png"), lambda f: figure.savefig(f, format="png", dpi=110))
+    plt.close(figure)
+    return True
+
+
+def write_answer_figure(folder, runs, picks, metric):
+    """answer.png: per train size every method's cells, fair mean (seed std as a bar) against the
+    median seconds a run on a log scale, a marker per method, the recommended cell ringed."""
+    plt = pyplot()
+    if plt is None:
+        return False
+    cells = [row for row in answer_cells(runs, metric) if not np.isnan(row["seconds"])]
+    sizes = sorted(picks, key=size_order)
+    methods = sorted({row["method"] for row in cells})
+    markers, colors = dict(zip(methods, "osD^vP*X")), dict(zip(methods, plt.get_cmap("tab10").colors))
+    figure, axes = plt.subplots(1, len(sizes), figsize=(max(5.0, 3.4 * len(sizes)), 3.8), squeeze=False)
+    for ax, size in zip(axes[0], sizes):
+        for method in methods:
+            here = [row for row in cells if row["size"] == size and row["method"] == method]
+            if here:
+                ax.errorbar([r["seconds"] for r in here], [r["fair_mean"] for r in here],
+                            yerr=[np.nan_to_num(r["fair_std"]) for r in here], fmt=markers[method], markersize=4,
+                            color=colors[method], capsize=2, label=method)
+                for r in here:
+                    ax.annotate(f"k={r['freeze']}", (r["seconds"], r["fair_mean"]), textcoords="offset points",
+                                xytext=(3, 3), fontsize=6)
+        pick = picks[size]
+        ax.scatter([pick["seconds"]], [pick["fair_mean"]], s=160, facecolors="none", edgecolors="tab:red",
+                   linewidths=1.5, label="recommended")
+        ax.set_xscale("log")
+        ax.set_title(f"n = {size}")
+        ax.set_xlabel("seconds a run (median)")
+    axes[0][0].set_ylabel(f"dev {metric}, fair reading (mean)")
+    legend = {}
+    for ax in axes.flat:
+        legend.update(zip(ax.get_legend_handles_labels()[1], ax.get_legend_handles_labels()[0]))
+    figure.legend(legend.values(), legend.keys(), loc="lower center", ncol=len(legend), fontsize=8, frameon=False)
+    figure.suptitle("every method's cells: score against cost, the recommended one ringed")
+    figure.tight_layout(rect=(0, 0.08, 1, 1))
+    write_atomically(os.path.join(folder, "answer.png"), lambda f: figure.savefig(f, format="png", dpi=110))
     plt.close(figure)
     return True

@@ -1,13 +1,13 @@
 """
 The report's sections that set other ways of using the same examples beside the protocol's
 fine-tune: its top layers reset (--reinit N), SetFit (--method setfit), the linear probe (--probe),
-and every method's cells side by side with the cheapest one within a seed std of the best.
-study/report.py puts them after the grid's own tables.
+each against the recipe's cells (study/answer.py sets every method side by side). study/report.py
+puts them after the grid's own tables.
 """
 
 import numpy as np
 
-from study.results import cells_of, describe, difference, median_of, number, table
+from study.results import cells_of, describe, difference, median_of, number
 
 
 def reinit_lines(reset_runs, plain_runs):
@@ -62,38 +62,6 @@ def setfit_lines(setfit_runs, plain_runs):
             row += " | | | |"
         lines.append(row)
     return lines + [""]
-
-
-def methods_lines(plain_runs, setfit_runs, probe_runs, figure="accuracy"):
-    """report.md lines: per train size every method's cells side by side (the protocol's fine-tune,
-    SetFit, the probe), each with its cost, and the cheapest cell whose mean is within one seed std
-    of the best cell's. figure: the best accuracy, or the best MCC where the task is read by it
-    (CoLA, whose accuracy can sit on the majority class while MCC moves)."""
-    methods = [(name, table(runs)) for name, runs in (("fine-tune", plain_runs), ("SetFit", setfit_runs),
-                                                       ("probe", probe_runs)) if runs]
-    if len(methods) < 2:
-        return []
-    mean, std, what = f"{figure}_mean", f"{figure}_std", "accuracy" if figure == "accuracy" else "MCC"
-    lines = ["## Methods side by side", "",
-             f"Every cell of every method with its mean best dev {what}, seed std and cost. *Recommended*: the "
-             "cheapest cell (median seconds a run) whose mean is within one seed std of the best cell's.", ""]
-    for size in sorted({row["train_size"] for _, rows in methods for row in rows}):
-        cells = [(name, row) for name, rows in methods for row in rows if row["train_size"] == size]
-        lines += [f"**n = {size}**", "", "| method | frozen | runs | mean | std | s / run | peak MB |",
-                  "|---|---|---|---|---|---|---|"]
-        lines += [f"| {name} | {row['frozen_layers']} | {row['runs']} | {number(row[mean])} "
-                  f"| {number(row[std])} | {number(row['seconds_median'], 1)} "
-                  f"| {number(row['peak_memory_mb_median'], 0)} |" for name, row in cells]
-        best_name, best = max(cells, key=lambda cell: cell[1][mean])
-        floor = best[mean] - np.nan_to_num(best[std])
-        good = [cell for cell in cells if cell[1][mean] >= floor and not np.isnan(cell[1]["seconds_median"])]
-        if good:
-            name, row = min(good, key=lambda cell: cell[1]["seconds_median"])
-            lines += ["", f"Recommended at n = {size}: **{name}, freeze {row['frozen_layers']}** "
-                      f"({number(row[mean])} against the best, {best_name} at k = {best['frozen_layers']}: "
-                      f"{number(best[mean])} ± {number(best[std])}), {number(row['seconds_median'], 1)} s a run."]
-        lines.append("")
-    return lines
 
 
 def probe_lines(probe_runs, plain_runs, num_layers):

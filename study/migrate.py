@@ -6,7 +6,7 @@ no reader keeps a code path for an old one:
 
 For every run result below the folders: the keys it lacks, from what it recorded (a run from before
 --pooling read the first token; one from before --method fine-tuned; an unrecorded processor or
-training score is null), the best constant prediction's scores from the dev split it read, and its
+training score is null), the best constant prediction's scores and the size of the dev split it read, and its
 file renamed to the name result.py gives its configuration. Each file is rewritten atomically; a
 second pass changes nothing.
 """
@@ -56,6 +56,9 @@ def migrate(run, glue_dir):
     if "constant" not in run:
         run["constant"] = metrics.constant_scores(*dev_labels(run["config"], glue_dir))
         added.append("constant")
+    if "dev_size" not in run:
+        run["dev_size"] = len(dev_labels(run["config"], glue_dir)[0])
+        added.append("dev_size")
     return added
 
 

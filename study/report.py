@@ -21,10 +21,11 @@ import sys
 import numpy as np
 
 from cache import write_atomically
-from result import method_of, model_label
+from result import DEFAULT_LR, method_of, model_label
 from study import figures
 from study.published import REFERENCE_LAYERS, blog_rows, reference_depth, reports_mcc
-from study.methods import methods_lines, probe_lines, reinit_lines, setfit_lines
+from study.answer import answer_lines
+from study.methods import probe_lines, reinit_lines, setfit_lines
 from study.results import STATISTICS, cells_of, devices_line, difference, load_results, number, precision_of, table
 
 
@@ -196,9 +197,11 @@ def grid_lines(folder, rows, results, seeds, with_mcc, published):
                     + pooled if pooled else [])
 
 
-def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), probe_runs=(), setfit_runs=()):
+def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), probe_runs=(), setfit_runs=(),
+                 every_run=()):
     """report.csv and report.md in `folder`; `against` = (folder, results) adds a comparison, and
-    reset_runs (--reinit), probe_runs (--probe) and setfit_runs (--method setfit) sections of their own."""
+    reset_runs (--reinit), probe_runs (--probe) and setfit_runs (--method setfit) sections of their own,
+    then the answer across every run (study/answer.py). Returns the answer's picks per size."""
     first = results[0]["config"]
     task, num_layers = first["task"], first["num_layers"]
     model_name = model_label(first["model"])
@@ -227,8 +230,10 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
         lines += comparison_lines(results, against[1], against[0],
                                   ("best_accuracy", "best_mcc") if with_mcc else ("best_accuracy",))
     lines += reinit_lines(reset_runs, results) + probe_lines(probe_runs, results, num_layers)
-    lines += setfit_lines(setfit_runs, results) + methods_lines(results, setfit_runs, probe_runs, "mcc" if with_mcc else "accuracy")
+    answer, picks = answer_lines(every_run or results, "mcc" if with_mcc else "accuracy")
+    lines += setfit_lines(setfit_runs, results) + answer
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write(("\n".join(lines)).encode()))
+    return picks
 
 
 def main(argv=None):
@@ -255,19 +260,28 @@ def main(argv=None):
     os.makedirs(out, exist_ok=True)
     # runs with their top layers reset, linear probes and SetFit runs are rows of their own, not
     # seeds of the plain cells; a folder of SetFit runs alone has them as its cells
+    every_run = results
     reset = [r for r in results if r["config"]["reinit"]]
     probes = [r for r in results if method_of(r["config"]) == "probe"]
     setfit = [r for r in results if method_of(r["config"]) == "setfit"]
-    results = [r for r in results if not r["config"]["reinit"] and method_of(r["config"]) == "finetune"]
+    # the recipe's own tables read it at the study's rate; other rates are cells of the answer only
+    results = [r for r in results if not r["config"]["reinit"] and method_of(r["config"]) == "finetune"
+               and r["config"]["lr"] == DEFAULT_LR]
     if not results and setfit:
         results, setfit = setfit, []
     if not results:
         print(f"report.py: error: {args.folder} holds only --reinit or --probe runs; the report sets them beside "
               "the plain cells: run those too (make grid)", file=sys.stderr)
         sys.exit(2)
-    write_tables(out, table(results), results, args.seeds, against=(args.against, other) if other else None,
-                 reset_runs=reset, probe_runs=probes, setfit_runs=setfit)
+    try:
+        picks = write_tables(out, table(results), results, args.seeds, against=(args.against, other) if other else None,
+                             reset_runs=reset, probe_runs=probes, setfit_runs=setfit, every_run=every_run)
+    except ValueError as e:
+        print(f"report.py: error: {e}", file=sys.stderr)
+        sys.exit(2)
     drew = figures.write_figure(out, results) and figures.write_cost_figure(out, table(results))
+    if drew and picks:
+        figures.write_answer_figure(out, every_run, picks, "mcc" if reports_mcc(results[0]["config"]["task"]) else "accuracy")
     print(f"report: {len(results)} runs -> {out}/report.md, report.csv" + (", figure.png, cost.png" if drew else " (no figures)"))
 
 

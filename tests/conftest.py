@@ -112,7 +112,9 @@ def result_record(freeze, size, seed, accuracy=0.5, mcc=0.0, task="sst2", model=
                      precision=precision, device=device, method="finetune", probe=False, reinit=0, pooling="first"),
               **config}
     return dict(config=config, metric=metric, score=accuracy if score is None else score, best_accuracy=accuracy,
-                best_mcc=mcc, majority_accuracy=0.509, constant={metric: 0.0}, processor=processor,
+                best_mcc=mcc, best=dict(accuracy=accuracy, mcc=mcc), at_score=dict(accuracy=accuracy, mcc=mcc), curve=[],
+                majority_accuracy=0.509, constant=dict(accuracy=0.509, mcc=0.0, **{metric: 0.0} if metric not in
+                                                       ("accuracy", "mcc") else {}), dev_size=872, processor=processor,
                 train_at_score=None, trainable_parameters=None)
 
 

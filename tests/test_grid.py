@@ -142,3 +142,17 @@ def test_a_setfit_grid_names_its_files_and_reports_them(grid, tmp_path):
     run = json.loads((folder / "freeze1_size8_seed2_setfit.json").read_text())
     assert run["config"]["method"] == "setfit" and run["selection"] == "setfit" and run["config"]["cache"]
     assert "(SetFit): best dev accuracy per run" in (folder / "report.md").read_text().splitlines()[0]
+
+
+def test_two_methods_in_one_folder_give_one_report_and_one_answer(grid, tmp_path):
+    # the recipe reads the first token, SetFit the mean (the tiny checkpoint has no sentence-transformers
+    # files, so --pooling mean says so): one folder, one pooling per method, one recommendation across both
+    folder = tmp_path / "methods"
+    run_variant(grid, folder, "SIZES=8", "SEEDS=1 2", "FREEZE=0 1")
+    run_variant(grid, folder, "SIZES=8", "SEEDS=1 2", "FREEZE=0 1", "METHOD=setfit", "RUN_FLAGS=--pooling mean")
+    assert len(results(folder)) == 8
+    markdown = (folder / "report.md").read_text()
+    assert markdown.count("Recommended at n = 8: **") == 2  # the recipe's depth table, and the answer across methods
+    answer = markdown[markdown.index("## The answer"):]
+    assert "| fine-tune | 0 | 2 |" in answer and "| SetFit | 1 | 2 |" in answer
+    assert (folder / "answer.png").exists()

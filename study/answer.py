@@ -1,0 +1,121 @@
+"""
+The report's answer: per train size every cell that ran, whichever method (the recipe's fine-tune
+at each depth, with its top reset or at another rate, SetFit, the probe), read alike, and the one
+recommendation across them.
+
+Read alike means two things. Every cell is scored at a point chosen without the dev split (the
+*fair* score: the recipe's last evaluation, where the study's own figure is the best of about 20;
+SetFit and the probe score the dev split once). And "within noise of the best" is never narrower
+than the dev split allows: a cell with no seed spread (the probe is deterministic) still carries
+the dev split's own standard error, so it cannot shut out every other cell.
+"""
+
+import math
+
+import numpy as np
+
+from result import DEFAULT_LR, lr_text, method_of
+from study.results import describe, median_of, number
+
+METHOD_NAMES = {"finetune": "fine-tune", "setfit": "SetFit", "probe": "probe"}
+
+
+def size_order(size):
+    return (size == "all", 0 if size == "all" else size)  # 50, 100, ..., then the whole set
+
+
+def method_name(config):
+    """'fine-tune', 'fine-tune, top 2 reset', 'fine-tune, lr 2e-4', 'SetFit', 'probe'."""
+    method = method_of(config)
+    name = METHOD_NAMES[method]
+    if config["reinit"]:
+        name += f", top {config['reinit']} reset"
+    if config["lr"] != DEFAULT_LR and method == "finetune":
+        name += f", lr {lr_text(config['lr'])}"
+    return name
+
+
+def fair_score(run, metric):
+    """A run's score at a point chosen without the dev split: the recipe's last evaluation (under
+    Lee's protocol its score already); SetFit and the probe are scored once."""
+    return run["curve"][-1][metric] if run["curve"] else run["at_score"][metric]
+
+
+def dev_standard_error(score, metric, dev_size):
+    """How far the dev split alone moves a score: the binomial sqrt(p (1 - p) / N) for accuracy and
+    F1; (1 - r^2) / sqrt(N - 1) for a correlation (MCC, Pearson, Spearman)."""
+    if metric in ("accuracy", "f1"):
+        return math.sqrt(max(score * (1 - score), 0.0) / dev_size)
+    return (1 - score ** 2) / math.sqrt(dev_size - 1)
+
+
+def answer_cells(runs, metric):
+    """One row per (train size, method, depth): its runs' best-of-evaluations and fair scores, train
+    score and cost. A cell whose runs differ in pooling or precision is refused."""
+    groups = {}
+    for run in runs:
+        c = run["config"]
+        groups.setdefault((c["size"], method_name(c), c["freeze"]), []).append(run)
+    rows = []
+    for (size, name, k), cell in sorted(groups.items(), key=lambda item: (size_order(item[0][0]), item[0][1:])):
+        for setting in ("pooling", "precision"):
+            values = sorted({r["config"][setting] for r in cell})
+            if len(values) > 1:
+                raise ValueError(f"the cell n = {size}, {name}, k = {k} mixes {setting}s ({', '.join(values)}): "
+                                 "its runs cannot be pooled; move one kind to a folder of its own")
+        best, fair = describe([r["best"][metric] for r in cell]), describe([fair_score(r, metric) for r in cell])
+        train = [r["train_at_score"][metric] for r in cell if r["train_at_score"]]
+        rows.append(dict(size=size, method=name, freeze=k, runs=len(cell), best_mean=best["mean"], fair_mean=fair["mean"],
+                         fair_std=fair["std"], train_mean=float(np.mean(train)) if train else float("nan"),
+                         seconds=median_of(cell, lambda r: r["seconds"]["total"]),
+                         peak_mb=median_of(cell, lambda r: r["peak_memory_mb"]),
+                         trainable=cell[0]["trainable_parameters"], dev_size=cell[0]["dev_size"],
+                         constant=cell[0]["constant"][metric]))
+    return rows
+
+
+def recommend(cells, metric):
+    """(the recommended cell, the best, the noise band): the cheapest cell whose fair mean is within
+    the band of the best fair mean, the band the larger of the best cell's seed std and the dev
+    split's standard error at its score."""
+    best = max(cells, key=lambda row: row["fair_mean"])
+    band = max(np.nan_to_num(best["fair_std"]), dev_standard_error(best["fair_mean"], metric, best["dev_size"]))
+    good = [row for row in cells if row["fair_mean"] >= best["fair_mean"] - band and not np.isnan(row["seconds"])]
+    return (min(good, key=lambda row: row["seconds"]) if good else best), best, band
+
+
+def answer_lines(runs, metric):
+    """report.md lines: per train size the table of every cell, the recommendation, and what was
+    not run there; with the rule they follow. Returns (lines, {size: recommended row})."""
+    cells = answer_cells(runs, metric)
+    if len({(row["method"], row["freeze"]) for row in cells}) < 2:
+        return [], {}
+    kinds = sorted({(row["method"], row["freeze"]) for row in cells})
+    lines = ["## The answer: every method side by side", "",
+             f"Every cell that ran, read alike. *Fair*: each run's dev {metric} at a point chosen without the dev split "
+             "(the recipe's last evaluation; SetFit and the probe score the dev split once), beside the study's best of "
+             "the evaluations. *Recommended*: the cheapest cell (median seconds a run) whose fair mean is within noise "
+             "of the best fair mean, the noise being the larger of that cell's seed std and the dev split's own "
+             "standard error at its score (binomial for accuracy and F1, (1 - r²) / √(N - 1) for correlations), so a "
+             "deterministic cell does not shut out the others.", ""]
+    picks = {}
+    for size in sorted({row["size"] for row in cells}, key=size_order):
+        here = [row for row in cells if row["size"] == size]
+        lines += [f"**n = {size}**", "",
+                  "| method | frozen | runs | best of evaluations | fair: mean | std | train | s / run | peak MB | trainable |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [f"| {row['method']} | {row['freeze']} | {row['runs']} | {number(row['best_mean'])} "
+                  f"| {number(row['fair_mean'])} | {number(row['fair_std'])} | {number(row['train_mean'])} "
+                  f"| {number(row['seconds'], 1)} | {number(row['peak_mb'], 0)} | {number(row['trainable'])} |" for row in here]
+        pick, best, band = recommend(here, metric)
+        picks[size] = pick
+        lines += ["", f"Recommended at n = {size}: **{pick['method']}, freeze {pick['freeze']}** (fair {number(pick['fair_mean'])}; "
+                  f"the best, {best['method']} at k = {best['freeze']}: {number(best['fair_mean'])}, noise ± {number(band)}), "
+                  f"{number(pick['seconds'], 1)} s a run."]
+        if best["fair_mean"] - band <= best["constant"]:
+            lines.append(f"No cell is clear of the best constant prediction ({number(best['constant'])}) by more than the "
+                         f"noise: at n = {size} nothing learns beyond it, and the pick is only the cheapest.")
+        missing = [f"{method} at k = {k}" for method, k in kinds if not any(
+            row["method"] == method and row["freeze"] == k for row in here)]
+        lines += [f"Not run at n = {size}: {', '.join(missing)}." if missing else f"Every cell ran at n = {size}.", ""]
+    return lines, picks
