@@ -127,6 +127,20 @@ def summary_lines(summaries):
     return lines + [""]
 
 
+def edge_lines(summaries):
+    """A line per task whose pick is the largest or smallest rate its line search tried: the best
+    rate may lie beyond, and the operating points were read at the edge."""
+    lines = []
+    for s in summaries:
+        rates = sorted(s["search"])
+        if len(rates) > 1 and s["lr"] in (rates[0], rates[-1]):
+            side = "largest" if s["lr"] == rates[-1] else "smallest"
+            lines.append(f"- {s['task']}: the pick, {s['lr']:g}, is the {side} rate tried; the best rate may lie "
+                         f"{'above' if side == 'largest' else 'below'} it (run k = 0 at "
+                         f"{'higher' if side == 'largest' else 'lower'} rates to know).")
+    return lines + [""] if lines else []
+
+
 def write_report(folder, summaries, results):
     runs = sum(len(r) for r in results)
     precisions = sorted({precision_of(r, s["task"]) for r, s in zip(results, summaries)})
@@ -152,7 +166,7 @@ def write_report(folder, summaries, results):
             lines.append(f"| {s['task']} | {lr:g} | {' '.join(map(str, s['seeds']))} | {number(s['search_score'][lr])} "
                          f"| {len(values)} | {number(float(np.mean(values)))} | {number(float(std))} "
                          f"| {'yes' if lr == s['lr'] else ''} |")
-    lines += ["", "## Per task", ""]
+    lines += [""] + edge_lines(summaries) + ["## Per task", ""]
     for s in summaries:
         lines += task_lines(s)
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write("\n".join(lines).encode()))

@@ -135,3 +135,13 @@ def test_a_gpu_pools_with_the_cpu_only_where_they_agree(tmp_path):
     text = (tmp_path / "report.md").read_text()
     assert "9 runs, in fp32, on cpu (3 runs: cpu) and cuda (6 runs: cuda). " in text
     assert "| minilm | 4 | 0.67 | 2 | 0.861 |" in text and "differ by more than 2 SE, read from cuda alone |" in text
+
+
+def test_a_pick_at_the_edge_of_the_line_search_says_so(mrpc, tmp_path):
+    lee_report.main([str(mrpc), "--out", str(tmp_path / "inside")])
+    assert "the best rate may lie" not in (tmp_path / "inside" / "report.md").read_text()  # 3e-5 of 1e-5..5e-5
+    for seed in (1, 2):
+        write_run(mrpc, "mrpc", "f1", 0, seed, 7e-5, 0.95, constant=0.75)
+    lee_report.main([str(mrpc), "--out", str(tmp_path / "edge")])
+    assert "- mrpc: the pick, 7e-05, is the largest rate tried; the best rate may lie above it" in \
+        (tmp_path / "edge" / "report.md").read_text()
