@@ -47,7 +47,7 @@ AGAINST ?=
 RUNS = $(shell $(PYTHON) -m result names $(RESULTS) --freeze $(FREEZE) --sizes $(SIZES) --seeds $(SEEDS) \
   --lrs $(or $(LRS),$(LR)) --reinits $(REINITS) $(if $(PROBE),--probe) $(if $(METHOD),--method $(METHOD)))
 
-.PHONY: help setup test check-quotes grid runs report status slurm slurm-array clean
+.PHONY: help setup test check-quotes grid runs report status slurm slurm-array best clean
 # a run writes its result atomically (temporary name, then rename), so a result file is always
 # whole: make must not delete one that finished just before a Ctrl-C or a kill
 .PRECIOUS: $(RESULTS)/freeze%.json
@@ -61,6 +61,7 @@ help:
 	@echo "                              (PROTOCOL=lee: study/lee_report.py, Lee et al.'s tables and Figure 1)"
 	@echo "make status DATASET=sst2      how many runs of the grid are done, and about how long the rest will take"
 	@echo "make slurm DATASET=sst2       the missing runs as one Slurm job array, the report as a job after it"
+	@echo "make best DATASET=sst2 SIZE=n  the report's recommended cell at n, trained again and kept in SAVE (--save)"
 	@echo "make clean                    the caches and the runs' logs (never results, subsets or docs/)"
 	@echo "                              (SLURM_MAX tasks at once, SLURM_PARTITION, SLURM_TIME, SLURM_GPUS, SBATCH_FLAGS)"
 	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
@@ -127,6 +128,20 @@ ifeq ($(PROTOCOL),lee)
 else
 	$(PYTHON) -m study.report $(RESULTS) --seeds $(words $(SEEDS)) --out $(REPORT_DIR) $(if $(AGAINST),--against $(AGAINST))
 endif
+
+# the report's recommended cell at SIZE, trained once more with SEED and kept as a transformers
+# checkpoint in SAVE (its result beside it, SAVE.json): the answer, ready to use
+SIZE ?= $(lastword $(SIZES))
+SEED ?= 1
+SAVE ?= saved/$(DATASET)-$(notdir $(patsubst %/,%,$(MODEL)))-n$(SIZE)
+best:
+	@flags=$$($(PYTHON) -m study.best $(RESULTS) --size $(SIZE) --seed $(SEED)) || exit 2; \
+	echo "make best: $$flags"; \
+	$(PYTHON) freeze_study.py $$flags --dataset $(DATASET) --model $(MODEL) --protocol $(PROTOCOL) \
+	  $(if $(EPOCHS),--epochs $(EPOCHS)) $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) \
+	  $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) --cache-dir $(CACHE_DIR) \
+	  $(if $(filter-out all,$(SIZE)),--splits-dir $(SPLITS_DIR)) $(if $(PRECISION),--precision $(PRECISION)) \
+	  --quiet --save $(SAVE) --out $(SAVE).json
 
 status:
 	@echo "$(RESULTS): $$($(PYTHON) -m study.results status $(RUNS))"

@@ -70,7 +70,7 @@ def answer_cells(runs, metric):
                          seconds=median_of(cell, lambda r: r["seconds"]["total"]),
                          peak_mb=median_of(cell, lambda r: r["peak_memory_mb"]),
                          trainable=cell[0]["trainable_parameters"], dev_size=cell[0]["dev_size"],
-                         constant=cell[0]["constant"][metric]))
+                         constant=cell[0]["constant"][metric], config=cell[0]["config"]))
     return rows
 
 

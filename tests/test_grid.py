@@ -156,3 +156,21 @@ def test_two_methods_in_one_folder_give_one_report_and_one_answer(grid, tmp_path
     answer = markdown[markdown.index("## The answer"):]
     assert "| fine-tune | 0 | 2 |" in answer and "| SetFit | 1 | 2 |" in answer
     assert (folder / "answer.png").exists()
+
+
+def test_make_best_trains_the_recommended_cell_again_and_keeps_it(grid, tmp_path):
+    import transformers
+    folder, saved = tmp_path / "best", tmp_path / "saved"
+    run_variant(grid, folder, "SIZES=8", "SEEDS=1 2", "FREEZE=0 1")
+    _, command = grid
+    command = [arg for arg in command if not arg.startswith(("RESULTS=", "-j"))]
+    done = subprocess.run([arg if arg != "grid" else "best" for arg in command] +
+                          [f"RESULTS={folder}", "SIZE=8", f"SAVE={saved}"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "make best: --freeze" in done.stdout and "--size 8 --seed 1" in done.stdout
+    kept = json.loads((tmp_path / "saved.json").read_text())
+    assert kept["config"]["save"] == str(saved) and kept["config"]["size"] == 8
+    transformers.AutoModelForSequenceClassification.from_pretrained(saved)  # a checkpoint transformers loads
+    again = subprocess.run([arg if arg != "grid" else "best" for arg in command] +
+                           [f"RESULTS={folder}", "SIZE=50", f"SAVE={tmp_path / 'other'}"], capture_output=True, text=True)
+    assert again.returncode != 0 and "has no runs at n = 50 (it has n = 8)" in again.stderr

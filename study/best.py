@@ -1,0 +1,53 @@
+"""
+The report's recommended cell at one train size, as the freeze_study.py options that train it
+again (make best runs them with --save, so the answer ends as a model to use):
+
+    python -m study.best results/sst2/minilm --size 1000 --seed 1
+    --freeze 1 --size 1000 --seed 1 --lr 5e-5 --pooling first
+
+The recommendation is study/answer.py's, read from the same folder the report reads.
+"""
+
+import argparse
+import sys
+
+from result import name_of
+from study.answer import answer_cells, recommend
+from study.published import reports_mcc
+from study.results import load_results
+
+
+def best_flags(folder, size, seed):
+    """The options of the recommended cell at `size` (its method, depth, rate, reset, pooling)."""
+    runs = load_results(folder, figure="score")
+    if not runs:
+        raise ValueError(f"no run results in {folder}; run the grid first (make grid)")
+    metric = "mcc" if reports_mcc(runs[0]["config"]["task"]) else runs[0]["metric"]
+    cells = [row for row in answer_cells(runs, metric) if str(row["size"]) == str(size)]
+    if not cells:
+        sizes = sorted({str(r["config"]["size"]) for r in runs})
+        raise ValueError(f"{folder} has no runs at n = {size} (it has n = {', '.join(sizes)})")
+    pick, _, _ = recommend(cells, metric)
+    config = pick["config"]
+    if config["pooling"] != "first" or name_of(config).method != "finetune":
+        raise ValueError(f"the recommended cell at n = {size} is {pick['method']} at k = {pick['freeze']}, which reads "
+                         "the mean of a sentence's tokens: --save keeps a fine-tune only")
+    flags = name_of(dict(config, seed=seed)).flags()
+    return flags + ["--pooling", config["pooling"]]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="The recommended cell's options, for make best.")
+    p.add_argument("folder")
+    p.add_argument("--size", required=True, help="the train size whose recommendation to train")
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args(argv)
+    try:
+        print(" ".join(best_flags(args.folder, args.size, args.seed)))
+    except ValueError as e:
+        print(f"best.py: error: {e}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
