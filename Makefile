@@ -10,10 +10,11 @@ SEEDS ?= 1 2 3 4 5
 PROTOCOL ?= blog
 # empty: the protocol's own (blog 10; lee 3 for BERT, 10 for RoBERTa)
 EPOCHS ?=
-# a learning-rate line search: every run of the grid at each of these; empty: one learning rate, LR.
-# A result's name carries its rate (..._lr3e-4.json) unless it is the default, 5e-5 (result.py)
+# a learning-rate line search: every run of the grid at each of these; empty: one learning rate, LR, and
+# empty LR: each method's own (5e-5 for the fine-tune, 2e-5 for SetFit). A result's name carries its
+# rate (..._lr3e-4.json) unless it is the method's own (result.py)
 LRS ?=
-LR ?= 5e-5
+LR ?=
 # reset the top N layers before fine-tuning a k = 0 cell, for each N here (0: none); N > 0 names its file
 # ..._reinit<N>.json (other depths by hand: freeze_study.py --freeze k --reinit N, with k + N <= L)
 REINITS ?= 0
@@ -45,7 +46,8 @@ AGAINST ?=
 
 # the grid's result files, named by result.py (the one place a name is made and read)
 RUNS = $(shell $(PYTHON) -m result names $(RESULTS) --freeze $(FREEZE) --sizes $(SIZES) --seeds $(SEEDS) \
-  --lrs $(or $(LRS),$(LR)) --reinits $(REINITS) $(if $(PROBE),--probe) $(if $(METHOD),--method $(METHOD)))
+  $(if $(or $(LRS),$(LR)),--lrs $(or $(LRS),$(LR))) --reinits $(REINITS) $(if $(PROBE),--probe) \
+  $(if $(METHOD),--method $(METHOD)))
 
 .PHONY: help setup test check-quotes grid runs report status slurm slurm-array best clean
 # a run writes its result atomically (temporary name, then rename), so a result file is always

@@ -28,10 +28,11 @@ import metrics
 import probe
 from loop import AdamW, TrainResult, all_sentence_embeddings, lr_at, optimizer_step, sentence_embeddings, used_word_rows
 from machine import autocast
+from result import DEFAULT_LRS
 
 # setfit 1.2's TrainingArguments defaults for the body's contrastive stage
 BATCH_SIZE = 16
-LEARNING_RATE = 2e-5
+LEARNING_RATE = DEFAULT_LRS["setfit"]  # 2e-5, the body's rate unless --lr says otherwise
 WEIGHT_DECAY = 0.01
 WARMUP_PROPORTION = 0.1
 MAX_GRAD_NORM = 1.0
@@ -61,7 +62,8 @@ def decays(name):
     return not (name.endswith(".bias") or "norm" in name)
 
 
-def train_body(model, inputs, labels, cached_depth, device, precision, seed, num_iterations=None, log=print):
+def train_body(model, inputs, labels, cached_depth, device, precision, seed, num_iterations=None, lr=LEARNING_RATE,
+               log=print):
     """Stage 1: one epoch of the cosine-similarity loss over setfit's pairs. Returns the per-step
     losses and the number of pairs and of warmup steps."""
     rng = np.random.default_rng(seed)
@@ -73,14 +75,14 @@ def train_body(model, inputs, labels, cached_depth, device, precision, seed, num
     if not named:  # every layer frozen: nothing to fine-tune; the head is fitted to the frozen body alone
         return dict(losses=[], pairs=len(target), total_steps=0, warmup_steps=0)
     optimizer = AdamW([dict(params=[p for name, p in named if decays(name)], weight_decay=WEIGHT_DECAY),
-                       dict(params=[p for name, p in named if not decays(name)], weight_decay=0.0)], lr=LEARNING_RATE,
+                       dict(params=[p for name, p in named if not decays(name)], weight_decay=0.0)], lr=lr,
                       used_rows=used_word_rows(model, inputs, cached_depth))
     scaler = torch.amp.GradScaler(device.type, enabled=precision == "fp16")
     params, target, losses = [p for _, p in named], torch.as_tensor(target).to(device), []
     model.train()  # dropout on in every layer that runs, as the library trains its body
     for step, batch in enumerate(order.split(BATCH_SIZE)):
         for group in optimizer.param_groups:
-            group["lr"] = lr_at(step, warmup_steps, total_steps, LEARNING_RATE)
+            group["lr"] = lr_at(step, warmup_steps, total_steps, lr)
         sides = [inputs[i] for i in first[batch]] + [inputs[i] for i in second[batch]]  # 2B sentences
         with autocast(device, precision):
             embeddings = sentence_embeddings(model, sides, cached_depth, device)  # (2B, H) float32
@@ -101,10 +103,10 @@ def fit_head(train_embeddings, train_labels, num_labels):
 
 
 def run(model, train_inputs, train_labels, dev_inputs, dev_labels, num_labels, cached_depth, device, precision, seed,
-        num_iterations=None, log=print):
+        num_iterations=None, lr=LEARNING_RATE, log=print):
     """Both stages, then the training subset and the dev split scored with the head."""
     began = time.perf_counter()
-    body = train_body(model, train_inputs, train_labels, cached_depth, device, precision, seed, num_iterations, log)
+    body = train_body(model, train_inputs, train_labels, cached_depth, device, precision, seed, num_iterations, lr, log)
     train_seconds = time.perf_counter() - began
     train_x = all_sentence_embeddings(model, train_inputs, cached_depth, device, precision)
     head = fit_head(train_x, np.asarray(train_labels), num_labels)
@@ -113,5 +115,5 @@ def run(model, train_inputs, train_labels, dev_inputs, dev_labels, num_labels, c
     return TrainResult(chosen=dict(step=body["total_steps"], **score(dev_x, dev_labels)),
                        train_scores=score(train_x, np.asarray(train_labels)), losses=body["losses"],
                        total_steps=body["total_steps"], warmup_steps=body["warmup_steps"],
-                       setfit=dict(pairs=body["pairs"], num_iterations=num_iterations), train_seconds=train_seconds,
+                       setfit=dict(pairs=body["pairs"], num_iterations=num_iterations, lr=lr), train_seconds=train_seconds,
                        eval_seconds=time.perf_counter() - began - train_seconds)

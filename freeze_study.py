@@ -46,12 +46,11 @@ def parse_args(argv):
     p.add_argument("--size", type=train_size, default=50,
                    help="training examples (a stratified subset), or 'all': the whole train split")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--reinit", type=int, default=0,
-                   help="reset the top N layers to a fresh initialisation before fine-tuning (k + N <= L)")
+    p.add_argument("--reinit", type=int, default=0, help="reset the top N layers before fine-tuning (k + N <= L)")
     p.add_argument("--protocol", choices=["blog", "lee"], default="blog",
                    help="blog: the blog study's (the default); lee: Lee et al. 2019's (see protocol.py)")
     p.add_argument("--epochs", type=int, help="default: the protocol's (blog 10; lee 3 for BERT, 10 for RoBERTa)")
-    p.add_argument("--lr", type=float, default=result.DEFAULT_LR)
+    p.add_argument("--lr", type=float, help="default: the method's (the blog's 5e-5 for finetune, setfit's 2e-5)")
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--glue-dir", help="local GLUE folder (SST-2/, CoLA/, MRPC/, STS-B/, RTE/); default $GLUE_DIR, else the hub")
     p.add_argument("--train-file", help="your own task: a CSV/TSV with a header (needs --dev-file)")
@@ -73,9 +72,8 @@ def parse_args(argv):
                    help="what stands for a sentence: its first token or the mean of its tokens. Default: the "
                         "first token for finetune (as the studies' classifiers read it); for --probe and "
                         "--method setfit the checkpoint's own sentence embedding (its sentence-transformers files)")
-    p.add_argument("--save", metavar="DIR",
-                   help="also write the trained classifier to DIR as a transformers checkpoint (a new folder; "
-                        "AutoModelForSequenceClassification loads it; predict.py labels a CSV with it)")
+    p.add_argument("--save", metavar="DIR", help="also keep the trained fine-tune in the new folder DIR as a "
+                   "transformers checkpoint (predict.py labels a CSV with it)")
     p.add_argument("--no-cache", action="store_true",
                    help="run the whole network every step, frozen layers in training mode (the Trainer's way)")
     p.add_argument("--cache-dir", default="cache", help="frozen-prefix and token-id cache")
@@ -85,8 +83,7 @@ def parse_args(argv):
                         "where it multiplies bfloat16 natively (AVX512-BF16, AMX), else fp32")
     p.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: cuda if available)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
-    p.add_argument("--print-freeze-grid", action="store_true",
-                   help="print the protocol's freezing depths for --model's depth, and exit (for make grid)")
+    p.add_argument("--print-freeze-grid", action="store_true", help="print the protocol's depths for --model, and exit")
     p.error = lambda message: fail(message)  # one line, not argparse's usage block
     return p.parse_args(argv)
 
@@ -229,8 +226,11 @@ def plan_run(args, task, folder, device, precision):
     if embeds and not args.pooling and own["pooling"] not in ("first", "mean"):
         raise ValueError(f"{args.model}'s sentence embedding pools by {own['pooling']}; this tool pools by the "
                          "first token or the mean: pass --pooling first or --pooling mean")
+    if method == "probe" and args.lr is not None:
+        raise ValueError("--lr does not apply to --probe: a probe is fitted, its strength chosen by cross-validation")
+    lr = args.lr or result.DEFAULT_LRS[method]
     train_config, max_length = protocol.config(args.protocol, config.model_type, freeze=args.freeze, epochs=args.epochs,
-                                               batch_size=args.batch_size, lr=args.lr, seed=args.seed,
+                                               batch_size=args.batch_size, lr=lr, seed=args.seed,
                                                precision=precision, metric=task.metric)
     if embeds and own["max_length"]:
         max_length = min(max_length, own["max_length"])
@@ -305,7 +305,7 @@ def train_or_fit(args, plan, classifier, task, indices, train_inputs, dev_inputs
     if plan.method == "setfit":
         return contrastive.run(classifier, train_inputs, train_labels, dev_inputs, task.dev_labels, task.num_labels,
                                plan.cached_depth, plan.device, plan.precision, args.seed, args.num_iterations,
-                               quiet_or_log)
+                               plan.train_config.lr, quiet_or_log)
     return loop.train(classifier, plan.train_config, train_inputs, train_labels, dev_inputs, task.dev_labels,
                       plan.cached_depth, plan.device, log=quiet_or_log)
 

@@ -6,7 +6,8 @@ A result's file name says what the run was, and nothing else does:
 
     freeze<k>_size<n>_seed<s>[_lr<rate>][_reinit<N>][_probe|_setfit].json
 
-the learning rate only where it is not the default (5e-5), written as 3e-4; the reset top layers
+the learning rate only where it is not the method's default (the blog's 5e-5 for the fine-tune,
+setfit's 2e-5 for SetFit; a probe has none), written as 3e-4; the reset top layers
 only where there are some. The Makefile asks this module for a grid's names and for the options
 each name stands for (python -m result names ... / flags NAME), so make and the tool cannot
 disagree. Runs that differ in nothing but their seed form a cell, and a report pools them; what
@@ -28,8 +29,11 @@ import numpy as np
 
 import metrics
 
-DEFAULT_LR = 5e-5  # freeze_study.py's --lr, the blog study's rate: a name leaves it out
-METHODS = ("finetune", "probe", "setfit")
+# each method's learning rate when --lr is not given, which a name leaves out: the blog study's for the
+# fine-tune, setfit 1.2's for SetFit's body; a probe is fitted, not trained at a rate
+DEFAULT_LRS = {"finetune": 5e-5, "setfit": 2e-5, "probe": None}
+DEFAULT_LR = DEFAULT_LRS["finetune"]
+METHODS = tuple(DEFAULT_LRS)
 NAME = re.compile(r"freeze(-?\d+)_size(\d+|all)_seed(\d+)(?:_lr([0-9.]+e-?\d+))?(?:_reinit(\d+))?"
                   r"(?:_(probe|setfit))?\.json")
 
@@ -40,20 +44,21 @@ class RunName:
     freeze: int
     size: int | str  # a number of examples, or "all"
     seed: int
-    lr: float = DEFAULT_LR
+    lr: float | None = None  # None: the method's default rate
     reinit: int = 0
     method: str = "finetune"  # finetune, probe or setfit
 
     def file_name(self):
         return (f"freeze{self.freeze}_size{self.size}_seed{self.seed}"
-                + (f"_lr{lr_text(self.lr)}" if self.lr != DEFAULT_LR else "")
+                + (f"_lr{lr_text(self.lr)}" if self.lr not in (None, DEFAULT_LRS[self.method]) else "")
                 + (f"_reinit{self.reinit}" if self.reinit else "")
                 + (f"_{self.method}" if self.method != "finetune" else "") + ".json")
 
     def flags(self):
         """freeze_study.py's options for this run."""
-        return (["--freeze", str(self.freeze), "--size", str(self.size), "--seed", str(self.seed),
-                 "--lr", lr_text(self.lr)] + (["--reinit", str(self.reinit)] if self.reinit else [])
+        return (["--freeze", str(self.freeze), "--size", str(self.size), "--seed", str(self.seed)]
+                + (["--lr", lr_text(self.lr)] if self.lr is not None else [])
+                + (["--reinit", str(self.reinit)] if self.reinit else [])
                 + {"finetune": [], "probe": ["--probe"], "setfit": ["--method", "setfit"]}[self.method])
 
 
@@ -70,7 +75,7 @@ def parse_name(name):
     if not match:
         return None
     freeze, size, seed, lr, reinit, method = match.groups()
-    run = RunName(int(freeze), size if size == "all" else int(size), int(seed), float(lr) if lr else DEFAULT_LR,
+    run = RunName(int(freeze), size if size == "all" else int(size), int(seed), float(lr) if lr else None,
                   int(reinit or 0), method or "finetune")
     return run if run.file_name() == os.path.basename(name) else None
 
@@ -82,7 +87,9 @@ def method_of(config):
 
 def name_of(config):
     """The RunName of a run's configuration (freeze_study.py's options, or a result's config)."""
-    return RunName(config["freeze"], config["size"], config["seed"], config["lr"], config["reinit"], method_of(config))
+    method = method_of(config)
+    lr = None if config["lr"] == DEFAULT_LRS[method] else config["lr"]
+    return RunName(config["freeze"], config["size"], config["seed"], lr, config["reinit"], method)
 
 
 def model_label(model):
@@ -94,7 +101,7 @@ def default_path(task_name, model, run):
     return os.path.join("results", task_name, model_label(model), run.file_name())
 
 
-def grid_names(folder, freeze, sizes, seeds, lrs=(DEFAULT_LR,), reinits=(0,), probe=False, method="finetune"):
+def grid_names(folder, freeze, sizes, seeds, lrs=(None,), reinits=(0,), probe=False, method="finetune"):
     """Every result file of a grid, in the order make runs them: each depth, size, seed, rate and
     (at k = 0 only) reset; then, with probe, a probe at the last depth per size and seed."""
     runs = [RunName(k, n, s, lr, r, method) for k in freeze for n in sizes for s in seeds for lr in lrs
@@ -160,6 +167,7 @@ def build(config, task, history, trainable, total, seconds, peak_memory_mb, proc
         train_at_score=history.train_scores,
         best={name: max(point[name] for point in curve or [chosen]) for name in names},  # each metric's own best
         constant=metrics.constant_scores(task.dev_labels, task.num_labels),  # what one class for all scores
+        dev_size=len(task.dev_labels),  # how far the dev split alone moves a score (study/answer.py)
         label_names=task.label_names, curve=curve, train_losses=history.losses,
         total_steps=history.total_steps, warmup_steps=history.warmup_steps, eval_every=history.eval_every,
         trainable_parameters=trainable, total_parameters=total,
@@ -212,7 +220,7 @@ def main(argv=None):
         print(" ".join(run.flags()))
         return
     sizes = [size if size == "all" else int(size) for size in args.sizes]
-    print("\n".join(grid_names(args.folder, args.freeze, sizes, args.seeds, args.lrs or [DEFAULT_LR],
+    print("\n".join(grid_names(args.folder, args.freeze, sizes, args.seeds, args.lrs or [None],
                                args.reinits or [0], args.probe, args.method)))
 
 

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from result import DEFAULT_LR, lr_text, method_of
+from result import DEFAULT_LRS, lr_text, method_of
 from study.results import describe, median_of, number
 
 METHOD_NAMES = {"finetune": "fine-tune", "setfit": "SetFit", "probe": "probe"}
@@ -30,7 +30,7 @@ def method_name(config):
     name = METHOD_NAMES[method]
     if config["reinit"]:
         name += f", top {config['reinit']} reset"
-    if config["lr"] != DEFAULT_LR and method == "finetune":
+    if config["lr"] not in (None, DEFAULT_LRS[method]):
         name += f", lr {lr_text(config['lr'])}"
     return name
 

@@ -6,9 +6,10 @@ no reader keeps a code path for an old one:
 
 For every run result below the folders: the keys it lacks, from what it recorded (a run from before
 --pooling read the first token; one from before --method fine-tuned; an unrecorded processor or
-training score is null), the best constant prediction's scores and the size of the dev split it read, and its
-file renamed to the name result.py gives its configuration. Each file is rewritten atomically; a
-second pass changes nothing.
+training score is null; a SetFit run trained at setfit's 2e-5 whatever --lr said; a probe has no
+rate), the best constant prediction's scores and the size of the dev split it read, and its file
+renamed to the name result.py gives its configuration. Each file is rewritten atomically; a second
+pass changes nothing.
 """
 
 import argparse
@@ -56,6 +57,13 @@ def migrate(run, glue_dir):
     if "constant" not in run:
         run["constant"] = metrics.constant_scores(*dev_labels(run["config"], glue_dir))
         added.append("constant")
+    method = result.method_of(run["config"])
+    if method == "setfit" and "lr" not in run["setfit"]:  # --lr reached SetFit's body only later: it trained at 2e-5
+        run["config"]["lr"] = run["setfit"]["lr"] = result.DEFAULT_LRS["setfit"]
+        added.append("setfit.lr")
+    if method == "probe" and run["config"]["lr"] is not None:  # a probe is fitted, at no rate
+        run["config"]["lr"] = None
+        added.append("config.lr (none)")
     if "dev_size" not in run:
         run["dev_size"] = len(dev_labels(run["config"], glue_dir)[0])
         added.append("dev_size")

@@ -18,6 +18,7 @@ from conftest import ROOT, result_record, write_result
     (result.RunName(0, 100, 3, reinit=2), "freeze0_size100_seed3_reinit2.json"),
     (result.RunName(6, 1000, 5, method="probe"), "freeze6_size1000_seed5_probe.json"),
     (result.RunName(4, 50, 1, lr=2e-3, method="setfit"), "freeze4_size50_seed1_lr2e-3_setfit.json"),
+    (result.RunName(4, 50, 1, lr=5e-5, method="setfit"), "freeze4_size50_seed1_lr5e-5_setfit.json"),
 ])
 def test_a_name_is_written_and_read_back_the_same(run, name):
     assert run.file_name() == name and result.parse_name(f"results/sst2/minilm/{name}") == run
@@ -41,6 +42,7 @@ def make_names(*variables):
 def test_the_makefile_names_its_runs_as_result_py_does():
     names = make_names("FREEZE=-1 0 6", "SIZES=50 all", "SEEDS=1 2", "LRS=5e-5 3e-4", "REINITS=0 2", "PROBE=1")
     expected = result.grid_names("out", [-1, 0, 6], [50, "all"], [1, 2], [5e-5, 3e-4], [0, 2], probe=True)
+    assert make_names("FREEZE=0", "SIZES=50", "SEEDS=1", "METHOD=setfit") == ["out/freeze0_size50_seed1_setfit.json"]
     assert names == expected and len(names) == 3 * 2 * 2 * 2 + 2 * 2 * 2 + 2 * 2
     assert "out/freeze0_size50_seed1_reinit2.json" in names and "out/freeze0_size50_seed1_lr3e-4_reinit2.json" in names
     assert "out/freeze6_sizeall_seed2_probe.json" in names and "out/freeze-1_size50_seed1.json" in names
@@ -52,7 +54,11 @@ def test_flags_are_the_options_a_name_stands_for():
                                         text=True)
     assert flags("freeze-1_sizeall_seed2_lr3e-4_reinit1_probe.json").stdout.split() == [
         "--freeze", "-1", "--size", "all", "--seed", "2", "--lr", "3e-4", "--reinit", "1", "--probe"]
-    assert flags("freeze4_size50_seed1_setfit.json").stdout.split()[-3:] == ["5e-5", "--method", "setfit"]
+    # no --lr where the name has none: each method's own rate (setfit's 2e-5 for SetFit)
+    assert flags("freeze4_size50_seed1_setfit.json").stdout.split() == [
+        "--freeze", "4", "--size", "50", "--seed", "1", "--method", "setfit"]
+    assert result.name_of(dict(freeze=4, size=50, seed=1, lr=2e-5, reinit=0, probe=False, method="setfit")) == \
+        result.RunName(4, 50, 1, method="setfit")
     bad = flags("freeze4_size50_seed1_lr0.0001.json")
     assert bad.returncode != 0 and "3e-4" in bad.stderr and bad.stdout == ""
 

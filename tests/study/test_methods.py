@@ -45,7 +45,8 @@ def test_setfit_runs_are_rows_of_their_own_or_a_grid_of_their_own(tmp_path):
     for seed, (plain, setfit) in enumerate([(0.60, 0.66), (0.62, 0.65), (0.61, 0.64)], start=1):
         write_result(tmp_path, 0, 50, seed, plain)
         result = json.loads((tmp_path / f"freeze0_size50_seed{seed}.json").read_text())
-        result["config"]["method"], result["best_accuracy"] = "setfit", setfit
+        result["config"].update(method="setfit", lr=2e-5)
+        result["best_accuracy"] = setfit
         result["seconds"], result["peak_memory_mb"] = dict(total=40.0 + seed), 800.0
         (tmp_path / f"freeze0_size50_seed{seed}_setfit.json").write_text(json.dumps(result))
     report.main([str(tmp_path), "--seeds", "3"])
@@ -72,7 +73,8 @@ def write_method_cells(folder, cells, task="sst2"):
                 write_result(folder, k, 50, seed, score)
             path = folder / f"freeze{k}_size50_seed{seed}.json"
             result = json.loads(path.read_text())
-            result["config"].update(method="setfit" if suffix == "_setfit" else "finetune", probe=suffix == "_probe")
+            result["config"].update(method="setfit" if suffix == "_setfit" else "finetune", probe=suffix == "_probe",
+                                    lr={"_setfit": 2e-5, "_probe": None}.get(suffix, 5e-5))
             result.update(seconds=dict(total=seconds), peak_memory_mb=500.0, train_at_score=dict(accuracy=0.9, mcc=0.9))
             path.unlink()
             (folder / f"freeze{k}_size50_seed{seed}{suffix}.json").write_text(json.dumps(result))
