@@ -241,7 +241,7 @@ def plan_run(args, task, folder, device, precision):
     out = args.out or result.default_path(task.name, args.model, run_name)
     if result.NAME.fullmatch(os.path.basename(out)) and os.path.basename(out) != run_name.file_name():
         raise ValueError(f"{out}: a result's name says what ran, and this run is {run_name.file_name()} "
-                         "(learning rates written as 3e-4, the default 5e-5 left out)")
+                         "(learning rates written as 3e-4, the method's own left out)")
     pooling = args.pooling or (own["pooling"] if embeds else "first")
     if args.save and (method != "finetune" or pooling != "first"):
         raise ValueError("--save writes a *ForSequenceClassification checkpoint, which reads the first token: it goes "

@@ -32,7 +32,6 @@ import metrics
 # each method's learning rate when --lr is not given, which a name leaves out: the blog study's for the
 # fine-tune, setfit 1.2's for SetFit's body; a probe is fitted, not trained at a rate
 DEFAULT_LRS = {"finetune": 5e-5, "setfit": 2e-5, "probe": None}
-DEFAULT_LR = DEFAULT_LRS["finetune"]
 METHODS = tuple(DEFAULT_LRS)
 NAME = re.compile(r"freeze(-?\d+)_size(\d+|all)_seed(\d+)(?:_lr([0-9.]+e-?\d+))?(?:_reinit(\d+))?"
                   r"(?:_(probe|setfit))?\.json")

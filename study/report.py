@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 from cache import write_atomically
-from result import DEFAULT_LR, method_of, model_label
+from result import DEFAULT_LRS, method_of, model_label
 from study import figures
 from study.published import REFERENCE_LAYERS, blog_rows, reference_depth, reports_mcc
 from study.answer import answer_lines
@@ -266,7 +266,7 @@ def main(argv=None):
     setfit = [r for r in results if method_of(r["config"]) == "setfit"]
     # the recipe's own tables read it at the study's rate; other rates are cells of the answer only
     results = [r for r in results if not r["config"]["reinit"] and method_of(r["config"]) == "finetune"
-               and r["config"]["lr"] == DEFAULT_LR]
+               and r["config"]["lr"] == DEFAULT_LRS["finetune"]]
     if not results and setfit:
         results, setfit = setfit, []
     if not results:
