@@ -84,6 +84,27 @@ def recommend(cells, metric):
     return (min(good, key=lambda row: row["seconds"]) if good else best), best, band
 
 
+def edge_lines(cells):
+    """A line for each method and depth run at several rates whose best fair rate is the largest or
+    smallest tried: its best rate may lie beyond, so its cells are not yet its best."""
+    by_kind = {}
+    for row in cells:
+        config = row["config"]
+        if config["lr"] is not None:
+            kind = (METHOD_NAMES[method_of(config)] + (f", top {config['reinit']} reset" if config["reinit"] else ""),
+                    row["freeze"])
+            by_kind.setdefault(kind, []).append((config["lr"], row["fair_mean"]))
+    lines = []
+    for (name, k), rates in sorted(by_kind.items()):
+        if len(rates) > 1:
+            best, tried = max(rates, key=lambda rate: rate[1])[0], sorted(rate for rate, _ in rates)
+            if best in (tried[0], tried[-1]):
+                side = "largest" if best == tried[-1] else "smallest"
+                lines.append(f"{name} at k = {k}: its best rate, {lr_text(best)}, is the {side} tried; a better one may "
+                             f"lie {'above' if side == 'largest' else 'below'}.")
+    return lines
+
+
 def answer_lines(runs, metric):
     """report.md lines: per train size the table of every cell, the recommendation, and what was
     not run there; with the rule they follow. Returns (lines, {size: recommended row})."""
@@ -115,6 +136,7 @@ def answer_lines(runs, metric):
         if best["fair_mean"] - band <= best["constant"]:
             lines.append(f"No cell is clear of the best constant prediction ({number(best['constant'])}) by more than the "
                          f"noise: at n = {size} nothing learns beyond it, and the pick is only the cheapest.")
+        lines += edge_lines(here)
         missing = [f"{method} at k = {k}" for method, k in kinds if not any(
             row["method"] == method and row["freeze"] == k for row in here)]
         lines += [f"Not run at n = {size}: {', '.join(missing)}." if missing else f"Every cell ran at n = {size}.", ""]

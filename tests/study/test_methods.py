@@ -139,3 +139,15 @@ def test_cola_s_methods_are_set_side_by_side_by_mcc(tmp_path):
     assert "each run's dev mcc" in markdown and "| SetFit | 0 | 3 | 0.050 | 0.050 | 0.010 | 0.900 | 100.0 | 500 |" in markdown
     # the noise at MCC 0.10 over 872 sentences: (1 - 0.01) / sqrt(871) = 0.034; nothing else is within it
     assert "Recommended at n = 50: **probe, freeze 6** (fair 0.100; the best, probe at k = 6: 0.100, noise ± 0.034)" in markdown
+
+
+def test_rates_are_cells_of_their_own_and_a_best_rate_at_the_edge_says_so(tmp_path):
+    # the recipe at k = 0 at the blog's 5e-5 (0.55) and at 2e-4 (0.70, the largest rate tried); SetFit at its own 2e-5
+    write_method_cells(tmp_path, [("_setfit", 0, (0.65, 0.66), 40.0), ("", 0, (0.55, 0.56), 30.0)])
+    for seed, score in ((1, 0.70), (2, 0.71)):
+        write_result(tmp_path, 0, 50, seed, score, lr=2e-4)
+    report.main([str(tmp_path), "--seeds", "2"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert "| fine-tune, lr 2e-4 | 0 | 2 | 0.705 | 0.705 |" in markdown and "| fine-tune | 0 | 2 | 0.555 |" in markdown
+    assert "fine-tune at k = 0: its best rate, 2e-4, is the largest tried; a better one may lie above." in markdown
+    assert "| 50 | 0 | 2 | 0.555 |" in markdown  # the recipe's own tables read it at the study's rate
