@@ -21,8 +21,8 @@ REINITS ?= 0
 # PROBE=1: also a linear probe on the frozen model (k = L, the last of FREEZE) per size and seed: ..._probe.json
 # (on the checkpoint's own sentence embedding: the mean of the tokens for a sentence-transformers model)
 PROBE ?=
-# METHOD=setfit: SetFit's contrastive fine-tuning and logistic-regression head instead of the protocol's
-# fine-tune, every cell of the grid: ..._setfit.json (empty: the protocol's fine-tune)
+# METHOD=setfit, lora or bitfit: that method instead of the protocol's fine-tune, every cell of the grid
+# (..._setfit.json, _lora, _bitfit; contrastive.py, adapters.py); empty: the protocol's fine-tune
 METHOD ?=
 GLUE_DIR ?=
 # the study's depths for a 12-layer model (-1 0 2 4 8 10 12); -1 0 1 ... L for a model of depth L;
@@ -67,7 +67,7 @@ help:
 	@echo "make clean                    the caches and the runs' logs (never results, subsets or docs/)"
 	@echo "                              (SLURM_MAX tasks at once, SLURM_PARTITION, SLURM_TIME, SLURM_GPUS, SBATCH_FLAGS)"
 	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
-	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE METHOD (setfit)"
+	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE METHOD (setfit, lora, bitfit)"
 	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, bf16 on a CPU that has it, else fp32) GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
 	@echo "           CACHE_DIR SPLITS_DIR RUN_FLAGS REPORT_DIR AGAINST (see the Makefile's head)"
 

@@ -26,7 +26,8 @@ import torch.nn.functional as F
 
 import metrics
 import probe
-from loop import AdamW, TrainResult, all_sentence_embeddings, lr_at, optimizer_step, sentence_embeddings, used_word_rows
+from loop import (AdamW, TrainResult, all_sentence_embeddings, lr_at, optimizer_step, sentence_embeddings, state_bytes,
+                  used_word_rows)
 from machine import autocast
 from result import DEFAULT_LRS
 
@@ -73,7 +74,7 @@ def train_body(model, inputs, labels, cached_depth, device, precision, seed, num
     warmup_steps = math.ceil(total_steps * WARMUP_PROPORTION)
     named = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
     if not named:  # every layer frozen: nothing to fine-tune; the head is fitted to the frozen body alone
-        return dict(losses=[], pairs=len(target), total_steps=0, warmup_steps=0)
+        return dict(losses=[], pairs=len(target), total_steps=0, warmup_steps=0, optimizer_state_bytes=None)
     optimizer = AdamW([dict(params=[p for name, p in named if decays(name)], weight_decay=WEIGHT_DECAY),
                        dict(params=[p for name, p in named if not decays(name)], weight_decay=0.0)], lr=lr,
                       used_rows=used_word_rows(model, inputs, cached_depth))
@@ -93,7 +94,8 @@ def train_body(model, inputs, labels, cached_depth, device, precision, seed, num
         if (step + 1) % max(1, total_steps // 10) == 0 or step + 1 == total_steps:
             log(f"step {step + 1:4d}/{total_steps} | pairs {len(target)} | loss {np.mean(losses[-10:]):.4f} "
                 f"| lr {optimizer.param_groups[0]['lr']:.2e}")
-    return dict(losses=losses, pairs=len(target), total_steps=total_steps, warmup_steps=warmup_steps)
+    return dict(losses=losses, pairs=len(target), total_steps=total_steps, warmup_steps=warmup_steps,
+                optimizer_state_bytes=state_bytes(optimizer))
 
 
 def fit_head(train_embeddings, train_labels, num_labels):
@@ -116,4 +118,5 @@ def run(model, train_inputs, train_labels, dev_inputs, dev_labels, num_labels, c
                        train_scores=score(train_x, np.asarray(train_labels)), losses=body["losses"],
                        total_steps=body["total_steps"], warmup_steps=body["warmup_steps"],
                        setfit=dict(pairs=body["pairs"], num_iterations=num_iterations, lr=lr), train_seconds=train_seconds,
+                       optimizer_state_bytes=body["optimizer_state_bytes"],
                        eval_seconds=time.perf_counter() - began - train_seconds)

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
+import adapters
 import cache
 import checkpoint
 import contrastive
@@ -63,9 +64,12 @@ def parse_args(argv):
     p.add_argument("--out", help="result JSON (default results/<dataset>/<model>/ and the run's name, result.py)")
     p.add_argument("--probe", action="store_true",
                    help="with --freeze L: fit a linear probe to the frozen model's features instead of training a head")
-    p.add_argument("--method", choices=["finetune", "setfit"], default="finetune",
+    p.add_argument("--method", choices=["finetune", "setfit", "lora", "bitfit"], default="finetune",
                    help="finetune: the protocol's head and fine-tune (the default); setfit: SetFit's contrastive "
-                        "fine-tuning of the body, then a logistic-regression head (setfit's defaults; see contrastive.py)")
+                        "fine-tuning, then a logistic-regression head (contrastive.py); lora, bitfit: adapters.py")
+    for name, default in adapters.LORA_DEFAULTS.items():  # --lora-rank, --lora-alpha, --lora-dropout, --lora-targets
+        p.add_argument(f"--lora-{name}", type=type(default) if name != "targets" else str, default=default,
+                       nargs="+" if name == "targets" else None, help=f"--method lora (default {default})")
     p.add_argument("--num-iterations", type=int,
                    help="--method setfit: num_iterations x n pairs of each kind instead of setfit's oversampling")
     p.add_argument("--pooling", choices=["first", "mean"],
@@ -185,6 +189,10 @@ def check_args(args):
         raise ValueError("--size all trains on the whole train split: --splits-dir (subsets) does not apply")
     if args.method == "setfit" and args.probe:
         raise ValueError("--probe fits a head to a frozen model, --method setfit fine-tunes it first: pick one")
+    lora_flags = [f"--lora-{name}" for name, default in adapters.LORA_DEFAULTS.items()
+                  if getattr(args, f"lora_{name}") != default]
+    if lora_flags and args.method != "lora":
+        raise ValueError(f"{' '.join(lora_flags)} shape LoRA's update: they go with --method lora")
     if args.num_iterations is not None and (args.method != "setfit" or args.num_iterations < 1):
         raise ValueError("--num-iterations is a positive number of SetFit's pairs per example: it goes with --method setfit")
     try:
@@ -222,7 +230,7 @@ def plan_run(args, task, folder, device, precision):
                          f"{config.num_layers} (every layer of this model frozen)")
     # the probe and SetFit read the checkpoint's own sentence embedding; the fine-tune its first token
     own = checkpoint.sentence_embedding_spec(folder)
-    embeds = method != "finetune"
+    embeds = method in ("probe", "setfit")
     if embeds and not args.pooling and own["pooling"] not in ("first", "mean"):
         raise ValueError(f"{args.model}'s sentence embedding pools by {own['pooling']}; this tool pools by the "
                          "first token or the mean: pass --pooling first or --pooling mean")
@@ -263,6 +271,10 @@ def build_and_freeze(args, plan, task, folder):
     loop.reinitialize_top(classifier, args.reinit, args.freeze)  # after the head, from the same seed
     if plan.method == "setfit":
         classifier.head.requires_grad_(False)  # SetFit fits its own head to the embeddings
+    elif plan.method == "lora":
+        adapters.add_lora(classifier, args.freeze, args.lora_rank, args.lora_alpha, args.lora_dropout, args.lora_targets)
+    elif plan.method == "bitfit":
+        adapters.bitfit(classifier, args.freeze)
     return classifier.to(plan.device)
 
 
@@ -301,26 +313,13 @@ def train_or_fit(args, plan, classifier, task, indices, train_inputs, dev_inputs
     quiet_or_log = (lambda line: None) if args.quiet else log
     train_labels = task.train_labels[indices]
     if plan.method == "probe":
-        return fit_probe(classifier, train_inputs, train_labels, dev_inputs, task, plan.device)
+        return probe.fit_to_model(classifier, train_inputs, train_labels, dev_inputs, task, plan.device)
     if plan.method == "setfit":
         return contrastive.run(classifier, train_inputs, train_labels, dev_inputs, task.dev_labels, task.num_labels,
                                plan.cached_depth, plan.device, plan.precision, args.seed, args.num_iterations,
                                plan.train_config.lr, quiet_or_log)
     return loop.train(classifier, plan.train_config, train_inputs, train_labels, dev_inputs, task.dev_labels,
                       plan.cached_depth, plan.device, log=quiet_or_log)
-
-
-def fit_probe(classifier, train_states, train_labels, dev_states, task, device):
-    """The linear probe on the frozen model's sentence embedding: the cached states after the last
-    layer, pooled as the checkpoint pools them. One fit, one dev score."""
-    began = time.perf_counter()
-    L = classifier.config.num_layers
-    embed = lambda states: loop.all_sentence_embeddings(classifier, states, L, device, "fp32")  # (N, H)
-    fitted = probe.run(embed(train_states), train_labels, embed(dev_states), task.dev_labels,
-                       task.num_labels, task.metric)
-    return loop.TrainResult(chosen=dict(step=0, **fitted["dev"]), train_scores=fitted["train"],
-                            probe=dict(l2=fitted["l2"], C=fitted["C"], cross_validation=fitted["cross_validation"]),
-                            train_seconds=time.perf_counter() - began)
 
 
 # ----------------------------------------------------------------------------------------------

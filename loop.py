@@ -233,6 +233,7 @@ class TrainResult:
     eval_seconds: float = 0.0
     probe: dict | None = None  # the probe's strength and its cross-validation
     setfit: dict | None = None  # SetFit's pairs
+    optimizer_state_bytes: int | None = None  # AdamW's moments and steps at the end (None: no optimizer)
 
 
 def schedule(n, config):
@@ -247,6 +248,11 @@ def trainable_copy(model):
     """The trainable weights, copied to host memory: only they change, so only they are kept, and
     a copy on the GPU would add their size to the run's peak memory."""
     return {name: p.detach().to("cpu", copy=True) for name, p in model.named_parameters() if p.requires_grad}
+
+
+def state_bytes(optimizer):
+    """The bytes AdamW keeps: its moments (for the used word rows only, where it updates those) and steps."""
+    return sum(t.numel() * t.element_size() for state in optimizer.state.values() for t in state)
 
 
 def log_point(log, point, total_steps):
@@ -300,4 +306,5 @@ def train(model, config, train_inputs, train_labels, dev_inputs, dev_labels, cac
                                   model.config.num_labels)
     return TrainResult(chosen=chosen, train_scores=train_scores, curve=curve, losses=losses, total_steps=total_steps,
                        warmup_steps=warmup_steps, eval_every=eval_every, train_seconds=train_seconds,
-                       eval_seconds=eval_seconds + time.perf_counter() - scoring_began)
+                       eval_seconds=eval_seconds + time.perf_counter() - scoring_began,
+                       optimizer_state_bytes=state_bytes(optimizer))

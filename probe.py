@@ -16,10 +16,13 @@ closed form, its strength by five contiguous folds in order. A few lines of torc
 dependency; every choice is deterministic, so the probe has no seed.
 """
 
+import time
+
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+import loop
 import metrics
 
 CS = np.logspace(-4, 4, 10)  # LogisticRegressionCV's Cs=10: inverse L2 strengths, strongest first
@@ -136,3 +139,15 @@ def run(train_features, train_labels, dev_features, dev_labels, num_labels, metr
     return dict(l2=l2, C=None if num_labels == 1 else strength, cross_validation=cv,
                 train=metrics.scores(train_labels, predict(model, train_features, num_labels), num_labels),
                 dev=metrics.scores(dev_labels, predict(model, dev_features, num_labels), num_labels))
+
+
+def fit_to_model(classifier, train_states, train_labels, dev_states, task, device):
+    """The linear probe on the frozen model's sentence embedding: the cached states after the last
+    layer, pooled as the checkpoint pools them. One fit, one dev score."""
+    began = time.perf_counter()
+    L = classifier.config.num_layers
+    embed = lambda states: loop.all_sentence_embeddings(classifier, states, L, device, "fp32")  # (N, H)
+    fitted = run(embed(train_states), train_labels, embed(dev_states), task.dev_labels, task.num_labels, task.metric)
+    return loop.TrainResult(chosen=dict(step=0, **fitted["dev"]), train_scores=fitted["train"],
+                            probe=dict(l2=fitted["l2"], C=fitted["C"], cross_validation=fitted["cross_validation"]),
+                            train_seconds=time.perf_counter() - began)

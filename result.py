@@ -30,11 +30,12 @@ import numpy as np
 import metrics
 
 # each method's learning rate when --lr is not given, which a name leaves out: the blog study's for the
-# fine-tune, setfit 1.2's for SetFit's body; a probe is fitted, not trained at a rate
-DEFAULT_LRS = {"finetune": 5e-5, "setfit": 2e-5, "probe": None}
+# fine-tune, setfit 1.2's for SetFit's body, the LoRA paper's SST-2 rate for LoRA, BitFit's paper's top
+# rate for BitFit; a probe is fitted, not trained at a rate
+DEFAULT_LRS = {"finetune": 5e-5, "setfit": 2e-5, "probe": None, "lora": 5e-4, "bitfit": 1e-3}
 METHODS = tuple(DEFAULT_LRS)
 NAME = re.compile(r"freeze(-?\d+)_size(\d+|all)_seed(\d+)(?:_lr([0-9.]+e-?\d+))?(?:_reinit(\d+))?"
-                  r"(?:_(probe|setfit))?\.json")
+                  r"(?:_(probe|setfit|lora|bitfit))?\.json")
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class RunName:
     seed: int
     lr: float | None = None  # None: the method's default rate
     reinit: int = 0
-    method: str = "finetune"  # finetune, probe or setfit
+    method: str = "finetune"  # finetune, probe, setfit, lora or bitfit
 
     def file_name(self):
         return (f"freeze{self.freeze}_size{self.size}_seed{self.seed}"
@@ -58,7 +59,7 @@ class RunName:
         return (["--freeze", str(self.freeze), "--size", str(self.size), "--seed", str(self.seed)]
                 + (["--lr", lr_text(self.lr)] if self.lr is not None else [])
                 + (["--reinit", str(self.reinit)] if self.reinit else [])
-                + {"finetune": [], "probe": ["--probe"], "setfit": ["--method", "setfit"]}[self.method])
+                + ([] if self.method == "finetune" else ["--probe"] if self.method == "probe" else ["--method", self.method]))
 
 
 def lr_text(lr):
@@ -80,7 +81,7 @@ def parse_name(name):
 
 
 def method_of(config):
-    """finetune, probe or setfit: what a run did, from its recorded configuration."""
+    """finetune, probe, setfit, lora or bitfit: what a run did, from its recorded configuration."""
     return "probe" if config["probe"] else config["method"]
 
 
@@ -159,7 +160,7 @@ def build(config, task, history, trainable, total, seconds, peak_memory_mb, proc
     method = method_of(config)
     result = dict(
         config=config, metric=task.metric, score=chosen[task.metric], score_step=chosen["step"],
-        selection=config["selection"] if method == "finetune" else method,
+        selection=method if method in ("probe", "setfit") else config["selection"],  # scored once, or the protocol's
         probe=history.probe, setfit=history.setfit,
         at_score={name: chosen[name] for name in names},  # every metric at that evaluation
         # the training subset, scored with the weights of that evaluation: the gap shows over-fitting
@@ -170,6 +171,11 @@ def build(config, task, history, trainable, total, seconds, peak_memory_mb, proc
         label_names=task.label_names, curve=curve, train_losses=history.losses,
         total_steps=history.total_steps, warmup_steps=history.warmup_steps, eval_every=history.eval_every,
         trainable_parameters=trainable, total_parameters=total,
+        # what training holds beyond the frozen model, exactly: the trained weights and their gradients
+        # (float32) and the optimizer's state; the process's peak below is too coarse to show it on a CPU
+        training_memory_mb=None if history.optimizer_state_bytes is None else dict(
+            parameters=round(trainable * 4 / 2**20, 3), gradients=round(trainable * 4 / 2**20, 3),
+            optimizer=round(history.optimizer_state_bytes / 2**20, 3)),
         seconds=dict(prefix=round(seconds["prefix"], 3), train=round(history.train_seconds, 3),
                      eval=round(history.eval_seconds, 3), total=round(seconds["total"], 3)),
         peak_memory_mb=round(peak_memory_mb, 1), processor=processor, versions=versions,
@@ -207,7 +213,7 @@ def main(argv=None):
     for option, kind in (("--freeze", int), ("--sizes", str), ("--seeds", int), ("--lrs", float), ("--reinits", int)):
         names.add_argument(option, type=kind, nargs="+", required=option in ("--freeze", "--sizes", "--seeds"))
     names.add_argument("--probe", action="store_true")
-    names.add_argument("--method", default="finetune", choices=("finetune", "setfit"))
+    names.add_argument("--method", default="finetune", choices=("finetune", "setfit", "lora", "bitfit"))
     flags = sub.add_parser("flags", help="the freeze_study.py options a result file's name stands for")
     flags.add_argument("name")
     args = p.parse_args(argv)

@@ -17,7 +17,7 @@ import numpy as np
 from result import DEFAULT_LRS, lr_text, method_of
 from study.results import describe, median_of, number
 
-METHOD_NAMES = {"finetune": "fine-tune", "setfit": "SetFit", "probe": "probe"}
+METHOD_NAMES = {"finetune": "fine-tune", "setfit": "SetFit", "probe": "probe", "lora": "LoRA", "bitfit": "BitFit"}
 
 
 def size_order(size):

@@ -1,0 +1,119 @@
+"""adapters.py: LoRA computes what transformers' model computes with the merged weight W + (alpha / r) B A
+(logits, loss, and the gradients of A, B and the head), BERT and RoBERTa, through the cache as without
+it; BitFit trains exactly the parameters it names; bad LoRA flags are one line."""
+
+import pytest
+import torch
+import transformers
+
+import adapters
+import cache
+import checkpoint
+import freeze_study
+import loop
+from conftest import run, tiny_hf_model
+
+HF_PROJECTION = {"query": "attention.self.query", "value": "attention.self.value", "key": "attention.self.key"}
+
+
+def lora_and_merged(family, tmp_path, k=0, targets=("query", "value")):
+    """Our classifier with LoRA (rank 4, alpha 8, a random non-zero B) and transformers' with merged weights."""
+    hf, folder = tiny_hf_model(family, tmp_path, num_labels=2)
+    ours = checkpoint.from_pretrained(folder, num_labels=2)
+    loop.freeze(ours, k)
+    adapters.add_lora(ours, k, rank=4, alpha=8.0, dropout=0.0, targets=list(targets))
+    torch.manual_seed(1)
+    with torch.no_grad():
+        for i, layer in enumerate(ours.layers):
+            for name in targets if i >= max(k, 0) else ():
+                getattr(layer, name).lora_B.normal_(std=0.05)
+                hf_linear = hf.base_model.encoder.layer[i].get_submodule(HF_PROJECTION[name])
+                hf_linear.weight.copy_(getattr(layer, name).merged_weight())
+    return ours.eval(), hf
+
+
+def batch(family, pairs=False):
+    g = torch.Generator().manual_seed(2)
+    first = 1 if family == "bert" else 0
+    ids = [torch.cat([torch.tensor([first + 2]), torch.randint(3, 99, (n,), generator=g)]) for n in (7, 3, 10)]
+    if pairs and family == "bert":
+        ids = [torch.stack([x, (torch.arange(len(x)) >= len(x) // 2).long()], 1) for x in ids]
+    return ids
+
+
+def padded(ids, pad):
+    tokens = [x if x.dim() == 1 else x[:, 0] for x in ids]
+    grid = torch.nn.utils.rnn.pad_sequence(tokens, batch_first=True, padding_value=pad)
+    mask = (torch.arange(grid.shape[1])[None] < torch.tensor([len(x) for x in tokens])[:, None]).long()
+    extra = {}
+    if ids[0].dim() == 2:
+        extra["token_type_ids"] = torch.nn.utils.rnn.pad_sequence([x[:, 1] for x in ids], batch_first=True)
+    return dict(input_ids=grid, attention_mask=mask, **extra)
+
+
+@pytest.mark.parametrize("family, pairs", [("bert", False), ("bert", True), ("roberta", False)])
+def test_lora_is_the_merged_weight_in_logits_loss_and_gradients(family, pairs, tmp_path):
+    ours, hf = lora_and_merged(family, tmp_path)
+    ids, labels = batch(family, pairs), torch.tensor([0, 1, 1])
+    ours_loss = loop.loss_of(ours(ids), labels)
+    out = hf(**padded(ids, ours.config.pad_token_id), labels=labels)
+    torch.testing.assert_close(ours(ids), out.logits, atol=1e-5, rtol=1e-5)
+    ours_loss.backward()
+    out.loss.backward()
+    torch.testing.assert_close(ours_loss, out.loss, atol=1e-6, rtol=1e-5)
+    for i, layer in enumerate(ours.layers):
+        lora = layer.query
+        grad_w = hf.base_model.encoder.layer[i].attention.self.query.weight.grad  # dL/dW of the merged weight
+        torch.testing.assert_close(lora.lora_B.grad, lora.scaling * grad_w @ lora.lora_A.T, atol=1e-6, rtol=1e-4)
+        torch.testing.assert_close(lora.lora_A.grad, lora.scaling * lora.lora_B.T @ grad_w, atol=1e-6, rtol=1e-4)
+    trained = {name for name, p in ours.named_parameters() if p.requires_grad}
+    head = {"head.out_proj.weight", "head.out_proj.bias"} | ({"head.dense.weight", "head.dense.bias"} if family == "roberta" else set())
+    assert trained == head | {f"layers.{i}.{t}.lora_{m}" for i in range(3) for t in ("query", "value") for m in "AB"}
+
+
+def test_lora_above_a_cached_prefix_is_lora_over_the_whole_network(tmp_path):
+    ours, _ = lora_and_merged("bert", tmp_path, k=2)
+    ids = batch("bert")
+    prefix = cache.frozen_prefix(ours, ids, 2, torch.device("cpu"), "fp32")
+    with torch.no_grad():
+        torch.testing.assert_close(loop.logits_for(ours, prefix, 2, torch.device("cpu")), ours(ids), atol=1e-5, rtol=1e-5)
+    assert not any(hasattr(layer.query, "lora_A") for layer in ours.layers[:2]) and hasattr(ours.layers[2].query, "lora_A")
+
+
+@pytest.mark.parametrize("family, k", [("bert", 0), ("bert", 2), ("roberta", 1)])
+def test_bitfit_trains_every_bias_above_the_frozen_layers_and_the_classifier(family, k, tmp_path):
+    _, folder = tiny_hf_model(family, tmp_path)
+    ours = checkpoint.from_pretrained(folder, num_labels=3)
+    loop.freeze(ours, k)
+    adapters.bitfit(ours, k)
+    trained = {name for name, p in ours.named_parameters() if p.requires_grad}
+    biases = {name for name, _ in ours.named_parameters() if name.endswith("bias") and (
+        name.startswith("head.") or any(name.startswith(f"layers.{i}.") for i in range(k, 3))
+        or (k == 0 and name.startswith("embed.")))}
+    head = {"head.out_proj.weight"} | ({"head.dense.weight"} if family == "roberta" else set())
+    assert trained == biases | head and "head.dense.bias" in trained  # BERT's pooler bias trains, its weight not
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--method", "lora", "--lora-rank", "0"], "--lora-rank 0: the rank of the update is at least 1"),
+    (["--method", "lora", "--lora-targets", "query", "gate"], "--lora-targets gate: a layer's projections are"),
+    (["--lora-rank", "4"], "--lora-rank shape LoRA's update: they go with --method lora"),
+])
+def test_bad_lora_flags_are_one_line(tmp_path, tiny_bert, glue_dir, capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_:
+        freeze_study.main(["--model", tiny_bert, "--glue-dir", glue_dir, "--size", "50", "--epochs", "1", "--quiet",
+                           "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json"), *argv])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and message in err and not (tmp_path / "r.json").exists()
+
+
+def test_a_lora_run_records_its_rate_and_trains_a_few_parameters(tmp_path, tiny_bert, glue_dir):
+    result = run(tmp_path, tiny_bert, glue_dir, "--method", "lora", "--freeze", "1", "--precision", "fp32",
+                 out="freeze1_size50_seed1_lora.json")
+    # rank 8 on query and value (32 wide) in layers 2 and 3: 2 x 2 x (8 x 32 + 32 x 8), and the classifier
+    assert result["config"]["lr"] == 5e-4 and result["trainable_parameters"] == 2 * 2 * 512 + 33 * 2
+    assert result["config"]["cache"] and result["selection"] == "best"
+    # AdamW keeps two moments and a step per trained tensor: 2 x 2114 float32 numbers, and 10 steps
+    memory = result["training_memory_mb"]
+    assert memory["parameters"] == memory["gradients"] == round(2114 * 4 / 2**20, 3)
+    assert memory["optimizer"] == round((2 * 2114 + 8 + 2) * 4 / 2**20, 3)
