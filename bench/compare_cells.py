@@ -7,7 +7,6 @@ seed noise, not a guess. bench/gpu.sh uses it for the GPU's fp16 runs against th
 """
 
 import csv
-import os
 import sys
 
 from study.results import cells_of, describe, difference_of_summaries, load_results, precision_of

@@ -12,8 +12,6 @@ ours and for scikit-learn run to convergence (tol 1e-10); and scikit-learn at it
 """
 
 import argparse
-import os
-import sys
 import warnings
 
 import numpy as np

@@ -7,8 +7,6 @@ top operators. For bench/gpu.sh's `profile` phase:
 """
 
 import argparse
-import os
-import sys
 import time
 
 import torch

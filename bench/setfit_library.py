@@ -15,7 +15,6 @@ accuracy and the wall time of training and scoring.
 
 import json
 import os
-import sys
 import time
 
 import checkpoint  # only to resolve 'minilm' to its folder

@@ -14,7 +14,6 @@ Its accuracies mean nothing: the weights are random.
 import argparse
 import os
 import shutil
-import sys
 
 import torch
 import transformers

@@ -19,7 +19,6 @@ few 2048^3 products in each precision.
 import argparse
 import os
 import statistics
-import sys
 import time
 
 import torch

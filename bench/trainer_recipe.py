@@ -12,8 +12,6 @@ bf16=True, use_cpu=True (CPU autocast to bfloat16). Writes a JSON with the best 
 import argparse
 import json
 import math
-import os
-import sys
 import tempfile
 import time
 

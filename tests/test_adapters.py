@@ -4,7 +4,6 @@ it; BitFit trains exactly the parameters it names; bad LoRA flags are one line."
 
 import pytest
 import torch
-import transformers
 
 import adapters
 import cache

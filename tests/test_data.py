@@ -1,8 +1,5 @@
 """data.py on the real GLUE files in ../shared/glue, on subsets, batches and bad input."""
 
-import os
-import shutil
-
 import numpy as np
 import pytest
 

@@ -10,7 +10,6 @@ import transformers
 import cache
 import checkpoint
 import loop
-import model
 
 
 def test_schedule_equals_transformers_linear_warmup():
