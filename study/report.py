@@ -29,27 +29,28 @@ from study.methods import probe_lines, reinit_lines, setfit_lines
 from study.results import STATISTICS, cells_of, devices_line, difference, load_results, number, precision_of, table
 
 
-def recommendation(rows, size):
-    """The cheapest depth (median seconds a run) whose mean accuracy is within one k = 0 std of
-    the full fine-tune's, at one train size: (its row, the k = 0 row), or None without k = 0."""
+def recommendation(rows, size, figure="accuracy"):
+    """The cheapest depth (median seconds a run) whose mean figure (accuracy, or CoLA's MCC) is within
+    one k = 0 std of the full fine-tune's, at one train size: (its row, the k = 0 row), or None
+    without k = 0."""
     cells = {row["frozen_layers"]: row for row in rows if row["train_size"] == size}
-    if 0 not in cells or np.isnan(cells[0]["accuracy_std"]):
+    if 0 not in cells or np.isnan(cells[0][f"{figure}_std"]):
         return None
-    floor = cells[0]["accuracy_mean"] - cells[0]["accuracy_std"]
-    good = [row for row in cells.values() if row["accuracy_mean"] >= floor and not np.isnan(row["seconds_median"])]
+    floor = cells[0][f"{figure}_mean"] - cells[0][f"{figure}_std"]
+    good = [row for row in cells.values() if row[f"{figure}_mean"] >= floor and not np.isnan(row["seconds_median"])]
     return (min(good, key=lambda row: row["seconds_median"]), cells[0]) if good else None
 
 
-def cost_lines(rows, model_name):
+def cost_lines(rows, model_name, figure="accuracy"):
     """report.md lines: per train size, what each depth costs and scores against k = 0, and the
-    tool's recommendation."""
+    tool's recommendation, made on `figure` (the best accuracy, or CoLA's best MCC)."""
     lines = ["## What each depth costs", "",
              f"{model_name}, per cell: the mean best dev accuracy, the mean train accuracy at the run's "
              "evaluation (the training subset scored with that evaluation's weights; the gap to dev shows "
              "over-fitting), the median wall time of a run (of which computing the frozen prefix; a grid "
              "computes it once per cell and every later seed reads it) and its peak memory, and the "
-             "trainable parameters. *Recommended*: the cheapest depth whose mean is within one k = 0 std "
-             "of the full fine-tune's.", ""]
+             f"trainable parameters. *Recommended*: the cheapest depth whose mean best dev "
+             f"{'accuracy' if figure == 'accuracy' else 'MCC'} is within one k = 0 std of the full fine-tune's.", ""]
     for size in sorted({row["train_size"] for row in rows}):
         cells = [row for row in rows if row["train_size"] == size]
         full = next((row for row in cells if row["frozen_layers"] == 0), None)
@@ -62,11 +63,12 @@ def cost_lines(rows, model_name):
                          f"| {number(row['train_accuracy_mean'] - row['accuracy_mean'])} | {number(row['seconds_median'], 1)} "
                          f"| {number(row['prefix_seconds_median'], 1)} | {'' if np.isnan(speed) else f'{speed:.1f}x'} "
                          f"| {number(row['peak_memory_mb_median'], 0)} | {number(row['trainable_parameters'])} |")
-        pick = recommendation(rows, size)
+        pick = recommendation(rows, size, figure)
         if pick:
             best, full = pick
-            lines += ["", f"Recommended at n = {size}: **freeze {best['frozen_layers']}** ({number(best['accuracy_mean'])} "
-                      f"against {number(full['accuracy_mean'])} ± {number(full['accuracy_std'])} at k = 0), "
+            name = "" if figure == "accuracy" else "MCC "
+            lines += ["", f"Recommended at n = {size}: **freeze {best['frozen_layers']}** ({name}{number(best[f'{figure}_mean'])} "
+                      f"against {number(full[f'{figure}_mean'])} ± {number(full[f'{figure}_std'])} at k = 0), "
                       f"{full['seconds_median'] / best['seconds_median']:.1f}x faster a run "
                       f"({number(best['seconds_median'], 1)} s against {number(full['seconds_median'], 1)} s)."]
         lines.append("")
@@ -225,7 +227,7 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
     if reference_rows and model_name != "roberta-base":
         lines += findings_table("roberta-base, accuracy (the study's published grid)", reference_rows,
                                 REFERENCE_LAYERS, majority, "accuracy", "majority")
-    lines += cost_lines(rows, model_name)
+    lines += cost_lines(rows, model_name, "mcc" if with_mcc else "accuracy")
     if against:
         lines += comparison_lines(results, against[1], against[0],
                                   ("best_accuracy", "best_mcc") if with_mcc else ("best_accuracy",))

@@ -148,3 +148,18 @@ def test_cost_per_depth_and_the_recommendation(tmp_path):
     assert "| 0 | 0.800 | 0.990 | 0.190 | 102.0 | 0.0 | 1.0x | 900 | 1000 |" in markdown
     assert "Recommended at n = 100: **freeze 2** (0.800 against 0.800 ± 0.010 at k = 0), 2.4x faster a run" in markdown
     assert (tmp_path / "cost.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cola_s_depths_are_recommended_by_mcc_not_by_the_majority_s_accuracy(tmp_path):
+    # every run at the majority class's accuracy (0.691); k = 0 MCC 0.20 +- 0.01 in 100 s, k = 4 0.05 in 10 s
+    for k, mccs, seconds in ((0, (0.19, 0.20, 0.21), 100.0), (4, (0.04, 0.05, 0.06), 10.0)):
+        for seed, mcc in enumerate(mccs, start=1):
+            write_result(tmp_path, k, 100, seed, 0.691, mcc=mcc, task="cola")
+            path = tmp_path / f"freeze{k}_size100_seed{seed}.json"
+            result = json.loads(path.read_text())
+            result.update(seconds=dict(prefix=0.0, train=seconds / 2, eval=seconds / 2, total=seconds), peak_memory_mb=500.0)
+            path.write_text(json.dumps(result))
+    report.main([str(tmp_path), "--seeds", "3"])
+    markdown = (tmp_path / "report.md").read_text()
+    # by accuracy every depth ties and the cheapest would win; by MCC only k = 0 is within its own std
+    assert "Recommended at n = 100: **freeze 0** (MCC 0.200 against 0.200 ± 0.010 at k = 0)" in markdown
