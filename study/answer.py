@@ -84,9 +84,10 @@ def recommend(cells, metric):
     return (min(good, key=lambda row: row["seconds"]) if good else best), best, band
 
 
-def edge_lines(cells):
-    """A line for each method and depth run at several rates whose best fair rate is the largest or
-    smallest tried: its best rate may lie beyond, so its cells are not yet its best."""
+def rate_search_lines(cells):
+    """A line for each method and depth run at several rates: the fair mean at each rate and the
+    rate the search picks on it; a pick at the largest (or smallest) rate tried says that a better
+    one may lie beyond, so its cells are not yet its best."""
     by_kind = {}
     for row in cells:
         config = row["config"]
@@ -97,11 +98,14 @@ def edge_lines(cells):
     lines = []
     for (name, k), rates in sorted(by_kind.items()):
         if len(rates) > 1:
-            best, tried = max(rates, key=lambda rate: rate[1])[0], sorted(rate for rate, _ in rates)
-            if best in (tried[0], tried[-1]):
-                side = "largest" if best == tried[-1] else "smallest"
-                lines.append(f"{name} at k = {k}: its best rate, {lr_text(best)}, is the {side} tried; a better one may "
-                             f"lie {'above' if side == 'largest' else 'below'}.")
+            rates.sort()
+            best = max(rates, key=lambda rate: rate[1])[0]
+            tried = ", ".join(f"{lr_text(lr)} {number(score)}" for lr, score in rates)
+            line = f"Rate search, {name} at k = {k} (fair means): {tried}; it picks {lr_text(best)}."
+            if best in (rates[0][0], rates[-1][0]):
+                side = "largest" if best == rates[-1][0] else "smallest"
+                line += f" That is the {side} rate tried; a better one may lie {'above' if side == 'largest' else 'below'}."
+            lines.append(line)
     return lines
 
 
@@ -118,7 +122,9 @@ def answer_lines(runs, metric):
              "the evaluations. *Recommended*: the cheapest cell (median seconds a run) whose fair mean is within noise "
              "of the best fair mean, the noise being the larger of that cell's seed std and the dev split's own "
              "standard error at its score (binomial for accuracy and F1, (1 - r²) / √(N - 1) for correlations), so a "
-             "deterministic cell does not shut out the others.", ""]
+             "deterministic cell does not shut out the others. *Rate search*: a method and depth run at several rates "
+             "is a cell per rate, and the recommendation reads them all on the fair score, so the rate too is picked "
+             "on it, never on the best of the evaluations.", ""]
     picks = {}
     for size in sorted({row["size"] for row in cells}, key=size_order):
         here = [row for row in cells if row["size"] == size]
@@ -136,7 +142,7 @@ def answer_lines(runs, metric):
         if best["fair_mean"] - band <= best["constant"]:
             lines.append(f"No cell is clear of the best constant prediction ({number(best['constant'])}) by more than the "
                          f"noise: at n = {size} nothing learns beyond it, and the pick is only the cheapest.")
-        lines += edge_lines(here)
+        lines += rate_search_lines(here)
         missing = [f"{method} at k = {k}" for method, k in kinds if not any(
             row["method"] == method and row["freeze"] == k for row in here)]
         lines += [f"Not run at n = {size}: {', '.join(missing)}." if missing else f"Every cell ran at n = {size}.", ""]

@@ -149,5 +149,6 @@ def test_rates_are_cells_of_their_own_and_a_best_rate_at_the_edge_says_so(tmp_pa
     report.main([str(tmp_path), "--seeds", "2"])
     markdown = (tmp_path / "report.md").read_text()
     assert "| fine-tune, lr 2e-4 | 0 | 2 | 0.705 | 0.705 |" in markdown and "| fine-tune | 0 | 2 | 0.555 |" in markdown
-    assert "fine-tune at k = 0: its best rate, 2e-4, is the largest tried; a better one may lie above." in markdown
+    assert ("Rate search, fine-tune at k = 0 (fair means): 5e-5 0.555, 2e-4 0.705; it picks 2e-4. That is the largest "
+            "rate tried; a better one may lie above.") in markdown
     assert "| 50 | 0 | 2 | 0.555 |" in markdown  # the recipe's own tables read it at the study's rate
