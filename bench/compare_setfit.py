@@ -39,7 +39,9 @@ def timed(command, out):
         return json.load(f)["best_accuracy"], seconds
 
 
-def main():
+def comparison_parser(library_python):
+    """The options every library comparison takes: the cells, the seeds, the library's Python,
+    where runs are recorded and kept."""
     p = argparse.ArgumentParser()
     p.add_argument("--model", default="minilm")
     p.add_argument("--dataset", default="sst2")
@@ -47,21 +49,33 @@ def main():
     p.add_argument("--sizes", type=int, nargs="+", default=[50])
     p.add_argument("--freeze", type=int, nargs="+", default=[0, 4])
     p.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
-    p.add_argument("--library-python", default=".venv-setfit/bin/python")
+    p.add_argument("--library-python", default=library_python)
     p.add_argument("--cells", nargs="+", metavar="N:K", help="size:k pairs, instead of --sizes x --freeze")
     p.add_argument("--record", help="append every run here (JSON lines)")
     p.add_argument("--keep", help="also keep our run JSONs in this results folder")
     p.add_argument("--tabulate", nargs="+", metavar="JSONL", help="run nothing: the table of the runs recorded in "
                    "these files (seeds pooled across invocations: compare the times only within one)")
-    args = p.parse_args()
+    return p
+
+
+def main():
+    args = comparison_parser(".venv-setfit/bin/python").parse_args()
+    # ours in fp32, as the library trains on a CPU (not the bf16 default a BF16 CPU would pick)
+    interleave(args, library=["-m", "bench.setfit_library"], ours=["--method", "setfit", "--precision", "fp32"],
+               method="setfit")
+
+
+def interleave(args, library, ours, method, lr=None):
+    """For each seed and cell the library's run (`library`: its module and flags), then ours
+    (`ours`: freeze_study.py's flags), each a whole process; then the table of both."""
     if args.tabulate:
         runs = [json.loads(line) for path in args.tabulate for line in open(path)]
         return print_table(runs, sorted({(r["size"], r["freeze"]) for r in runs}))
     if not args.glue_dir:
-        p.error("--glue-dir is required to run")
+        sys.exit("--glue-dir is required to run")
     cells = ([tuple(int(x) for x in c.split(":")) for c in args.cells] if args.cells
              else [(size, k) for size in args.sizes for k in args.freeze])
-    work = tempfile.mkdtemp(prefix="compare-setfit-")
+    work = tempfile.mkdtemp(prefix=f"compare-{method}-")
     common = ["--model", args.model, "--dataset", args.dataset, "--glue-dir", args.glue_dir,
               "--splits-dir", os.path.join(work, "splits")]
     runs = []
@@ -69,15 +83,14 @@ def main():
         for size, k in cells:
             cell = ["--size", str(size), "--freeze", str(k), "--seed", str(seed)]
             for side, command in (
-                    ("library", [args.library_python, "-m", "bench.setfit_library"]),
-                    # in fp32, as the library trains on a CPU (not the bf16 default a BF16 CPU would pick)
-                    ("ours", [sys.executable, "freeze_study.py", "--method", "setfit",
-                              "--precision", "fp32", "--quiet", "--cache-dir", os.path.join(work, "cache")])):
+                    ("library", [args.library_python] + library),
+                    ("ours", [sys.executable, "freeze_study.py"] + ours + ["--quiet", "--cache-dir",
+                                                                          os.path.join(work, "cache")])):
                 out = os.path.join(work, f"{side}-{size}-{k}-{seed}.json")
                 accuracy, seconds = timed(command + common + cell + ["--out", out], out)
                 if side == "ours" and args.keep:
                     os.makedirs(args.keep, exist_ok=True)
-                    name = result.RunName(k, size, seed, method="setfit").file_name()  # as a grid names it
+                    name = result.RunName(k, size, seed, lr=lr, method=method).file_name()  # as a grid names it
                     shutil.copy(out, os.path.join(args.keep, name))
                 runs.append(dict(side=side, size=size, freeze=k, seed=seed, accuracy=accuracy,
                                  wall=round(seconds, 2)))

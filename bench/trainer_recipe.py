@@ -47,17 +47,37 @@ def main():
 
     import transformers
     began = time.perf_counter()
-    task = data.load_glue(args.dataset, args.glue_dir)
-    indices = data.load_subset(task, args.size, args.splits_dir)
-    folder = checkpoint.checkpoint_folder(args.model)
-    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+    task, indices, folder = load_cell(args)
     transformers.set_seed(args.seed)
-    # float32 master weights whatever the checkpoint file stores (fp16=True needs them)
-    hf = transformers.AutoModelForSequenceClassification.from_pretrained(folder, num_labels=task.num_labels,
-                                                                         dtype=torch.float32)
+    hf = load_classifier(folder, task)
     if args.freeze != 0:  # the study's freezing: requires_grad only; modules stay in training mode
         hf.base_model.embeddings.requires_grad_(False)
         hf.base_model.encoder.layer[:max(args.freeze, 0)].requires_grad_(False)
+    result = train_on_trainer(hf, task, indices, folder, args, learning_rate=5e-5, began=began)
+    cache.write_atomically(args.out, lambda f: f.write(json.dumps(result, indent=1).encode()))
+    print(f"trainer recipe: best dev accuracy {result['best_accuracy']:.4f} at step {result['best_step']} "
+          f"| {result['seconds']['total']:.1f}s")
+
+
+def load_cell(args):
+    """The task, the cell's subset (the same indices as ours) and the checkpoint's folder."""
+    task = data.load_glue(args.dataset, args.glue_dir)
+    return task, data.load_subset(task, args.size, args.splits_dir), checkpoint.checkpoint_folder(args.model)
+
+
+def load_classifier(folder, task):
+    import transformers
+    # float32 master weights whatever the checkpoint file stores (fp16=True needs them)
+    return transformers.AutoModelForSequenceClassification.from_pretrained(folder, num_labels=task.num_labels,
+                                                                           dtype=torch.float32)
+
+
+def train_on_trainer(hf, task, indices, folder, args, learning_rate, began, save=True):
+    """The blog's recipe on the Trainer for a model whose trainable parameters are already chosen:
+    10 epochs of batch 16, warmup one epoch, an evaluation every half epoch (with a checkpoint
+    save and load_best_model_at_end unless save=False). Returns the result record."""
+    import transformers
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
 
     def dataset(texts, labels):  # what datasets' map(tokenizer) gives, as a list the Trainer indexes
         encoded = tokenizer(texts, truncation=True)
@@ -74,10 +94,10 @@ def main():
     precision = args.precision or ("fp16" if torch.cuda.is_available() else "fp32")
     with tempfile.TemporaryDirectory() as output_dir:
         training_args = transformers.TrainingArguments(
-            output_dir=output_dir, num_train_epochs=args.epochs, learning_rate=5e-5,
+            output_dir=output_dir, num_train_epochs=args.epochs, learning_rate=learning_rate,
             per_device_train_batch_size=16, weight_decay=0.0,
             warmup_steps=math.ceil(args.size / 16), eval_strategy="steps", eval_steps=half_epoch,
-            save_strategy="steps", save_steps=half_epoch, load_best_model_at_end=True,
+            save_strategy="steps" if save else "no", save_steps=half_epoch, load_best_model_at_end=save,
             metric_for_best_model="accuracy", fp16=precision == "fp16", bf16=precision == "bf16",
             use_cpu=not torch.cuda.is_available(), seed=args.seed,
             report_to=[], disable_tqdm=True, logging_steps=half_epoch)
@@ -94,18 +114,18 @@ def main():
     # (n = 100, 200, 1000); the study's Trainer (v4) did not, so that point is not in the figure
     study_curve = [point for point in curve if point["step"] % half_epoch == 0]
     best = max(study_curve, key=lambda point: point["accuracy"])
-    result = dict(config={**vars(args), "precision": precision}, best_accuracy=best["accuracy"], mcc_at_best=best["mcc"],
-                  best_mcc=max(point["mcc"] for point in study_curve), best_step=best["step"], curve=curve,
-                  seconds=dict(total=round(time.perf_counter() - began, 3),
-                               train=next(e["train_runtime"] for e in trainer.state.log_history
-                                          if "train_runtime" in e),  # evaluations and saves included
-                               eval=round(sum(e["eval_runtime"] for e in trainer.state.log_history
-                                              if "eval_runtime" in e), 3)),
-                  peak_memory_mb=peak_mb and round(peak_mb, 1),
-                  versions=dict(torch=torch.__version__, transformers=transformers.__version__))
-    cache.write_atomically(args.out, lambda f: f.write(json.dumps(result, indent=1).encode()))
-    print(f"trainer recipe: best dev accuracy {best['accuracy']:.4f} at step {best['step']} "
-          f"({len(study_curve)} evaluations, {len(curve)} run) | {result['seconds']['total']:.1f}s")
+    return dict(config={**vars(args), "precision": precision, "lr": learning_rate,
+                        "eval_batch_size": training_args.per_device_eval_batch_size},
+                best_accuracy=best["accuracy"], mcc_at_best=best["mcc"],
+                best_mcc=max(point["mcc"] for point in study_curve), best_step=best["step"], curve=curve,
+                trainable_parameters=sum(p.numel() for p in hf.parameters() if p.requires_grad),
+                seconds=dict(total=round(time.perf_counter() - began, 3),
+                             train=next(e["train_runtime"] for e in trainer.state.log_history
+                                        if "train_runtime" in e),  # evaluations and saves included
+                             eval=round(sum(e["eval_runtime"] for e in trainer.state.log_history
+                                            if "eval_runtime" in e), 3)),
+                peak_memory_mb=peak_mb and round(peak_mb, 1),
+                versions=dict(torch=torch.__version__, transformers=transformers.__version__))
 
 
 if __name__ == "__main__":

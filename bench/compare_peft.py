@@ -1,0 +1,29 @@
+"""
+`freeze_study.py --method lora` against peft on the Trainer recipe (bench/peft_recipe.py, in its own
+environment: see that file), interleaved, on the same checkpoint, data and subsets, several seeds,
+fp32 on both sides, at one rate:
+
+    OMP_NUM_THREADS=1 python -m bench.compare_peft --glue-dir ../shared/glue --sizes 200 --freeze 0 3 \
+        --seeds 1 2 3 4 5 --lr 5e-4 --library-python .venv-peft/bin/python --record bench/out/peft.jsonl
+
+--cells, --keep, --tabulate and the table are bench/compare_setfit.py's: per cell both means, their
+difference against twice its standard error, and the median wall times (each side a whole process,
+start-up included; ours reads its frozen prefix from the cache after the first seed, as a grid's
+runs do).
+"""
+
+import result
+from bench.compare_setfit import comparison_parser, interleave
+
+
+def main():
+    p = comparison_parser(".venv-peft/bin/python")
+    p.add_argument("--lr", type=float, default=result.DEFAULT_LRS["lora"])
+    args = p.parse_args()
+    rate = ["--lr", str(args.lr)]
+    interleave(args, library=["-m", "bench.peft_recipe", "--precision", "fp32"] + rate,
+               ours=["--method", "lora", "--precision", "fp32"] + rate, method="lora", lr=args.lr)
+
+
+if __name__ == "__main__":
+    main()
