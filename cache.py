@@ -15,7 +15,8 @@ A cached prefix is valid exactly while these hold, and its key holds each of the
   are hashed, so they stand for the task, the split, the texts and the tokenizer at once;
 - the depth k, the device type and the precision it was computed in;
 - nothing the run trains or changes is inside the prefix: freezing (loop.freeze) sets
-  requires_grad off for exactly the embeddings and layers 1..k, a reset (--reinit N) touches only
+  requires_grad off for exactly the embeddings and layers 1..k (and, for k >= 1, MPNet's relative
+  position bias, which every layer reads: k in the key says it is frozen), a reset (--reinit N) touches only
   the top N layers and is refused where they overlap the frozen ones, and the prefix is computed in
   eval mode (no dropout), so every seed and epoch reads the same states.
 
@@ -33,7 +34,7 @@ import torch
 
 import checkpoint
 from machine import autocast
-from model import length_sorted_batches, pack
+from rows import length_sorted_batches, pack
 
 
 def write_atomically(path, write):

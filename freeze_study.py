@@ -41,7 +41,7 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description="One run of the layer-freezing study.")
     p.add_argument("--dataset", default="sst2", help="sst2, cola, mrpc, stsb or rte (GLUE); ignored with --train-file")
     p.add_argument("--model", default="roberta-base",
-                   help="hub name, local checkpoint folder, or 'minilm' (offline all-MiniLM-L6-v2)")
+                   help="hub name, local checkpoint folder, 'minilm' (offline all-MiniLM-L6-v2) or 'mpnet' (all-mpnet-base-v2: make mpnet)")
     p.add_argument("--freeze", type=int, default=0,
                    help="-1: embeddings only; 0: nothing; k: embeddings and the first k layers")
     p.add_argument("--size", type=train_size, default=50,

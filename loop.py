@@ -21,7 +21,8 @@ from torch.optim.adamw import adamw as adamw_update  # torch's functional AdamW
 
 import metrics
 from machine import autocast
-from model import initialize_, length_sorted_batches, pack
+from model import initialize_
+from rows import length_sorted_batches, pack
 
 
 @dataclass
@@ -129,7 +130,8 @@ def optimizer_step(loss, optimizer, scaler, params, max_grad_norm):
 
 
 def freeze(model, k):
-    """requires_grad=False on the embeddings and the first k layers (k=-1: embeddings only)."""
+    """requires_grad=False on the embeddings and the first k layers (k=-1: embeddings only); from
+    k = 1 on MPNet's relative position bias too, since it feeds the frozen (and cached) layers."""
     if not -1 <= k <= model.config.num_layers:
         raise ValueError(f"--freeze {k} is outside [-1, {model.config.num_layers}] for this "
                          f"{model.config.num_layers}-layer model")
@@ -137,6 +139,8 @@ def freeze(model, k):
     if k != 0:
         model.embed.requires_grad_(False)
         model.layers[:max(k, 0)].requires_grad_(False)
+    if k >= 1 and model.relative_bias is not None:
+        model.relative_bias.requires_grad_(False)
 
 
 def reinitialize_top(model, n, k):

@@ -1,16 +1,12 @@
 """
-The encoder, written out: BERT- and RoBERTa-family sequence classifiers that compute exactly what
-transformers' BertForSequenceClassification and RobertaForSequenceClassification compute, loaded
-from the same checkpoints (checkpoint.py loads them). Only reading config.json, the weights and
-the tokenizer comes from the Hugging Face libraries; every module below is ours.
+The encoder, written out: BERT-, RoBERTa- and MPNet-family sequence classifiers that compute exactly
+what transformers' BertForSequenceClassification, RobertaForSequenceClassification and
+MPNetForSequenceClassification compute, loaded from the same checkpoints (checkpoint.py loads
+them). Only reading config.json, the weights and the tokenizer comes from the Hugging Face
+libraries; every module below is ours.
 
-A batch of sentences of unequal lengths is carried as rows: one row per real token, the
-sentences one after another, (N, H) with N the batch's number of tokens. Every module acts on each
-token alone except attention, which needs each sentence whole: it puts the rows into the padded
-(B, T) grid, attends there, and takes the rows back out (Layer.forward, two lines). So padding
-costs only attention's share of the work; a Layout says where each row sits in the grid, and
-pack(..., skip_padding=False) gives the plain padded layout (a row for every cell of the grid),
-which computes the same logits and gradients (tests/test_model.py).
+A batch travels as rows, one per real token (rows.py: Layout, pack); attention alone sees the
+padded grid.
 
 The forward pass is split so the training loop can cache what frozen layers produce:
     embed(input_ids, layout)                    (N,) -> (N, H)
@@ -21,14 +17,17 @@ The forward pass is split so the training loop can cache what frozen layers prod
 forward(sequences) is their composition.
 """
 
+import math
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SUPPORTED_MODEL_TYPES = ("bert", "roberta")
+from rows import Layout, mean_pool, pack
+
+SUPPORTED_MODEL_TYPES = ("bert", "roberta", "mpnet")
+MPNET_BUCKETS = 32  # transformers buckets MPNet's relative positions into 32, whatever its config says
 ACTIVATIONS = {
     "gelu": F.gelu,  # the exact, erf-based GELU
     "gelu_new": lambda x: F.gelu(x, approximate="tanh"),
@@ -41,7 +40,7 @@ REQUIRED_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attentio
 
 @dataclass
 class EncoderConfig:
-    model_type: str  # "bert" or "roberta": decides position ids and the head's layout
+    model_type: str  # "bert", "roberta" or "mpnet": decides position ids, segments and the head's layout
     vocab_size: int
     hidden_size: int
     num_layers: int
@@ -57,6 +56,7 @@ class EncoderConfig:
     pad_token_id: int
     initializer_range: float
     num_labels: int = 2
+    relative_attention_num_buckets: int = 0  # MPNet's relative position bias table: its rows (0: none)
 
     @classmethod
     def from_hf(cls, hf: dict, num_labels: int) -> "EncoderConfig":
@@ -64,7 +64,7 @@ class EncoderConfig:
         model_type = hf.get("model_type")
         if model_type not in SUPPORTED_MODEL_TYPES:
             raise ValueError(f"unsupported model_type {model_type!r} in config.json: "
-                             f"this tool runs the {' and '.join(SUPPORTED_MODEL_TYPES)} families")
+                             f"this tool runs the BERT, RoBERTa and MPNet families")
         if not isinstance(num_labels, int) or num_labels < 1:  # 1: a regression head, one output
             raise ValueError(f"num_labels must be an integer >= 1 (got {num_labels!r})")
         if hf.get("hidden_act", "gelu") not in ACTIVATIONS:
@@ -75,6 +75,10 @@ class EncoderConfig:
         missing = [key for key in REQUIRED_KEYS if key not in hf]
         if missing:
             raise ValueError(f"config.json lacks {', '.join(missing)}")
+        buckets = hf.get("relative_attention_num_buckets", MPNET_BUCKETS) if model_type == "mpnet" else 0
+        if model_type == "mpnet" and buckets < MPNET_BUCKETS:
+            raise ValueError(f"relative_attention_num_buckets {buckets} in config.json: transformers' MPNet looks up "
+                             f"{MPNET_BUCKETS} buckets, so the table needs at least that many rows")
         hidden_dropout = hf.get("hidden_dropout_prob", 0.1)
         classifier_dropout = hf.get("classifier_dropout")
         return cls(
@@ -90,72 +94,26 @@ class EncoderConfig:
             # transformers falls back to the hidden dropout when classifier_dropout is unset
             classifier_dropout=hidden_dropout if classifier_dropout is None else classifier_dropout,
             max_position_embeddings=hf["max_position_embeddings"],
-            type_vocab_size=hf.get("type_vocab_size", 2),
+            type_vocab_size=0 if model_type == "mpnet" else hf.get("type_vocab_size", 2),  # MPNet has no segments
             layer_norm_eps=hf.get("layer_norm_eps", 1e-12),
             pad_token_id=hf.get("pad_token_id", 0 if model_type == "bert" else 1),
+            relative_attention_num_buckets=buckets,
             initializer_range=hf.get("initializer_range", 0.02),
             num_labels=num_labels,
         )
 
     @property
+    def position_pad(self):
+        """RoBERTa and MPNet number real tokens from this index + 1 (BERT: None, from 0). MPNet's is
+        1 whatever pad_token_id says: transformers fixes it there."""
+        return {"roberta": self.pad_token_id, "mpnet": 1}.get(self.model_type)
+
+    @property
     def max_length(self) -> int:
-        """Longest sequence the position table can hold (RoBERTa's positions start at pad + 1)."""
-        if self.model_type == "roberta":
-            return self.max_position_embeddings - self.pad_token_id - 1
+        """Longest sequence the position table can hold (RoBERTa's and MPNet's start at pad + 1)."""
+        if self.position_pad is not None:
+            return self.max_position_embeddings - self.position_pad - 1
         return self.max_position_embeddings
-
-
-@dataclass
-class Layout:
-    """Where the rows of a batch's (N, ...) tensors sit in its right-padded (B, T) grid."""
-    cell: torch.Tensor          # (N,) long: b * T + t for the row holding token t of sentence b
-    position: torch.Tensor      # (N,) long: t, the token's place in its sentence
-    is_token: torch.Tensor      # (N,) bool: False for a padding cell (only in the padded layout)
-    first: torch.Tensor         # (B,) long: the row holding each sentence's first token
-    key_is_token: torch.Tensor  # (B, 1, 1, T) bool: attention's mask, False where the key is padding
-    grid: tuple                 # (B, T)
-
-    def to_grid(self, x):
-        """(N, D) -> (B, T, D), zeros in the cells no row holds: where padding goes in."""
-        grid = x.new_zeros(self.grid[0] * self.grid[1], x.shape[-1])
-        return grid.index_copy(0, self.cell, x).view(*self.grid, x.shape[-1])
-
-    def from_grid(self, grid):
-        """(B, T, D) -> (N, D): where padding comes back out."""
-        return grid.reshape(-1, grid.shape[-1]).index_select(0, self.cell)
-
-    def to(self, device):
-        return Layout(*(getattr(self, f).to(device) for f in ("cell", "position", "is_token", "first",
-                                                              "key_is_token")), self.grid)
-
-
-def pack(sequences, skip_padding=True, pad_value=0):
-    """
-    A batch of token ids (T_i,) or hidden states (T_i, H) -> their rows (N,) or (N, H), and their Layout.
-    skip_padding: the real tokens only, N = sum of T_i. Otherwise the plain padded layout, a row
-    for every cell of the (B, T) grid, N = B * T, the padding cells holding pad_value.
-    """
-    lengths = torch.tensor([len(s) for s in sequences])
-    B, T = len(sequences), int(lengths.max())
-    in_sentence = torch.arange(T)[None, :] < lengths[:, None]  # (B, T)
-    if skip_padding:
-        keep = in_sentence.flatten()
-        values = torch.cat(list(sequences))
-    else:
-        keep = torch.ones(B * T, dtype=torch.bool)
-        values = nn.utils.rnn.pad_sequence(list(sequences), batch_first=True, padding_value=pad_value).flatten(0, 1)
-    cell = keep.nonzero().squeeze(1)
-    position = cell % T
-    first = (position == 0).nonzero().squeeze(1)
-    layout = Layout(cell, position, in_sentence.flatten()[cell], first, in_sentence[:, None, None, :], (B, T))
-    return values, layout
-
-
-def length_sorted_batches(lengths, batch_size):
-    """Index batches with examples of similar length together (longest first), so evaluation
-    spends little compute on padding; the caller puts results back by these indices."""
-    order = np.argsort(-np.asarray(lengths), kind="stable")
-    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
 
 
 class Embeddings(nn.Module):
@@ -164,7 +122,7 @@ class Embeddings(nn.Module):
         self.config = config
         self.word = nn.Embedding(config.vocab_size, config.hidden_size)
         self.position = nn.Embedding(config.max_position_embeddings, config.hidden_size)
-        self.token_type = nn.Embedding(config.type_vocab_size, config.hidden_size)
+        self.token_type = nn.Embedding(config.type_vocab_size, config.hidden_size) if config.type_vocab_size else None
         self.norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout)
 
@@ -172,14 +130,16 @@ class Embeddings(nn.Module):
         # tokens: (N,) token ids, one per row; or (N, 2) token and segment ids (BERT's sentence
         # pairs: segment 0 up to the first [SEP], 1 after it). Without segment ids, every token is
         # segment 0, as it is for single sentences and for RoBERTa (one segment embedding only).
+        # MPNet has no segment embedding at all.
         input_ids, segments = (tokens, None) if tokens.dim() == 1 else tokens.unbind(-1)
-        positions = layout.position
-        if self.config.model_type == "roberta":
-            # RoBERTa numbers the real tokens pad+1, pad+2, ... and gives padding the pad position,
-            # so a token's position never depends on how much padding its batch carries.
-            positions = torch.where(layout.is_token, positions + self.config.pad_token_id + 1,
-                                    self.config.pad_token_id)
-        if segments is None:
+        positions, pad = layout.position, self.config.position_pad
+        if pad is not None:
+            # RoBERTa and MPNet number the real tokens pad+1, pad+2, ... and give padding the pad
+            # position, so a token's position never depends on how much padding its batch carries.
+            positions = torch.where(layout.is_token, positions + pad + 1, pad)
+        if self.token_type is None:
+            segment = 0.0
+        elif segments is None:
             segment = self.token_type.weight[0]
         else:  # padding cells (the padded layout only) are segment 0, as transformers pads them
             segment = self.token_type(torch.where(layout.is_token, segments, 0))
@@ -204,10 +164,12 @@ class Layer(nn.Module):
         self.attention_dropout = config.attention_dropout
         self.dropout = nn.Dropout(config.hidden_dropout)
 
-    def forward(self, x: torch.Tensor, layout: Layout, first_token_only=False) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, layout: Layout, first_token_only=False, attention_bias=None) -> torch.Tensor:
         # x: (N, H), one row per token. first_token_only: return each sentence's first token
         # alone, (B, H). Every token is still a key and a value, but queries, the output
         # projection and the FFN run for one row per sentence instead of all of them.
+        # attention_bias: (B, nh, T, T) added to the scores, -inf at padding keys (MPNet's relative
+        # positions); None: the padding mask alone.
         B, H = layout.grid[0], x.shape[-1]
         heads = lambda t: t.view(B, -1, self.num_heads, H // self.num_heads).transpose(1, 2)
         queries = x[layout.first] if first_token_only else x  # (Nq, H): the rows we return
@@ -217,7 +179,8 @@ class Layer(nn.Module):
         q, k, v = heads(q), heads(layout.to_grid(k)), heads(layout.to_grid(v))  # (B, nh, T*, hd)
         # softmax(q k^T / sqrt(hd), masked) @ v, with dropout on the attention probabilities
         p = self.attention_dropout if self.training else 0.0
-        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=layout.key_is_token, dropout_p=p)
+        mask = layout.key_is_token if attention_bias is None else attention_bias[:, :, :q.shape[2]].to(q.dtype)
+        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
         attended = attended.transpose(1, 2).reshape(B, -1, H)  # (B, Tq, H)
         # ... and comes back out here
         attended = attended[:, 0] if first_token_only else layout.from_grid(attended)  # (Nq, H)
@@ -228,13 +191,13 @@ class Layer(nn.Module):
 class ClassificationHead(nn.Module):
     """
     Reads each sentence's state (its first token, <s> or [CLS], unless pooling says mean). BERT:
-    pooler (dense + tanh, pretrained) -> dropout -> classifier. RoBERTa: dropout -> dense -> tanh ->
-    dropout -> out_proj. Same modules, one extra dropout for RoBERTa.
+    pooler (dense + tanh, pretrained) -> dropout -> classifier. RoBERTa and MPNet: dropout -> dense ->
+    tanh -> dropout -> out_proj. Same modules, one extra dropout for RoBERTa and MPNet.
     """
 
     def __init__(self, config: EncoderConfig):
         super().__init__()
-        self.dropout_first = config.model_type == "roberta"
+        self.dropout_first = config.model_type != "bert"
         self.dense = nn.Linear(config.hidden_size, config.hidden_size)
         self.out_proj = nn.Linear(config.hidden_size, config.num_labels)
         self.dropout = nn.Dropout(config.classifier_dropout)
@@ -247,17 +210,6 @@ class ClassificationHead(nn.Module):
         return self.out_proj(x)  # (B, num_labels)
 
 
-def mean_pool(hidden, layout):
-    """(N, H) rows -> (B, H): each sentence's mean over its real tokens, as sentence-transformers'
-    mean pooling computes it (the padded layout's padding cells left out)."""
-    B, T = layout.grid
-    sentence = layout.cell // T  # (N,) the sentence each row belongs to
-    weight = layout.is_token.to(hidden.dtype)[:, None]  # (N, 1)
-    sums = hidden.new_zeros(B, hidden.shape[-1]).index_add_(0, sentence, hidden * weight)
-    counts = weight.new_zeros(B, 1).index_add_(0, sentence, weight)
-    return sums / counts.clamp(min=1e-9)
-
-
 class Classifier(nn.Module):
     def __init__(self, config: EncoderConfig, pooling: str = "first", normalize: bool = False):
         super().__init__()
@@ -268,17 +220,30 @@ class Classifier(nn.Module):
         self.pooling, self.normalize = pooling, normalize
         self.embed = Embeddings(config)
         self.layers = nn.ModuleList(Layer(config) for _ in range(config.num_layers))
+        # MPNet: one table of per-head biases by bucketed relative position, shared by every layer
+        buckets = config.relative_attention_num_buckets
+        self.relative_bias = nn.Embedding(buckets, config.num_heads) if buckets else None
         self.head = ClassificationHead(config)
 
     def run_layers(self, hidden, layout, start=0, stop=None, first_token_only=False):
         """Layers [start, stop) on hidden (N, H) laid out by `layout`. first_token_only: return each
         sentence's first token alone, (B, H); the last of these layers computes nothing else."""
         layers = self.layers[start:stop]
+        bias = self.attention_bias(layout) if self.relative_bias is not None and layers else None
         for i, layer in enumerate(layers):
-            hidden = layer(hidden, layout, first_token_only and i == len(layers) - 1)
+            hidden = layer(hidden, layout, first_token_only and i == len(layers) - 1, bias)
         if first_token_only and not layers:  # every layer frozen and cached: nothing to run
             hidden = hidden[layout.first]
         return hidden
+
+    def attention_bias(self, layout):
+        """MPNet's relative position bias for this batch's grid, computed once for all its layers:
+        (B, nh, T, T), the table's entry for each (query, key) distance, -inf at padding keys."""
+        T = layout.grid[1]
+        position = torch.arange(T, device=layout.cell.device)
+        buckets = relative_position_bucket(position[None, :] - position[:, None])  # (T, T): key - query
+        bias = self.relative_bias(buckets).permute(2, 0, 1)[None]  # (1, nh, T, T)
+        return bias.masked_fill(~layout.key_is_token, float("-inf"))
 
     def sentence_states(self, hidden, layout, start=0):
         """Layers [start, L) on hidden (N, H), then one state per sentence (B, H). First-token
@@ -296,6 +261,19 @@ class Classifier(nn.Module):
         input_ids, layout = pack(sequences, skip_padding, self.config.pad_token_id)
         layout = layout.to(input_ids.device)
         return self.classify(self.sentence_states(self.embed(input_ids, layout), layout))
+
+
+def relative_position_bucket(relative_position, num_buckets=MPNET_BUCKETS, max_distance=128):
+    """MPNet's (and T5's) buckets: half for keys before the query, half after; within each half,
+    distances below a quarter of the buckets exact, larger ones log-spaced up to max_distance."""
+    n = -relative_position
+    num_buckets //= 2
+    bucket = (n < 0).long() * num_buckets
+    n = n.abs()
+    max_exact = num_buckets // 2
+    log_spaced = max_exact + (torch.log(n.float() / max_exact) / math.log(max_distance / max_exact)
+                              * (num_buckets - max_exact)).long()
+    return bucket + torch.where(n < max_exact, n, log_spaced.clamp(max=num_buckets - 1))
 
 
 @torch.no_grad()

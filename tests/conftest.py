@@ -78,8 +78,9 @@ def tiny_bert_regression(tmp_path_factory):
     return save_tiny_bert(tmp_path_factory.mktemp("tiny-bert-regression"), num_labels=1)
 
 
-def tiny_hf_model(family, tmp_path, num_labels=3):
-    """A random transformers classifier of the family, saved as a checkpoint folder."""
+def tiny_hf_model(family, tmp_path, num_labels=3, buckets=32):
+    """A random transformers classifier of the family, saved as a checkpoint folder (buckets:
+    MPNet's relative position table's rows)."""
     import torch
     import transformers
     torch.manual_seed(0)
@@ -88,9 +89,14 @@ def tiny_hf_model(family, tmp_path, num_labels=3):
                   attn_implementation="eager")
     if family == "bert":
         hf = transformers.BertForSequenceClassification(transformers.BertConfig(**common))
-    else:
+    elif family == "roberta":
         config = transformers.RobertaConfig(**common, pad_token_id=1, type_vocab_size=1)
         hf = transformers.RobertaForSequenceClassification(config)
+    else:
+        config = transformers.MPNetConfig(**common, pad_token_id=1, relative_attention_num_buckets=buckets)
+        hf = transformers.MPNetForSequenceClassification(config)
+        with torch.no_grad():  # its fresh table is near zero: make the relative bias matter
+            hf.mpnet.encoder.relative_attention_bias.weight.normal_(0, 1.0)
     hf.save_pretrained(tmp_path)
     return hf.eval(), str(tmp_path)
 

@@ -11,6 +11,7 @@ import cache
 import checkpoint
 import data
 import model
+import rows
 
 
 def test_write_atomically_leaves_nothing_when_the_writer_fails(tmp_path):
@@ -72,7 +73,7 @@ def test_frozen_prefix_equals_the_full_network(tiny_bert, device):
     states = cache.frozen_prefix(classifier, ids, 2, device, "fp32")
     for example, hidden in zip(ids, states):
         with torch.no_grad():
-            example_ids, layout = (t.to(device) for t in model.pack([example]))
+            example_ids, layout = (t.to(device) for t in rows.pack([example]))
             full = classifier.run_layers(classifier.embed(example_ids, layout), layout, 0, 2)
         assert hidden.shape == (len(example), 32)
         torch.testing.assert_close(hidden, full, atol=1e-6, rtol=0)
@@ -91,7 +92,7 @@ def test_cache_key_holds_the_segment_ids():
 
 def test_length_sorted_batches_cover_every_example_once():
     lengths = [5, 9, 2, 9, 7, 1, 3]
-    batches = model.length_sorted_batches(lengths, 3)
+    batches = rows.length_sorted_batches(lengths, 3)
     flat = np.concatenate(batches)
     assert sorted(flat.tolist()) == list(range(7))
     assert [lengths[i] for i in flat] == sorted(lengths, reverse=True)

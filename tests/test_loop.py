@@ -10,6 +10,7 @@ import transformers
 import cache
 import checkpoint
 import loop
+from conftest import tiny_hf_model
 
 
 def test_schedule_equals_transformers_linear_warmup():
@@ -269,3 +270,22 @@ def test_reinit_resets_exactly_the_top_layers_as_transformers_initialises_them(t
             assert abs(param.mean().item()) < 3 * 0.02 / param.numel() ** 0.5, name
     with pytest.raises(ValueError, match=r"--reinit 3 with --freeze 1: .* \(k \+ N <= 3 for this 3-layer model\)"):
         loop.reinitialize_top(classifier, 3, 1)
+
+
+def test_a_frozen_depth_freezes_mpnets_relative_bias_and_training_leaves_it_untouched(tmp_path):
+    # the table feeds every layer, the frozen (cached) ones too: trained, it would make the cache stale
+    _, folder = tiny_hf_model("mpnet", tmp_path)
+    for k, trains in ((-1, True), (0, True), (1, False), (3, False)):
+        classifier = checkpoint.from_pretrained(folder, num_labels=3)
+        loop.freeze(classifier, k)
+        assert classifier.relative_bias.weight.requires_grad is trains, k
+    before = classifier.relative_bias.weight.detach().clone()  # k = 1: train the top two layers
+    classifier = checkpoint.from_pretrained(folder, num_labels=3)
+    loop.freeze(classifier, 1)
+    ids = [torch.randint(5, 99, (n,)) for n in (12, 30, 4, 19)] * 4
+    dev = ids[:4]
+    inputs, dev_inputs = (cache.frozen_prefix(classifier, x, 1, torch.device("cpu"), "fp32") for x in (ids, dev))
+    loop.train(classifier, loop.TrainConfig(freeze=1, epochs=2, lr=1e-2), inputs, np.arange(16) % 3, dev_inputs,
+               np.array([0, 1, 2, 0]), 1, torch.device("cpu"), log=lambda line: None)
+    torch.testing.assert_close(classifier.relative_bias.weight, before, rtol=0, atol=0)
+    assert not torch.equal(classifier.layers[2].query.weight, checkpoint.from_pretrained(folder, 3).layers[2].query.weight)

@@ -1,5 +1,8 @@
 """model.py against transformers' own models: same logits, same gradients, same real checkpoint."""
 
+import json
+import os
+
 import pytest
 import torch
 import transformers
@@ -8,6 +11,7 @@ import cache
 import checkpoint
 import loop
 import model
+import rows
 from conftest import tiny_hf_model
 
 
@@ -24,10 +28,11 @@ def padded_batch(pad_id, lengths=(7, 3, 11, 5), vocab=99):
 
 
 UNEQUAL = (2, 30, 5, 17, 1, 9)  # a batch that is mostly padding in the padded layout
+FAMILIES = ["bert", "roberta", "mpnet"]
 
 
 @pytest.mark.parametrize("skip_padding", [True, False])
-@pytest.mark.parametrize("family", ["bert", "roberta"])
+@pytest.mark.parametrize("family", FAMILIES)
 def test_logits_and_gradients_match_transformers(family, skip_padding, tmp_path):
     hf, folder = tiny_hf_model(family, tmp_path)
     ours = checkpoint.from_pretrained(folder, num_labels=3).eval()
@@ -61,7 +66,7 @@ def pair_segments(mask):
 
 
 @pytest.mark.parametrize("skip_padding", [True, False])
-@pytest.mark.parametrize("family", ["bert", "roberta"])
+@pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("task", ["pairs", "regression"])
 def test_pairs_and_regression_match_transformers(task, family, skip_padding, tmp_path):
     # pairs: BERT reads segment ids (T_i, 2) rows; RoBERTa has one segment, so its pairs are
@@ -77,7 +82,8 @@ def test_pairs_and_regression_match_transformers(task, family, skip_padding, tmp
         assert any(s[:, 1].any() for s in sentences)
     labels = torch.tensor([0.5, 4.0, 1.25, 3.0, 0.0, 2.5]) if task == "regression" else torch.tensor([0, 2, 1, 2, 0, 1])
 
-    hf_out = hf(input_ids=ids, attention_mask=mask, token_type_ids=segments, labels=labels)
+    segment_ids = {} if family == "mpnet" else dict(token_type_ids=segments)  # MPNet has no segments
+    hf_out = hf(input_ids=ids, attention_mask=mask, labels=labels, **segment_ids)
     our_logits = ours(sentences, skip_padding=skip_padding)
     assert our_logits.shape == (6, num_labels)
     torch.testing.assert_close(our_logits, hf_out.logits, atol=1e-5, rtol=0)
@@ -92,7 +98,7 @@ def test_pairs_and_regression_match_transformers(task, family, skip_padding, tmp
         torch.testing.assert_close(param.grad, theirs.grad, rtol=1e-4, atol=1e-7, msg=name)
 
 
-@pytest.mark.parametrize("family", ["bert", "roberta"])
+@pytest.mark.parametrize("family", FAMILIES)
 def test_skipping_padding_is_the_padded_computation(family, tmp_path):
     # the fast path against the plain one, in training mode's arithmetic (dropout 0 so both draw
     # nothing at random): the same logits and every gradient, on a batch that is 70% padding
@@ -104,8 +110,8 @@ def test_skipping_padding_is_the_padded_computation(family, tmp_path):
     for layer in ours.layers:
         layer.attention_dropout = 0.0
     _, _, sentences = padded_batch(ours.config.pad_token_id, UNEQUAL)
-    rows, layout = model.pack(sentences)
-    assert rows.shape == (sum(UNEQUAL),) and layout.grid == (6, 30)
+    packed, layout = rows.pack(sentences)
+    assert packed.shape == (sum(UNEQUAL),) and layout.grid == (6, 30)
     gradients = {}
     for skip_padding in (True, False):
         ours.zero_grad()
@@ -119,32 +125,32 @@ def test_skipping_padding_is_the_padded_computation(family, tmp_path):
 
 def test_pack_puts_rows_where_the_padded_grid_has_them():
     sentences = [torch.tensor([5, 6, 7]), torch.tensor([8]), torch.tensor([9, 4])]
-    ids, rows = model.pack(sentences)  # real tokens only
-    assert ids.tolist() == [5, 6, 7, 8, 9, 4] and rows.grid == (3, 3)
-    assert rows.cell.tolist() == [0, 1, 2, 3, 6, 7] and rows.position.tolist() == [0, 1, 2, 0, 0, 1]
-    assert rows.first.tolist() == [0, 3, 4] and rows.is_token.all()
-    assert rows.to_grid(ids[:, None].float()).squeeze(2).tolist() == [[5, 6, 7], [8, 0, 0], [9, 4, 0]]
-    padded, padded_rows = model.pack(sentences, skip_padding=False, pad_value=1)  # every cell
+    ids, layout = rows.pack(sentences)  # real tokens only
+    assert ids.tolist() == [5, 6, 7, 8, 9, 4] and layout.grid == (3, 3)
+    assert layout.cell.tolist() == [0, 1, 2, 3, 6, 7] and layout.position.tolist() == [0, 1, 2, 0, 0, 1]
+    assert layout.first.tolist() == [0, 3, 4] and layout.is_token.all()
+    assert layout.to_grid(ids[:, None].float()).squeeze(2).tolist() == [[5, 6, 7], [8, 0, 0], [9, 4, 0]]
+    padded, padded_rows = rows.pack(sentences, skip_padding=False, pad_value=1)  # every cell
     assert padded.tolist() == [5, 6, 7, 8, 1, 1, 9, 4, 1] and padded_rows.first.tolist() == [0, 3, 6]
     assert padded_rows.is_token.tolist() == [True] * 4 + [False] * 2 + [True] * 2 + [False]
-    assert rows.key_is_token.flatten(1).tolist() == [[1, 1, 1], [1, 0, 0], [1, 1, 0]]
+    assert layout.key_is_token.flatten(1).tolist() == [[1, 1, 1], [1, 0, 0], [1, 1, 0]]
     hidden = torch.randn(6, 4)  # hidden states go in and come back out unchanged
-    torch.testing.assert_close(rows.from_grid(rows.to_grid(hidden)), hidden, rtol=0, atol=0)
+    torch.testing.assert_close(layout.from_grid(layout.to_grid(hidden)), hidden, rtol=0, atol=0)
 
 
-@pytest.mark.parametrize("family", ["bert", "roberta"])
+@pytest.mark.parametrize("family", FAMILIES)
 def test_split_calls_compose_to_forward(family, tmp_path):
     _, folder = tiny_hf_model(family, tmp_path)
     ours = checkpoint.from_pretrained(folder, num_labels=3).eval()
     _, _, sentences = padded_batch(ours.config.pad_token_id)
-    ids, rows = model.pack(sentences)
-    hidden = ours.embed(ids, rows)
-    hidden = ours.run_layers(hidden, rows, 0, 1)
-    hidden = ours.run_layers(hidden, rows, 1, 3, first_token_only=True)
+    ids, layout = rows.pack(sentences)
+    hidden = ours.embed(ids, layout)
+    hidden = ours.run_layers(hidden, layout, 0, 1)
+    hidden = ours.run_layers(hidden, layout, 1, 3, first_token_only=True)
     torch.testing.assert_close(ours.classify(hidden), ours(sentences), atol=0, rtol=0)
 
 
-@pytest.mark.parametrize("family", ["bert", "roberta"])
+@pytest.mark.parametrize("family", FAMILIES)
 def test_padding_does_not_change_an_example(family, tmp_path):
     _, folder = tiny_hf_model(family, tmp_path)
     ours = checkpoint.from_pretrained(folder, num_labels=3).eval()
@@ -165,8 +171,8 @@ def test_real_minilm_matches_transformers_bert_model():
     with torch.no_grad():
         expected = hf(**batch).last_hidden_state
         real = batch["attention_mask"].bool()
-        ids, rows = model.pack([ids[keep] for ids, keep in zip(batch["input_ids"], real)])
-        got = ours.run_layers(ours.embed(ids, rows), rows)  # (N, H): the real tokens, in order
+        ids, layout = rows.pack([ids[keep] for ids, keep in zip(batch["input_ids"], real)])
+        got = ours.run_layers(ours.embed(ids, layout), layout)  # (N, H): the real tokens, in order
     torch.testing.assert_close(got, expected[real], atol=1e-5, rtol=0)
     # the pretrained pooler is loaded into the head, not re-initialised
     torch.testing.assert_close(ours.head.dense.weight, hf.pooler.dense.weight, atol=0, rtol=0)
@@ -177,12 +183,12 @@ def test_last_layer_for_the_first_token_only_changes_nothing(tiny_bert_no_dropou
     ours = checkpoint.from_pretrained(tiny_bert_no_dropout).eval()
     sentences = [torch.randint(5, 100, (n,)) for n in (7, 3, 11)]
     for skip_padding in (True, False):
-        ids, rows = model.pack(sentences, skip_padding)
-        hidden = ours.embed(ids, rows)
-        full = ours.run_layers(hidden, rows)
-        first = ours.run_layers(hidden, rows, first_token_only=True)
+        ids, layout = rows.pack(sentences, skip_padding)
+        hidden = ours.embed(ids, layout)
+        full = ours.run_layers(hidden, layout)
+        first = ours.run_layers(hidden, layout, first_token_only=True)
         assert first.shape == (3, full.shape[-1])
-        torch.testing.assert_close(first, full[rows.first], atol=1e-6, rtol=1e-5)
+        torch.testing.assert_close(first, full[layout.first], atol=1e-6, rtol=1e-5)
 
 
 @pytest.mark.parametrize("skip_padding", [True, False])
@@ -199,3 +205,58 @@ def test_mean_pooling_is_transformers_masked_mean_with_and_without_the_cache(ski
         cached = loop.pooled_states(ours, prefix, 2, torch.device("cpu"), skip_padding)
     torch.testing.assert_close(whole, expected, atol=1e-5, rtol=0)
     torch.testing.assert_close(cached, expected, atol=1e-5, rtol=0)
+
+
+def test_mpnet_relative_buckets_are_transformers():
+    relative = torch.arange(-300, 301)[None, :] - torch.zeros(1, dtype=torch.long)[:, None]
+    theirs = transformers.models.mpnet.modeling_mpnet.MPNetEncoder.relative_position_bucket(relative)
+    assert torch.equal(model.relative_position_bucket(relative), theirs)
+    # exact below 8 either way, log-spaced to 128: every bucket but 16 (a distance of 0 is in the first half)
+    assert theirs.unique().tolist() == [b for b in range(32) if b != 16]
+
+
+@pytest.mark.parametrize("skip_padding", [True, False])
+def test_mpnet_with_a_larger_table_matches_transformers(skip_padding, tmp_path):
+    # transformers looks up 32 buckets whatever the table's size: the other rows stay unused by both
+    hf, folder = tiny_hf_model("mpnet", tmp_path, buckets=48)
+    ours = checkpoint.from_pretrained(folder, num_labels=3).eval()
+    ids, mask, sentences = padded_batch(1, UNEQUAL)
+    hf_logits = hf(input_ids=ids, attention_mask=mask).logits
+    our_logits = ours(sentences, skip_padding=skip_padding)
+    torch.testing.assert_close(our_logits, hf_logits, atol=1e-5, rtol=0)
+    hf_logits.sum().backward()
+    our_logits.sum().backward()
+    theirs = hf.mpnet.encoder.relative_attention_bias.weight.grad
+    torch.testing.assert_close(ours.relative_bias.weight.grad, theirs, rtol=1e-4, atol=1e-7)
+    assert theirs[32:].abs().sum() == 0 and theirs[:32].abs().sum() > 0
+
+
+def test_mpnet_with_fewer_than_32_buckets_is_refused(tmp_path):
+    _, folder = tiny_hf_model("mpnet", tmp_path, buckets=40)
+    config = json.loads((tmp_path / "config.json").read_text())
+    config["relative_attention_num_buckets"] = 16
+    with pytest.raises(ValueError, match="relative_attention_num_buckets 16 in config.json: transformers' MPNet "
+                                         "looks up 32 buckets"):
+        model.EncoderConfig.from_hf(config, 2)
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(checkpoint.MPNET_FOLDER, "model.safetensors")),
+                    reason="all-mpnet-base-v2 is not installed (make mpnet)")
+@pytest.mark.parametrize("pooling", ["first", "mean"])
+def test_real_mpnet_matches_transformers_mpnet_model(pooling):
+    ours = checkpoint.from_pretrained("mpnet").eval()
+    ours.pooling = pooling
+    assert ours.config.num_layers == 12 and ours.config.hidden_size == 768
+    tokenizer = checkpoint.load_tokenizer(ours.folder)
+    batch = tokenizer(["a gripping, beautifully made film that never lets its twenty characters blur together .",
+                       "it is dull ."], padding=True, return_tensors="pt")
+    hf = transformers.MPNetModel.from_pretrained(ours.folder).eval()
+    with torch.no_grad():
+        states = hf(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
+        mask = batch["attention_mask"][:, :, None].float()
+        expected = states[:, 0] if pooling == "first" else (states * mask).sum(1) / mask.sum(1)
+        real = batch["attention_mask"].bool()
+        ids, layout = rows.pack([ids[keep] for ids, keep in zip(batch["input_ids"], real)])
+        got = ours.sentence_states(ours.embed(ids, layout), layout)
+    assert real.sum(1).max() > 16  # past the buckets' exact range
+    torch.testing.assert_close(got, expected, atol=1e-5, rtol=0)
