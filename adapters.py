@@ -6,10 +6,10 @@ cached) prefix; the loop, the cache and the protocol are the recipe's.
 LoRA adds to a projection W a low-rank update: W x + (alpha / r) B A dropout(x), A (r, in) drawn as
 peft draws it (Kaiming-uniform), B (out, r) zero, so training starts from the checkpoint. Only A,
 B and the head train; the head as peft's sequence-classification task trains it (BERT: the
-classifier, its pretrained pooler frozen; RoBERTa: the whole classification head).
+classifier, its pretrained pooler frozen; RoBERTa, MPNet: the whole classification head).
 
 BitFit trains every bias (LayerNorm biases and BERT's pooler bias included) and the classifier in
-full (RoBERTa: the whole classification head), as its reference code does.
+full (RoBERTa, MPNet: the whole classification head), as its reference code does.
 """
 
 import math
