@@ -24,15 +24,19 @@ def size_order(size):
     return (size == "all", 0 if size == "all" else size)  # 50, 100, ..., then the whole set
 
 
+def kind_name(config):
+    """The method, at whatever rate: 'fine-tune', 'fine-tune, top 2 reset', 'SetFit', 'probe'."""
+    return METHOD_NAMES[method_of(config)] + (f", top {config['reinit']} reset" if config["reinit"] else "")
+
+
+def other_rate(config):
+    """'2e-4' when the run's rate is not its method's own, else ''."""
+    return lr_text(config["lr"]) if config["lr"] not in (None, DEFAULT_LRS[method_of(config)]) else ""
+
+
 def method_name(config):
-    """'fine-tune', 'fine-tune, top 2 reset', 'fine-tune, lr 2e-4', 'SetFit', 'probe'."""
-    method = method_of(config)
-    name = METHOD_NAMES[method]
-    if config["reinit"]:
-        name += f", top {config['reinit']} reset"
-    if config["lr"] not in (None, DEFAULT_LRS[method]):
-        name += f", lr {lr_text(config['lr'])}"
-    return name
+    """The cell's method: its kind, and its rate where that is not the method's own ('fine-tune, lr 2e-4')."""
+    return kind_name(config) + (f", lr {other_rate(config)}" if other_rate(config) else "")
 
 
 def fair_score(run, metric):
@@ -57,7 +61,11 @@ def answer_cells(runs, metric):
         c = run["config"]
         groups.setdefault((c["size"], method_name(c), c["freeze"]), []).append(run)
     rows = []
-    for (size, name, k), cell in sorted(groups.items(), key=lambda item: (size_order(item[0][0]), item[0][1:])):
+    def order(item):  # by size, method, depth, then rate (a method's own rate among the others)
+        (size, _, k), cell = item
+        return size_order(size), kind_name(cell[0]["config"]), k, cell[0]["config"]["lr"] or 0.0
+
+    for (size, name, k), cell in sorted(groups.items(), key=order):
         for setting in ("pooling", "precision"):
             values = sorted({r["config"][setting] for r in cell})
             if len(values) > 1:
@@ -92,9 +100,7 @@ def rate_search_lines(cells):
     for row in cells:
         config = row["config"]
         if config["lr"] is not None:
-            kind = (METHOD_NAMES[method_of(config)] + (f", top {config['reinit']} reset" if config["reinit"] else ""),
-                    row["freeze"])
-            by_kind.setdefault(kind, []).append((config["lr"], row["fair_mean"]))
+            by_kind.setdefault((kind_name(config), row["freeze"]), []).append((config["lr"], row["fair_mean"]))
     lines = []
     for (name, k), rates in sorted(by_kind.items()):
         if len(rates) > 1:

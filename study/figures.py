@@ -11,7 +11,7 @@ import numpy as np
 
 from cache import write_atomically
 from result import model_label
-from study.answer import answer_cells, size_order
+from study.answer import answer_cells, kind_name, other_rate, size_order
 from study.published import blog_rows, reference_depth, reports_mcc
 
 
@@ -109,18 +109,20 @@ def write_answer_figure(folder, runs, picks, metric):
         return False
     cells = [row for row in answer_cells(runs, metric) if not np.isnan(row["seconds"])]
     sizes = sorted(picks, key=size_order)
-    methods = sorted({row["method"] for row in cells})
-    markers, colors = dict(zip(methods, "osD^vP*X")), dict(zip(methods, plt.get_cmap("tab10").colors))
-    figure, axes = plt.subplots(1, len(sizes), figsize=(max(5.0, 3.4 * len(sizes)), 3.8), squeeze=False)
+    kinds = sorted({kind_name(row["config"]) for row in cells})  # one marker and colour per method, whatever its rate
+    markers = dict(zip(kinds, "osD^vP*Xhp<>"))
+    colors = dict(zip(kinds, plt.get_cmap("tab10").colors + plt.get_cmap("Dark2").colors))
+    figure, axes = plt.subplots(1, len(sizes), figsize=(max(5.0, 3.4 * len(sizes)), 3.8), squeeze=False, sharex=True)
     for ax, size in zip(axes[0], sizes):
-        for method in methods:
-            here = [row for row in cells if row["size"] == size and row["method"] == method]
+        for kind in kinds:
+            here = [row for row in cells if row["size"] == size and kind_name(row["config"]) == kind]
             if here:
                 ax.errorbar([r["seconds"] for r in here], [r["fair_mean"] for r in here],
-                            yerr=[np.nan_to_num(r["fair_std"]) for r in here], fmt=markers[method], markersize=4,
-                            color=colors[method], capsize=2, label=method)
-                for r in here:
-                    ax.annotate(f"k={r['freeze']}", (r["seconds"], r["fair_mean"]), textcoords="offset points",
+                            yerr=[np.nan_to_num(r["fair_std"]) for r in here], fmt=markers[kind], markersize=4,
+                            color=colors[kind], capsize=2, label=kind)
+                for r in here:  # the depth, and the rate where it is not the method's own
+                    label = f"k={r['freeze']}" + (f", {other_rate(r['config'])}" if other_rate(r["config"]) else "")
+                    ax.annotate(label, (r["seconds"], r["fair_mean"]), textcoords="offset points",
                                 xytext=(3, 3), fontsize=6)
         pick = picks[size]
         ax.scatter([pick["seconds"]], [pick["fair_mean"]], s=160, facecolors="none", edgecolors="tab:red",

@@ -152,3 +152,21 @@ def test_rates_are_cells_of_their_own_and_a_best_rate_at_the_edge_says_so(tmp_pa
     assert ("Rate search, fine-tune at k = 0 (fair means): 5e-5 0.555, 2e-4 0.705; it picks 2e-4. That is the largest "
             "rate tried; a better one may lie above.") in markdown
     assert "| 50 | 0 | 2 | 0.555 |" in markdown  # the recipe's own tables read it at the study's rate
+
+
+def test_the_answer_figure_draws_one_method_at_many_rates(tmp_path):
+    # more rates than markers: each rate is a cell, drawn in its method's marker and labelled with its rate
+    for i, lr in enumerate((2e-3, 1e-3, 5e-4, 3e-4, 2e-4, 1e-4, 7e-5, 5e-5, 3e-5, 2e-5, 1e-5)):
+        for seed in (1, 2):
+            write_result(tmp_path, 0, 50, seed, 0.65 - i / 100 + seed / 1000, lr=lr)
+    for path in tmp_path.glob("*.json"):  # a cost, so that every cell is drawn
+        result = json.loads(path.read_text())
+        result.update(seconds=dict(total=100.0), peak_memory_mb=500.0)
+        path.write_text(json.dumps(result))
+    report.main([str(tmp_path), "--seeds", "2"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert "Rate search, fine-tune at k = 0 (fair means): 1e-5 0.552, 2e-5 0.562" in markdown
+    # the table lists a method's rates in order, its own among them
+    assert "| fine-tune, lr 3e-5 | 0 | 2 | 0.572 |" in markdown.split("| fine-tune | 0 | 2 | 0.582 |")[0]
+    assert "| fine-tune, lr 1e-4 | 0 | 2 |" in markdown.split("| fine-tune, lr 2e-4 |")[0].split("| fine-tune | 0 |")[1]
+    assert (tmp_path / "answer.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
