@@ -17,6 +17,10 @@ weights = load_file('$package/model/model.safetensors')
 save_file({name: t.half().contiguous() for name, t in weights.items()}, '$target/model/model.safetensors', metadata={'format': 'pt'})"
 glue=${GLUE_DIR:-../shared/glue}
 for task in SST-2 CoLA MRPC STS-B RTE; do mkdir -p .carry/glue/$task; cp $glue/$task/{train,dev}.tsv .carry/glue/$task/; done
+# peft (pure Python, its other needs already there) for the peft phase, unpacked onto the path
+$PY -m pip download -q --no-deps -d .carry/wheels peft==0.21.2
+$PY -c "import zipfile, glob; [zipfile.ZipFile(w).extractall('.carry/site') for w in glob.glob('.carry/wheels/*.whl')]"
+rm -rf .carry/wheels
 # the Trainer's n = 1000 runs of the last GPU session, so trainer-roberta-50 can estimate its whole grid
 cp docs/records/gpu-2026-11-23/trainer_runs_roberta.jsonl .carry/
 # #29's precision test resumes across calls: PRECISION_RECORD=<an earlier call's precision.jsonl>

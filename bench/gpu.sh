@@ -9,6 +9,7 @@
 #   bash bench/gpu.sh OUT_DIR precision                        # #29's 100 runs, bf16 against fp32 (done on a BF16 CPU, docs/equivalence.md)
 #   LEE_FREEZE=0 bash bench/gpu.sh OUT_DIR lee                  # #28: SST-2's whole-set grid, a slice a call (not yet run)
 #   bash bench/gpu.sh OUT_DIR setfit                           # #27: SetFit at n = 500 and 1000 (not yet run)
+#   bash bench/gpu.sh OUT_DIR peft                             # #45: LoRA against peft, n = 200 and 1000 (not yet run)
 #
 # (the times are those of 2026-11-23's calls; docs/records/gpu-2026-11-23/ holds their output)
 #
@@ -32,6 +33,7 @@ if [ -n "${DRY:-}" ]; then  # small and on the CPU: the script's plumbing, not i
   shape_layers=2 trainer_freeze_minilm="0 6" trainer_freeze_shape="0 2" precision_seeds="1"
   lee_task=rte lee_freeze=${LEE_FREEZE:-6} lee_seeds=${LEE_SEEDS:-1} lee_jobs=2 lee_epochs=EPOCHS=1
   setfit_tasks=sst2 setfit_sizes=50 setfit_freeze=${SETFIT_FREEZE:-6} setfit_seeds=1 setfit_iterations=1 setfit_jobs=2
+  peft_sizes=50 peft_freeze=3 peft_seeds=1 peft_precision=fp32 peft_epochs=1
 else
   precision=fp16 ways=("a: cache fp16" "c: Trainer fp16") eq_seeds="1 2 3 4 5" eq_size=200 big=1000 epochs=10 grid_sizes="50 100 200 500 1000"
   grid_j="16" shape_layers=12 trainer_freeze_minilm="0 4 6" trainer_freeze_shape="0 8 12"
@@ -39,6 +41,7 @@ else
   lee_task=sst2 lee_freeze=${LEE_FREEZE:-"0 3 4 5 6"} lee_seeds=${LEE_SEEDS:-"1 2 3 4 5"} lee_jobs=${LEE_JOBS:-10} lee_epochs=
   setfit_tasks=${SETFIT_TASKS:-"sst2 cola"} setfit_sizes=${SETFIT_SIZES:-"500 1000"} setfit_freeze=${SETFIT_FREEZE:-"6 4 2 0"}
   setfit_seeds="1 2 3 4 5" setfit_iterations=20 setfit_jobs=${SETFIT_JOBS:-10}
+  peft_sizes=${PEFT_SIZES:-"200 1000"} peft_freeze="0 3" peft_seeds="1 2 3 4 5" peft_precision=fp16 peft_epochs=10
 fi
 shape=$work/roberta-base-shape
 
@@ -212,6 +215,14 @@ phase_setfit() {
     done
     echo "$task: $(ls "$out/setfit-$task" | wc -l) runs back, $((SECONDS - began)) s in all"
   done
+}
+
+phase_peft() {
+  # #45: our LoRA against peft's on the Trainer recipe, interleaved, fp16 on both sides, at our
+  # default LoRA rate; every run's accuracy and wall time as it ends (peft.jsonl), then the table
+  echo "== peft: n = $peft_sizes, k = $peft_freeze, seeds $peft_seeds, $peft_precision"
+  $PY -m bench.compare_peft --glue-dir "$GLUE_DIR" --sizes $peft_sizes --freeze $peft_freeze --seeds $peft_seeds \
+    --precision $peft_precision --epochs $peft_epochs --library-python "$PY" --record "$out/peft.jsonl"
 }
 
 for phase in "$@"; do
