@@ -289,3 +289,29 @@ def test_a_frozen_depth_freezes_mpnets_relative_bias_and_training_leaves_it_unto
                np.array([0, 1, 2, 0]), 1, torch.device("cpu"), log=lambda line: None)
     torch.testing.assert_close(classifier.relative_bias.weight, before, rtol=0, atol=0)
     assert not torch.equal(classifier.layers[2].query.weight, checkpoint.from_pretrained(folder, 3).layers[2].query.weight)
+
+
+def test_mpnet_trains_in_fp16_and_bf16_as_in_fp32(tmp_path, device):
+    # the relative position bias joins the padding mask as a float mask in the scores' precision
+    _, folder = tiny_hf_model("mpnet", tmp_path)
+    g = torch.Generator().manual_seed(0)
+    ids = [torch.randint(5, 99, (int(n),), generator=g) for n in torch.randint(3, 40, (16,), generator=g)]
+    labels = torch.arange(16, device=device) % 3
+    losses = {}
+    for precision in ("fp32", "fp16", "bf16"):
+        classifier = checkpoint.from_pretrained(folder, num_labels=3).to(device)
+        for module in classifier.modules():  # nothing random, so the three follow one path
+            if isinstance(module, torch.nn.Dropout):
+                module.p = 0.0
+        for layer in classifier.layers:
+            layer.attention_dropout = 0.0
+        params = [p for p in classifier.parameters() if p.requires_grad]
+        optimizer = loop.AdamW([dict(params=params)], lr=1e-3)
+        scaler = torch.amp.GradScaler(device.type, enabled=precision == "fp16")
+        config = loop.TrainConfig(precision=precision)
+        losses[precision] = [loop.train_step(classifier, optimizer, scaler, params, ids, labels, None, device, config)
+                             for _ in range(12)]
+    assert losses["fp32"][-1] < losses["fp32"][0] - 0.05
+    assert losses["fp16"] == pytest.approx(losses["fp32"], abs=1e-3)
+    assert losses["bf16"] == pytest.approx(losses["fp32"], abs=5e-3)
+    assert losses["fp16"] != losses["fp32"]
