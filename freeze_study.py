@@ -43,7 +43,8 @@ def parse_args(argv):
     p.add_argument("--model", default="roberta-base",
                    help="hub name, local checkpoint folder, 'minilm' (offline all-MiniLM-L6-v2) or 'mpnet' (all-mpnet-base-v2: make mpnet)")
     p.add_argument("--freeze", type=int, default=0,
-                   help="-1: embeddings only; 0: nothing; k: embeddings and the first k layers")
+                   help="-1: embeddings only; 0: nothing; k: embeddings and the first k layers (LoRA never trains the "
+                        "embeddings, so under it -1 is 0's computation with them cached; BitFit at -1 leaves their biases frozen)")
     p.add_argument("--size", type=train_size, default=50,
                    help="training examples (a stratified subset), or 'all': the whole train split")
     p.add_argument("--seed", type=int, default=1)
