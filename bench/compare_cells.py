@@ -3,7 +3,7 @@ Cells of a results folder against a published report.csv (mean, std and runs per
 difference of the means and twice its standard error, so "the same answers" is a test against
 seed noise, not a guess. bench/gpu.sh uses it for the GPU's fp16 runs against the CPU fp32 grid:
 
-    python -m bench.compare_cells results/gpu/sst2-minilm docs/results/sst2/report.csv
+    python -m bench.compare_cells results/gpu/sst2-minilm docs/results/sst2-minilm/report.csv
 """
 
 import csv

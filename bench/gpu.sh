@@ -79,7 +79,7 @@ phase_equivalence() {
   local began=$SECONDS
   make_grid "$results" 5 MODEL=minilm SIZES=$eq_size FREEZE="0 4" SEEDS="$eq_seeds" PRECISION=$precision | grep --line-buffered -v "^report"
   echo "10 runs, -j 5: $((SECONDS - began)) s"
-  $PY -m bench.compare_cells "$results" docs/results/sst2/report.csv
+  $PY -m bench.compare_cells "$results" docs/results/sst2-minilm/report.csv
   echo "-- the cache made by the first k = 4 run, read back by a second run of the same cell:"
   $PY freeze_study.py --model minilm --dataset sst2 --glue-dir "$GLUE_DIR" --size $eq_size --freeze 4 --seed 1 --epochs $epochs \
     --precision $precision --cache-dir $work/cache --splits-dir $work/splits --out $work/eq/again.json --quiet
