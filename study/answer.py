@@ -92,27 +92,61 @@ def recommend(cells, metric):
     return (min(good, key=lambda row: row["seconds"]) if good else best), best, band
 
 
-def rate_search_lines(cells):
-    """A line for each method and depth run at several rates: the fair mean at each rate and the
-    rate the search picks on it; a pick at the largest (or smallest) rate tried says that a better
-    one may lie beyond, so its cells are not yet its best."""
+def rates_by_depth(cells):
+    """{method kind: {(depth, rate): row}} for the cells run at a rate (the probe has none)."""
     by_kind = {}
     for row in cells:
-        config = row["config"]
-        if config["lr"] is not None:
-            by_kind.setdefault((kind_name(config), row["freeze"]), []).append((config["lr"], row["fair_mean"]))
+        if row["config"]["lr"] is not None:
+            by_kind.setdefault(kind_name(row["config"]), {})[(row["freeze"], row["config"]["lr"])] = row
+    return by_kind
+
+
+def rate_search_lines(cells):
+    """A line for each method's line search (the depth it ran at the most rates, two or more): the
+    fair mean at each rate and the rate the search picks on it; a pick at the largest (or smallest)
+    rate tried says that a better one may lie beyond, so its cells are not yet its best."""
     lines = []
-    for (name, k), rates in sorted(by_kind.items()):
+    for name, grid in sorted(rates_by_depth(cells).items()):
+        depths = sorted({k for k, _ in grid})
+        searched = max(depths, key=lambda k: (sum(depth == k for depth, _ in grid), k == 0))
+        rates = sorted((lr, row["fair_mean"]) for (k, lr), row in grid.items() if k == searched)
         if len(rates) > 1:
-            rates.sort()
             best = max(rates, key=lambda rate: rate[1])[0]
             tried = ", ".join(f"{lr_text(lr)} {number(score)}" for lr, score in rates)
-            line = f"Rate search, {name} at k = {k} (fair means): {tried}; it picks {lr_text(best)}."
+            line = f"Rate search, {name} at k = {searched} (fair means): {tried}; it picks {lr_text(best)}."
             if best in (rates[0][0], rates[-1][0]):
                 side = "largest" if best == rates[-1][0] else "smallest"
                 line += f" That is the {side} rate tried; a better one may lie {'above' if side == 'largest' else 'below'}."
             lines.append(line)
     return lines
+
+
+def depths_at_rates_lines(cells):
+    """Where a method's depths ran at two rates or more (the study's and the searched one): a table
+    of its fair means, a row per depth and a column per rate, to read the depth at either rate."""
+    lines = []
+    for name, grid in sorted(rates_by_depth(cells).items()):
+        depths = sorted({k for k, _ in grid})
+        swept = sorted(lr for lr in {lr for _, lr in grid} if sum((k, lr) in grid for k in depths) > 1)
+        if len(swept) < 2:
+            continue
+        lines += ["", f"{name}'s depths at each rate they ran at (fair mean ± std):", "",
+                  "| frozen | " + " | ".join(lr_text(lr) for lr in swept) + " |", "|---|" + "---|" * len(swept)]
+        for k in depths:
+            lines.append(f"| {k} | " + " | ".join(
+                f"{number(grid[k, lr]['fair_mean'])} ± {number(grid[k, lr]['fair_std'])}" if (k, lr) in grid else ""
+                for lr in swept) + " |")
+        lines.append("")
+    return lines
+
+
+def missing_text(kinds, here):
+    """'fine-tune, lr 2e-4 at k = -1, 1, 2; SetFit at k = 4': the cells run at some size but not at this one."""
+    missing = {}
+    for method, k in kinds:
+        if not any(row["method"] == method and row["freeze"] == k for row in here):
+            missing.setdefault(method, []).append(str(k))
+    return "; ".join(f"{method} at k = {', '.join(depths)}" for method, depths in missing.items())
 
 
 def answer_lines(runs, metric):
@@ -149,7 +183,7 @@ def answer_lines(runs, metric):
             lines.append(f"No cell is clear of the best constant prediction ({number(best['constant'])}) by more than the "
                          f"noise: at n = {size} nothing learns beyond it, and the pick is only the cheapest.")
         lines += rate_search_lines(here)
-        missing = [f"{method} at k = {k}" for method, k in kinds if not any(
-            row["method"] == method and row["freeze"] == k for row in here)]
-        lines += [f"Not run at n = {size}: {', '.join(missing)}." if missing else f"Every cell ran at n = {size}.", ""]
+        missing = missing_text(kinds, here)
+        lines += [f"Not run at n = {size}: {missing}." if missing else f"Every cell ran at n = {size}."]
+        lines += depths_at_rates_lines(here) or [""]
     return lines, picks

@@ -154,6 +154,24 @@ def test_rates_are_cells_of_their_own_and_a_best_rate_at_the_edge_says_so(tmp_pa
     assert "| 50 | 0 | 2 | 0.555 |" in markdown  # the recipe's own tables read it at the study's rate
 
 
+def test_depths_at_the_searched_rate_are_read_beside_the_study_s(tmp_path):
+    # k = 0 searched over three rates, then k = 2 and 4 run at the pick (2e-4) as well as at 5e-5
+    for k, lr, score in ((0, 5e-5, 0.55), (0, 1e-4, 0.62), (0, 2e-4, 0.70), (2, 5e-5, 0.54), (2, 2e-4, 0.66),
+                         (4, 5e-5, 0.52)):
+        for seed in (1, 2):
+            write_result(tmp_path, k, 50, seed, score + seed / 100, lr=lr)
+    write_result(tmp_path, 4, 100, 1, 0.6, lr=2e-4)
+    report.main([str(tmp_path), "--seeds", "2"])
+    markdown = (tmp_path / "report.md").read_text()
+    # one line for the search, at the depth run at the most rates; none for k = 2's two rates
+    assert "Rate search, fine-tune at k = 0 (fair means): 5e-5 0.565, 1e-4 0.635, 2e-4 0.715; it picks 2e-4." in markdown
+    assert "Rate search, fine-tune at k = 2" not in markdown
+    assert ("| frozen | 5e-5 | 2e-4 |\n|---|---|---|\n| 0 | 0.565 ± 0.007 | 0.715 ± 0.007 |\n"
+            "| 2 | 0.555 ± 0.007 | 0.675 ± 0.007 |\n| 4 | 0.535 ± 0.007 |  |") in markdown
+    # what ran at n = 50 and not at n = 100, a method's depths in one list
+    assert "Not run at n = 100: fine-tune at k = 0, 2, 4; fine-tune, lr 1e-4 at k = 0; fine-tune, lr 2e-4 at k = 0, 2." in markdown
+
+
 def test_the_answer_figure_draws_one_method_at_many_rates(tmp_path):
     # more rates than markers: each rate is a cell, drawn in its method's marker and labelled with its rate
     for i, lr in enumerate((2e-3, 1e-3, 5e-4, 3e-4, 2e-4, 1e-4, 7e-5, 5e-5, 3e-5, 2e-5, 1e-5)):
