@@ -101,23 +101,31 @@ def rates_by_depth(cells):
     return by_kind
 
 
-def rate_search_lines(cells):
-    """A line for each method's line search (the depth it ran at the most rates, two or more): the
-    fair mean at each rate and the rate the search picks on it; a pick at the largest (or smallest)
-    rate tried says that a better one may lie beyond, so its cells are not yet its best."""
-    lines = []
-    for name, grid in sorted(rates_by_depth(cells).items()):
+def line_searches(cells):
+    """{method kind: (depth, [(rate, fair mean)], picked rate)} for each method's line search: the
+    depth it ran at the most rates, two or more; the pick is the best fair mean."""
+    searches = {}
+    for name, grid in rates_by_depth(cells).items():
         depths = sorted({k for k, _ in grid})
         searched = max(depths, key=lambda k: (sum(depth == k for depth, _ in grid), k == 0))
         rates = sorted((lr, row["fair_mean"]) for (k, lr), row in grid.items() if k == searched)
         if len(rates) > 1:
-            best = max(rates, key=lambda rate: rate[1])[0]
-            tried = ", ".join(f"{lr_text(lr)} {number(score)}" for lr, score in rates)
-            line = f"Rate search, {name} at k = {searched} (fair means): {tried}; it picks {lr_text(best)}."
-            if best in (rates[0][0], rates[-1][0]):
-                side = "largest" if best == rates[-1][0] else "smallest"
-                line += f" That is the {side} rate tried; a better one may lie {'above' if side == 'largest' else 'below'}."
-            lines.append(line)
+            searches[name] = (searched, rates, max(rates, key=lambda rate: rate[1])[0])
+    return searches
+
+
+def rate_search_lines(cells):
+    """A line for each method's line search: the fair mean at each rate and the rate it picks; a
+    pick at the largest (or smallest) rate tried says that a better one may lie beyond, so its
+    cells are not yet its best."""
+    lines = []
+    for name, (searched, rates, best) in sorted(line_searches(cells).items()):
+        tried = ", ".join(f"{lr_text(lr)} {number(score)}" for lr, score in rates)
+        line = f"Rate search, {name} at k = {searched} (fair means): {tried}; it picks {lr_text(best)}."
+        if best in (rates[0][0], rates[-1][0]):
+            side = "largest" if best == rates[-1][0] else "smallest"
+            line += f" That is the {side} rate tried; a better one may lie {'above' if side == 'largest' else 'below'}."
+        lines.append(line)
     return lines
 
 
@@ -140,12 +148,19 @@ def depths_at_rates_lines(cells):
     return lines
 
 
-def missing_text(kinds, here):
-    """'fine-tune, lr 2e-4 at k = -1, 1, 2; SetFit at k = 4': the cells run at some size but not at this one."""
+def missing_text(cells, here):
+    """'fine-tune, lr 2e-4 at k = -1, 1, 2; SetFit at k = 4': the cells run at some size but not at
+    this one, less the depths at a rate this size's own line search did not pick."""
+    searches = line_searches(here)
     missing = {}
-    for method, k in kinds:
-        if not any(row["method"] == method and row["freeze"] == k for row in here):
-            missing.setdefault(method, []).append(str(k))
+    for row in sorted(cells, key=lambda row: (row["method"], row["freeze"])):
+        name, lr, k = kind_name(row["config"]), row["config"]["lr"], row["freeze"]
+        if name in searches and lr != searches[name][2] and k != searches[name][0]:
+            continue  # a depth at a rate this size's search did not pick: not to run here
+        if not any(cell["method"] == row["method"] and cell["freeze"] == k for cell in here):
+            depths = missing.setdefault(row["method"], [])
+            if str(k) not in depths:
+                depths.append(str(k))
     return "; ".join(f"{method} at k = {', '.join(depths)}" for method, depths in missing.items())
 
 
@@ -155,7 +170,6 @@ def answer_lines(runs, metric):
     cells = answer_cells(runs, metric)
     if len({(row["method"], row["freeze"]) for row in cells}) < 2:
         return [], {}
-    kinds = sorted({(row["method"], row["freeze"]) for row in cells})
     lines = ["## The answer: every method side by side", "",
              f"Every cell that ran, read alike. *Fair*: each run's dev {metric} at a point chosen without the dev split "
              "(the recipe's last evaluation; SetFit and the probe score the dev split once), beside the study's best of "
@@ -164,7 +178,9 @@ def answer_lines(runs, metric):
              "standard error at its score (binomial for accuracy and F1, (1 - r²) / √(N - 1) for correlations), so a "
              "deterministic cell does not shut out the others. *Rate search*: a method and depth run at several rates "
              "is a cell per rate, and the recommendation reads them all on the fair score, so the rate too is picked "
-             "on it, never on the best of the evaluations.", ""]
+             "on it, never on the best of the evaluations; a method's other depths run at the rate its search picks at "
+             "that size. *Not run*: the cells that ran at another size, less the depths at a rate this size's own "
+             "search did not pick.", ""]
     picks = {}
     for size in sorted({row["size"] for row in cells}, key=size_order):
         here = [row for row in cells if row["size"] == size]
@@ -183,7 +199,7 @@ def answer_lines(runs, metric):
             lines.append(f"No cell is clear of the best constant prediction ({number(best['constant'])}) by more than the "
                          f"noise: at n = {size} nothing learns beyond it, and the pick is only the cheapest.")
         lines += rate_search_lines(here)
-        missing = missing_text(kinds, here)
+        missing = missing_text(cells, here)
         lines += [f"Not run at n = {size}: {missing}." if missing else f"Every cell ran at n = {size}."]
         lines += depths_at_rates_lines(here) or [""]
     return lines, picks

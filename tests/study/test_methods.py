@@ -172,6 +172,19 @@ def test_depths_at_the_searched_rate_are_read_beside_the_study_s(tmp_path):
     assert "Not run at n = 100: fine-tune at k = 0, 2, 4; fine-tune, lr 1e-4 at k = 0; fine-tune, lr 2e-4 at k = 0, 2." in markdown
 
 
+def test_depths_at_a_rate_a_size_s_own_search_did_not_pick_are_not_missing_there(tmp_path):
+    # n = 50 searched k = 0 and ran k = 2 at its pick, 2e-4; n = 200's search picks 5e-5 instead
+    for size, k, lr, score in ((50, 0, 5e-5, 0.55), (50, 0, 1e-4, 0.62), (50, 0, 2e-4, 0.70), (50, 2, 5e-5, 0.54),
+                               (50, 2, 2e-4, 0.66), (200, 0, 5e-5, 0.75), (200, 0, 2e-4, 0.70)):
+        for seed in (1, 2):
+            write_result(tmp_path, k, size, seed, score + seed / 100, lr=lr)
+    report.main([str(tmp_path), "--seeds", "2"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert "Rate search, fine-tune at k = 0 (fair means): 5e-5 0.765, 2e-4 0.715; it picks 5e-5." in markdown
+    # 1e-4 at the searched depth is still to run at n = 200; 2e-4 at k = 2 is not, its search did not pick 2e-4
+    assert "Not run at n = 200: fine-tune at k = 2; fine-tune, lr 1e-4 at k = 0." in markdown
+
+
 def test_the_answer_figure_draws_one_method_at_many_rates(tmp_path):
     # more rates than markers: each rate is a cell, drawn in its method's marker and labelled with its rate
     for i, lr in enumerate((2e-3, 1e-3, 5e-4, 3e-4, 2e-4, 1e-4, 7e-5, 5e-5, 3e-5, 2e-5, 1e-5)):
