@@ -152,15 +152,14 @@ def missing_text(cells, here):
     """'fine-tune, lr 2e-4 at k = -1, 1, 2; SetFit at k = 4': the cells run at some size but not at
     this one, less the depths at a rate this size's own line search did not pick."""
     searches = line_searches(here)
+    configs = {(row["method"], row["freeze"]): row["config"] for row in cells}  # one per cell, any size
     missing = {}
-    for row in sorted(cells, key=lambda row: (row["method"], row["freeze"])):
-        name, lr, k = kind_name(row["config"]), row["config"]["lr"], row["freeze"]
-        if name in searches and lr != searches[name][2] and k != searches[name][0]:
+    for (method, k), config in sorted(configs.items()):
+        name = kind_name(config)
+        if name in searches and config["lr"] != searches[name][2] and k != searches[name][0]:
             continue  # a depth at a rate this size's search did not pick: not to run here
-        if not any(cell["method"] == row["method"] and cell["freeze"] == k for cell in here):
-            depths = missing.setdefault(row["method"], [])
-            if str(k) not in depths:
-                depths.append(str(k))
+        if not any(row["method"] == method and row["freeze"] == k for row in here):
+            missing.setdefault(method, []).append(str(k))
     return "; ".join(f"{method} at k = {', '.join(depths)}" for method, depths in missing.items())
 
 
