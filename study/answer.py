@@ -77,7 +77,8 @@ def answer_cells(runs, metric):
                          fair_std=fair["std"], train_mean=float(np.mean(train)) if train else float("nan"),
                          seconds=median_of(cell, lambda r: r["seconds"]["total"]),
                          peak_mb=median_of(cell, lambda r: r["peak_memory_mb"]),
-                         trainable=cell[0]["trainable_parameters"], dev_size=cell[0]["dev_size"],
+                         trainable=cell[0]["trainable_parameters"], steps=cell[0].get("total_steps"),
+                         dev_size=cell[0]["dev_size"],
                          constant=cell[0]["constant"][metric], config=cell[0]["config"]))
     return rows
 
@@ -150,7 +151,8 @@ def depths_at_rates_lines(cells):
 
 def missing_text(cells, here):
     """'fine-tune, lr 2e-4 at k = -1, 1, 2; SetFit at k = 4': the cells run at some size but not at
-    this one, less the depths at a rate this size's own line search did not pick."""
+    this one, less the depths at a rate this size's own line search did not pick; and the depths
+    run here at another rate but not at the pick (a depth that trains nothing needs no rate)."""
     searches = line_searches(here)
     configs = {(row["method"], row["freeze"]): row["config"] for row in cells}  # one per cell, any size
     missing = {}
@@ -159,8 +161,16 @@ def missing_text(cells, here):
         if name in searches and config["lr"] != searches[name][2] and k != searches[name][0]:
             continue  # a depth at a rate this size's search did not pick: not to run here
         if not any(row["method"] == method and row["freeze"] == k for row in here):
-            missing.setdefault(method, []).append(str(k))
-    return "; ".join(f"{method} at k = {', '.join(depths)}" for method, depths in missing.items())
+            missing.setdefault(method, []).append(k)
+    for name, grid in rates_by_depth(here).items():
+        if name in searches:
+            pick = searches[name][2]
+            for (k, _), row in sorted(grid.items()):
+                if (k, pick) not in grid and row["steps"] != 0:
+                    at_pick = method_name({**row["config"], "lr": pick})
+                    missing.setdefault(at_pick, []).append(k)
+    return "; ".join(f"{method} at k = {', '.join(str(k) for k in sorted(set(depths)))}"
+                     for method, depths in sorted(missing.items()))
 
 
 def answer_lines(runs, metric):
@@ -179,7 +189,8 @@ def answer_lines(runs, metric):
              "is a cell per rate, and the recommendation reads them all on the fair score, so the rate too is picked "
              "on it, never on the best of the evaluations; a method's other depths run at the rate its search picks at "
              "that size. *Not run*: the cells that ran at another size, less the depths at a rate this size's own "
-             "search did not pick.", ""]
+             "search did not pick; and the depths a method ran here at another rate but not at the one its search "
+             "picked here (a depth that trains nothing, such as SetFit with every layer frozen, needs no rate).", ""]
     picks = {}
     for size in sorted({row["size"] for row in cells}, key=size_order):
         here = [row for row in cells if row["size"] == size]

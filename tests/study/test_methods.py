@@ -201,3 +201,18 @@ def test_the_answer_figure_draws_one_method_at_many_rates(tmp_path):
     assert "| fine-tune, lr 3e-5 | 0 | 2 | 0.572 |" in markdown.split("| fine-tune | 0 | 2 | 0.582 |")[0]
     assert "| fine-tune, lr 1e-4 | 0 | 2 |" in markdown.split("| fine-tune, lr 2e-4 |")[0].split("| fine-tune | 0 |")[1]
     assert (tmp_path / "answer.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_depths_run_only_at_a_rate_the_search_did_not_pick_are_missing(tmp_path):
+    # n = 50's search picks 2e-4, where k = 2 has run and k = 4 and 6 have not; k = 6 trains nothing (as SetFit
+    # with every layer frozen does), so no rate moves it
+    for k, lr, score in ((0, 5e-5, 0.55), (0, 2e-4, 0.70), (2, 5e-5, 0.54), (2, 2e-4, 0.66), (4, 5e-5, 0.52),
+                         (6, 5e-5, 0.51)):
+        for seed in (1, 2):
+            write_result(tmp_path, k, 50, seed, score + seed / 100, lr=lr)
+    for path in tmp_path.glob("freeze6_*.json"):
+        result = json.loads(path.read_text())
+        path.write_text(json.dumps({**result, "total_steps": 0}))
+    report.main([str(tmp_path), "--seeds", "2"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert "Not run at n = 50: fine-tune, lr 2e-4 at k = 4." in markdown
