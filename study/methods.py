@@ -7,6 +7,7 @@ puts them after the grid's own tables.
 
 import numpy as np
 
+from result import lr_text
 from study.results import cells_of, describe, difference, median_of, number
 
 
@@ -37,6 +38,15 @@ def reinit_lines(reset_runs, plain_runs):
     return lines + [""]
 
 
+def cells_at_rates(results):
+    """{(train size, frozen layers, learning rate): [runs]}: a rate search's rates never pool."""
+    cells = {}
+    for result in results:
+        config = result["config"]
+        cells.setdefault((config["size"], config["freeze"], config["lr"]), []).append(result)
+    return cells
+
+
 def setfit_lines(setfit_runs, plain_runs):
     """report.md lines: SetFit's cells (contrastive.py) beside the protocol's fine-tune of the same
     cell, with what a run costs, against seed noise."""
@@ -45,14 +55,14 @@ def setfit_lines(setfit_runs, plain_runs):
     plain = cells_of(plain_runs)
     lines = ["## SetFit", "",
              "SetFit's contrastive fine-tuning of the body and its logistic-regression head (`--method setfit`), per "
-             "cell beside the protocol's fine-tune of the same cell: the difference of the mean dev accuracies and "
-             "twice its standard error, and the median seconds a run.", "",
-             "| train size | frozen | runs | mean | std | s / run | peak MB | fine-tune: mean | s / run | difference | 2 x SE |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for (size, k), runs in sorted(cells_of(setfit_runs).items()):
+             "cell (each rate its own) beside the protocol's fine-tune of the same depth and size at the study's rate: "
+             "the difference of the mean dev accuracies and twice its standard error, and the median seconds a run.", "",
+             "| train size | frozen | lr | runs | mean | std | s / run | peak MB | fine-tune: mean | s / run | difference "
+             "| 2 x SE |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for (size, k, lr), runs in sorted(cells_at_rates(setfit_runs).items()):
         x, others = [r["best_accuracy"] for r in runs], plain.get((size, k), [])
         y, stats = [r["best_accuracy"] for r in others], describe(x)
-        row = (f"| {size} | {k} | {len(x)} | {number(stats['mean'])} | {number(stats['std'])} "
+        row = (f"| {size} | {k} | {lr_text(lr)} | {len(x)} | {number(stats['mean'])} | {number(stats['std'])} "
                f"| {number(median_of(runs, lambda r: r['seconds']['total']), 1)} "
                f"| {number(median_of(runs, lambda r: r['peak_memory_mb']), 0)} |")
         if y:

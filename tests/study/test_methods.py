@@ -53,13 +53,26 @@ def test_setfit_runs_are_rows_of_their_own_or_a_grid_of_their_own(tmp_path):
     markdown = (tmp_path / "report.md").read_text()
     assert "| 50 | 0 | 3 | 0.610 |" in markdown  # the fine-tune's cell pools only its own runs
     two_se = 2 * np.sqrt(np.var([0.66, 0.65, 0.64], ddof=1) / 3 + np.var([0.60, 0.62, 0.61], ddof=1) / 3)
-    assert f"| 50 | 0 | 3 | 0.650 | 0.010 | 42.0 | 800 | 0.610 |  | 0.040 | {two_se:.3f} |" in markdown
+    assert f"| 50 | 0 | 2e-5 | 3 | 0.650 | 0.010 | 42.0 | 800 | 0.610 |  | 0.040 | {two_se:.3f} |" in markdown
     for seed in (1, 2, 3):
         (tmp_path / f"freeze0_size50_seed{seed}.json").unlink()
     report.main([str(tmp_path), "--seeds", "3"])
     markdown = (tmp_path / "report.md").read_text()
     assert markdown.startswith("# sst2 with minilm (SetFit)") and "| 50 | 0 | 3 | 0.650 |" in markdown
     assert "## SetFit" not in markdown
+
+
+def test_setfit_s_section_keeps_each_rate_a_cell_of_its_own(tmp_path):
+    # SetFit at its own 2e-5 and at 1e-4 at the same depth and size: two rows, never one of six runs
+    for seed, (plain, own, faster) in enumerate([(0.60, 0.66, 0.70), (0.62, 0.65, 0.72), (0.61, 0.64, 0.74)], start=1):
+        write_result(tmp_path, 0, 50, seed, plain)
+        for lr, score in ((2e-5, own), (1e-4, faster)):
+            write_result(tmp_path, 0, 50, seed, score, method="setfit", lr=lr)
+    report.main([str(tmp_path), "--seeds", "3"])
+    setfit_section = (tmp_path / "report.md").read_text().split("## SetFit")[1].split("##")[0]
+    assert "| 50 | 0 | 2e-5 | 3 | 0.650 |" in setfit_section
+    assert "| 50 | 0 | 1e-4 | 3 | 0.720 |" in setfit_section
+    assert "| 50 | 0 | 2e-5 | 6 |" not in setfit_section and "| 50 | 0 | 6 |" not in setfit_section
 
 
 def write_method_cells(folder, cells, task="sst2"):
