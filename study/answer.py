@@ -103,13 +103,13 @@ def rates_by_depth(cells):
 
 
 def line_searches(cells):
-    """{method kind: (depth, [(rate, fair mean)], picked rate)} for each method's line search: the
-    depth it ran at the most rates, two or more; the pick is the best fair mean."""
+    """{method kind: (depth, [(rate, fair mean, runs)], picked rate)} for each method's line search:
+    the depth it ran at the most rates, two or more; the pick is the best fair mean."""
     searches = {}
     for name, grid in rates_by_depth(cells).items():
         depths = sorted({k for k, _ in grid})
         searched = max(depths, key=lambda k: (sum(depth == k for depth, _ in grid), k == 0))
-        rates = sorted((lr, row["fair_mean"]) for (k, lr), row in grid.items() if k == searched)
+        rates = sorted((lr, row["fair_mean"], row["runs"]) for (k, lr), row in grid.items() if k == searched)
         if len(rates) > 1:
             searches[name] = (searched, rates, max(rates, key=lambda rate: rate[1])[0])
     return searches
@@ -118,10 +118,12 @@ def line_searches(cells):
 def rate_search_lines(cells):
     """A line for each method's line search: the fair mean at each rate and the rate it picks; a
     pick at the largest (or smallest) rate tried says that a better one may lie beyond, so its
-    cells are not yet its best."""
+    cells are not yet its best; a rate with fewer runs than the search's most says how many."""
     lines = []
     for name, (searched, rates, best) in sorted(line_searches(cells).items()):
-        tried = ", ".join(f"{lr_text(lr)} {number(score)}" for lr, score in rates)
+        most = max(runs for _, _, runs in rates)
+        tried = ", ".join(f"{lr_text(lr)} {number(score)}" + (f" ({runs} of {most} runs)" if runs < most else "")
+                          for lr, score, runs in rates)
         line = f"Rate search, {name} at k = {searched} (fair means): {tried}; it picks {lr_text(best)}."
         if best in (rates[0][0], rates[-1][0]):
             side = "largest" if best == rates[-1][0] else "smallest"

@@ -167,6 +167,16 @@ def test_rates_are_cells_of_their_own_and_a_best_rate_at_the_edge_says_so(tmp_pa
     assert "| 50 | 0 | 2 | 0.555 |" in markdown  # the recipe's own tables read it at the study's rate
 
 
+def test_a_rate_search_still_running_names_its_rates_with_fewer_runs(tmp_path):
+    # 5e-5 has its 3 seeds, 2e-4 one so far: its mean is one run's, and the line says so
+    for seed, score in ((1, 0.55), (2, 0.56), (3, 0.57)):
+        write_result(tmp_path, 0, 50, seed, score)
+    write_result(tmp_path, 0, 50, 1, 0.70, lr=2e-4)
+    report.main([str(tmp_path), "--seeds", "3"])
+    assert ("Rate search, fine-tune at k = 0 (fair means): 5e-5 0.560, 2e-4 0.700 (1 of 3 runs); it picks 2e-4."
+            in (tmp_path / "report.md").read_text())
+
+
 def test_depths_at_the_searched_rate_are_read_beside_the_study_s(tmp_path):
     # k = 0 searched over three rates, then k = 2 and 4 run at the pick (2e-4) as well as at 5e-5
     for k, lr, score in ((0, 5e-5, 0.55), (0, 1e-4, 0.62), (0, 2e-4, 0.70), (2, 5e-5, 0.54), (2, 2e-4, 0.66),
