@@ -8,7 +8,7 @@ puts them after the grid's own tables.
 import numpy as np
 
 from result import lr_text
-from study.results import cells_of, describe, difference, median_of, number
+from study.results import cells_at_rates, cells_of, describe, difference, median_of, number
 
 
 def reinit_lines(reset_runs, plain_runs):
@@ -36,15 +36,6 @@ def reinit_lines(reset_runs, plain_runs):
             row += " | | | |"
         lines.append(row)
     return lines + [""]
-
-
-def cells_at_rates(results):
-    """{(train size, frozen layers, learning rate): [runs]}: a rate search's rates never pool."""
-    cells = {}
-    for result in results:
-        config = result["config"]
-        cells.setdefault((config["size"], config["freeze"], config["lr"]), []).append(result)
-    return cells
 
 
 def setfit_lines(setfit_runs, plain_runs):

@@ -107,6 +107,15 @@ def cells_of(results):
     return cells
 
 
+def cells_at_rates(results):
+    """{(train size, frozen layers, learning rate): [runs]}: a rate search's rates never pool."""
+    cells = {}
+    for result in results:
+        config = result["config"]
+        cells.setdefault((config["size"], config["freeze"], config["lr"]), []).append(result)
+    return cells
+
+
 def median_of(runs, figure):
     """The median of figure(run) over the runs that recorded it; NaN (blank) if none did."""
     values = []
