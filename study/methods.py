@@ -8,7 +8,7 @@ puts them after the grid's own tables.
 import numpy as np
 
 from result import lr_text
-from study.results import cells_at_rates, cells_of, describe, difference, median_of, number
+from study.results import cells_of, describe, difference, median_of, number
 
 
 def reinit_lines(reset_runs, plain_runs):
@@ -50,7 +50,7 @@ def setfit_lines(setfit_runs, plain_runs):
              "the difference of the mean dev accuracies and twice its standard error, and the median seconds a run.", "",
              "| train size | frozen | lr | runs | mean | std | s / run | peak MB | fine-tune: mean | s / run | difference "
              "| 2 x SE |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for (size, k, lr), runs in sorted(cells_at_rates(setfit_runs).items()):
+    for (size, k, lr), runs in sorted(cells_of(setfit_runs, ("size", "freeze", "lr")).items()):
         x, others = [r["best_accuracy"] for r in runs], plain.get((size, k), [])
         y, stats = [r["best_accuracy"] for r in others], describe(x)
         row = (f"| {size} | {k} | {lr_text(lr)} | {len(x)} | {number(stats['mean'])} | {number(stats['std'])} "

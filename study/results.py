@@ -99,20 +99,12 @@ def number(value, digits=3):
     return f"{round(value, digits) + 0.0:.{digits}f}" if isinstance(value, float) else str(value)  # no "-0.000"
 
 
-def cells_of(results):
-    """{(train size, frozen layers): [runs]}"""
+def cells_of(results, keys=("size", "freeze")):
+    """{(train size, frozen layers): [runs]}; keys=("size", "freeze", "lr") keeps each rate of a
+    search a cell of its own, so rates never pool."""
     cells = {}
     for result in results:
-        cells.setdefault((result["config"]["size"], result["config"]["freeze"]), []).append(result)
-    return cells
-
-
-def cells_at_rates(results):
-    """{(train size, frozen layers, learning rate): [runs]}: a rate search's rates never pool."""
-    cells = {}
-    for result in results:
-        config = result["config"]
-        cells.setdefault((config["size"], config["freeze"], config["lr"]), []).append(result)
+        cells.setdefault(tuple(result["config"][key] for key in keys), []).append(result)
     return cells
 
 
