@@ -80,17 +80,30 @@ def answer_cells(runs, metric):
                          trainable=cell[0]["trainable_parameters"], steps=cell[0].get("total_steps"),
                          dev_size=cell[0]["dev_size"],
                          constant=cell[0]["constant"][metric], config=cell[0]["config"]))
+    # a rate does not change a run's work (the same steps, the same shapes), so the cells of one method,
+    # depth and precision share one cost, the median over all their rates' runs: the speed of the session
+    # a rate happened to run in then cannot choose between rates
+    work = {}
+    for run in runs:
+        work.setdefault(same_work(run["config"]), []).append(run)
+    for row in rows:
+        row["cost"] = median_of(work[same_work(row["config"])], lambda r: r["seconds"]["total"])
     return rows
+
+
+def same_work(config):
+    return config["size"], kind_name(config), config["freeze"], config["precision"]
 
 
 def recommend(cells, metric):
     """(the recommended cell, the best, the noise band): the cheapest cell whose fair mean is within
     the band of the best fair mean, the band the larger of the best cell's seed std and the dev
-    split's standard error at its score."""
+    split's standard error at its score; of cells that cost the same (one method and depth at
+    several rates), the better fair mean."""
     best = max(cells, key=lambda row: row["fair_mean"])
     band = max(np.nan_to_num(best["fair_std"]), dev_standard_error(best["fair_mean"], metric, best["dev_size"]))
-    good = [row for row in cells if row["fair_mean"] >= best["fair_mean"] - band and not np.isnan(row["seconds"])]
-    return (min(good, key=lambda row: row["seconds"]) if good else best), best, band
+    good = [row for row in cells if row["fair_mean"] >= best["fair_mean"] - band and not np.isnan(row["cost"])]
+    return (min(good, key=lambda row: (row["cost"], -row["fair_mean"])) if good else best), best, band
 
 
 def rates_by_depth(cells):
@@ -184,8 +197,9 @@ def answer_lines(runs, metric):
     lines = ["## The answer: every method side by side", "",
              f"Every cell that ran, read alike. *Fair*: each run's dev {metric} at a point chosen without the dev split "
              "(the recipe's last evaluation; SetFit and the probe score the dev split once), beside the study's best of "
-             "the evaluations. *Recommended*: the cheapest cell (median seconds a run) whose fair mean is within noise "
-             "of the best fair mean, the noise being the larger of that cell's seed std and the dev split's own "
+             "the evaluations. *Recommended*: the cheapest cell (median seconds a run; a rate does not change a run's "
+             "work, so one method and depth cost the median over all its rates' runs, and of equal costs the better "
+             "fair mean wins) whose fair mean is within noise of the best fair mean, the noise being the larger of that cell's seed std and the dev split's own "
              "standard error at its score (binomial for accuracy and F1, (1 - r²) / √(N - 1) for correlations), so a "
              "deterministic cell does not shut out the others. *Rate search*: a method and depth run at several rates "
              "is a cell per rate, and the recommendation reads them all on the fair score, so the rate too is picked "
@@ -206,7 +220,7 @@ def answer_lines(runs, metric):
         picks[size] = pick
         lines += ["", f"Recommended at n = {size}: **{pick['method']}, freeze {pick['freeze']}** (fair {number(pick['fair_mean'])}; "
                   f"the best, {best['method']} at k = {best['freeze']}: {number(best['fair_mean'])}, noise ± {number(band)}), "
-                  f"{number(pick['seconds'], 1)} s a run."]
+                  f"{number(pick['cost'], 1)} s a run."]
         if best["fair_mean"] - band <= best["constant"]:
             lines.append(f"No cell is clear of the best constant prediction ({number(best['constant'])}) by more than the "
                          f"noise: at n = {size} nothing learns beyond it, and the pick is only the cheapest.")

@@ -112,8 +112,10 @@ def run(tmp_path, checkpoint, glue_dir, *extra, out="result.json"):
 
 
 def result_record(freeze, size, seed, accuracy=0.5, mcc=0.0, task="sst2", model="minilm", num_layers=6,
-                  precision="fp32", device="cpu", processor=None, lr=5e-5, metric="accuracy", score=None, **config):
-    """A run result in today's format with what the reports read (config: more of its configuration)."""
+                  precision="fp32", device="cpu", processor=None, lr=5e-5, metric="accuracy", score=None, seconds=None,
+                  **config):
+    """A run result in today's format with what the reports read (config: more of its configuration;
+    seconds: the run's timings, {"total": ...})."""
     config = {**dict(freeze=freeze, size=size, seed=seed, lr=lr, task=task, model=model, num_layers=num_layers,
                      precision=precision, device=device, method="finetune", probe=False, reinit=0, pooling="first"),
               **config}
@@ -121,7 +123,7 @@ def result_record(freeze, size, seed, accuracy=0.5, mcc=0.0, task="sst2", model=
                 best_mcc=mcc, best=dict(accuracy=accuracy, mcc=mcc), at_score=dict(accuracy=accuracy, mcc=mcc), curve=[],
                 majority_accuracy=0.509, constant=dict(accuracy=0.509, mcc=0.0, **{metric: 0.0} if metric not in
                                                        ("accuracy", "mcc") else {}), dev_size=872, processor=processor,
-                train_at_score=None, trainable_parameters=None)
+                train_at_score=None, trainable_parameters=None, **({} if seconds is None else dict(seconds=seconds)))
 
 
 def write_result(folder, freeze, size, seed, accuracy, **fields):
