@@ -40,6 +40,9 @@ def main():
         transformer = model.model_body[0].auto_model
         transformer.embeddings.requires_grad_(False)
         transformer.encoder.layer[:max(args.freeze, 0)].requires_grad_(False)
+        if args.freeze > 0 and hasattr(transformer.encoder, "relative_attention_bias"):
+            # MPNet's one relative position table feeds the frozen layers: frozen with them, as ours is
+            transformer.encoder.relative_attention_bias.requires_grad_(False)
     training = TrainingArguments(seed=args.seed, num_iterations=args.num_iterations, report_to="none",
                                  output_dir=os.path.join(os.path.dirname(os.path.abspath(args.out)), "checkpoints"),
                                  save_strategy="no", show_progress_bar=False)
