@@ -81,13 +81,14 @@ def answer_cells(runs, metric):
                          dev_size=cell[0]["dev_size"],
                          constant=cell[0]["constant"][metric], config=cell[0]["config"]))
     # a rate does not change a run's work (the same steps, the same shapes), so the cells of one method,
-    # depth and precision share one cost, the median over all their rates' runs: the speed of the session
-    # a rate happened to run in then cannot choose between rates
-    work = {}
-    for run in runs:
-        work.setdefault(same_work(run["config"]), []).append(run)
+    # depth and precision share one cost, the fastest of their rates' medians (a busy or slower machine
+    # only ever slows a run down): the session a rate happened to run in cannot choose between rates
+    medians = {}
     for row in rows:
-        row["cost"] = median_of(work[same_work(row["config"])], lambda r: r["seconds"]["total"])
+        medians.setdefault(same_work(row["config"]), []).append(row["seconds"])
+    for row in rows:
+        timed = [seconds for seconds in medians[same_work(row["config"])] if not np.isnan(seconds)]
+        row["cost"] = min(timed) if timed else float("nan")
     return rows
 
 
@@ -198,7 +199,7 @@ def answer_lines(runs, metric):
              f"Every cell that ran, read alike. *Fair*: each run's dev {metric} at a point chosen without the dev split "
              "(the recipe's last evaluation; SetFit and the probe score the dev split once), beside the study's best of "
              "the evaluations. *Recommended*: the cheapest cell (median seconds a run; a rate does not change a run's "
-             "work, so one method and depth cost the median over all its rates' runs, and of equal costs the better "
+             "work, so one method and depth cost the fastest of its rates' medians, and of equal costs the better "
              "fair mean wins) whose fair mean is within noise of the best fair mean, the noise being the larger of that cell's seed std and the dev split's own "
              "standard error at its score (binomial for accuracy and F1, (1 - r²) / √(N - 1) for correlations), so a "
              "deterministic cell does not shut out the others. *Rate search*: a method and depth run at several rates "
