@@ -80,20 +80,25 @@ def answer_cells(runs, metric):
                          trainable=cell[0]["trainable_parameters"], steps=cell[0].get("total_steps"),
                          dev_size=cell[0]["dev_size"],
                          constant=cell[0]["constant"][metric], config=cell[0]["config"]))
-    # a rate does not change a run's work (the same steps, the same shapes), so the cells of one method,
-    # depth and precision share one cost, the fastest of their rates' medians (a busy or slower machine
-    # only ever slows a run down): the session a rate happened to run in cannot choose between rates
+    share_cost_across_rates(rows)
+    return rows
+
+
+def same_work(config):
+    """What a run's time depends on: its size, method, depth and precision, never its rate."""
+    return config["size"], kind_name(config), config["freeze"], config["precision"]
+
+
+def share_cost_across_rates(rows):
+    """Give each row a 'cost': the fastest median seconds among the cells of the same work. A busy
+    or slower machine only ever slows a run down, so the session a rate happened to run in cannot
+    choose between rates."""
     medians = {}
     for row in rows:
         medians.setdefault(same_work(row["config"]), []).append(row["seconds"])
     for row in rows:
         timed = [seconds for seconds in medians[same_work(row["config"])] if not np.isnan(seconds)]
         row["cost"] = min(timed) if timed else float("nan")
-    return rows
-
-
-def same_work(config):
-    return config["size"], kind_name(config), config["freeze"], config["precision"]
 
 
 def recommend(cells, metric):
@@ -200,8 +205,8 @@ def answer_lines(runs, metric):
              "(the recipe's last evaluation; SetFit and the probe score the dev split once), beside the study's best of "
              "the evaluations. *Recommended*: the cheapest cell (median seconds a run; a rate does not change a run's "
              "work, so one method and depth cost the fastest of its rates' medians, and of equal costs the better "
-             "fair mean wins) whose fair mean is within noise of the best fair mean, the noise being the larger of that cell's seed std and the dev split's own "
-             "standard error at its score (binomial for accuracy and F1, (1 - r²) / √(N - 1) for correlations), so a "
+             "fair mean wins) whose fair mean is within noise of the best fair mean, the noise being the larger of "
+             "that cell's seed std and the dev split's own standard error at its score (binomial for accuracy and F1, (1 - r²) / √(N - 1) for correlations), so a "
              "deterministic cell does not shut out the others. *Rate search*: a method and depth run at several rates "
              "is a cell per rate, and the recommendation reads them all on the fair score, so the rate too is picked "
              "on it, never on the best of the evaluations; a method's other depths run at the rate its search picks at "
