@@ -12,7 +12,9 @@ only where there are some. The Makefile asks this module for a grid's names and 
 each name stands for (python -m result names ... / flags NAME), so make and the tool cannot
 disagree. Runs that differ in nothing but their seed form a cell, and a report pools them; what
 else can change a run's answer (its precision, the way it pools a sentence) must then be the same
-for every run of a folder, and check_folder refuses a run that would mix them.
+for every run of a folder, and check_folder refuses a run that would mix them; settings_of names
+what else a cell's runs must share (SetFit's pairs, LoRA's rank, ...), and a report refuses a cell
+that mixes them.
 
 Nothing here imports torch: make calls it once per run.
 """
@@ -78,6 +80,19 @@ def parse_name(name):
     run = RunName(int(freeze), size if size == "all" else int(size), int(seed), float(lr) if lr else None,
                   int(reinit or 0), method or "finetune")
     return run if run.file_name() == os.path.basename(name) else None
+
+
+# What else changes a run's answer beyond what its name says (the method's own settings only for that
+# method): runs that differ in one of these are two experiments, never one cell's seeds
+SETTINGS = ("pooling", "precision", "protocol", "epochs", "batch_size", "warmup_epochs", "weight_decay", "normalize")
+METHOD_SETTINGS = {"setfit": ("num_iterations",), "lora": ("lora_rank", "lora_alpha", "lora_dropout", "lora_targets")}
+
+
+def settings_of(config):
+    """{setting: its value as text} for every setting a cell's runs must share."""
+    names = SETTINGS + METHOD_SETTINGS.get(method_of(config), ())
+    values = {name: config.get(name) for name in names}
+    return {name: ",".join(value) if isinstance(value, list) else str(value) for name, value in values.items()}
 
 
 def method_of(config):

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from result import DEFAULT_LRS, lr_text, method_of
+from result import DEFAULT_LRS, lr_text, method_of, settings_of
 from study.results import describe, median_of, number
 
 METHOD_NAMES = {"finetune": "fine-tune", "setfit": "SetFit", "probe": "probe", "lora": "LoRA", "bitfit": "BitFit"}
@@ -55,7 +55,8 @@ def dev_standard_error(score, metric, dev_size):
 
 def answer_cells(runs, metric):
     """One row per (train size, method, depth): its runs' best-of-evaluations and fair scores, train
-    score and cost. A cell whose runs differ in pooling or precision is refused."""
+    score and cost. A cell whose runs differ in a setting (result.settings_of: pooling, precision, SetFit's
+    pairs, ...) is refused."""
     groups = {}
     for run in runs:
         c = run["config"]
@@ -66,10 +67,10 @@ def answer_cells(runs, metric):
         return size_order(size), kind_name(cell[0]["config"]), k, cell[0]["config"]["lr"] or 0.0
 
     for (size, name, k), cell in sorted(groups.items(), key=order):
-        for setting in ("pooling", "precision"):
-            values = sorted({r["config"][setting] for r in cell})
+        for setting in settings_of(cell[0]["config"]):
+            values = sorted({settings_of(r["config"])[setting] for r in cell})
             if len(values) > 1:
-                raise ValueError(f"the cell n = {size}, {name}, k = {k} mixes {setting}s ({', '.join(values)}): "
+                raise ValueError(f"the cell n = {size}, {name}, k = {k} mixes {setting} {' and '.join(values)}: "
                                  "its runs cannot be pooled; move one kind to a folder of its own")
         best, fair = describe([r["best"][metric] for r in cell]), describe([fair_score(r, metric) for r in cell])
         train = [r["train_at_score"][metric] for r in cell if r["train_at_score"]]

@@ -153,7 +153,19 @@ def test_a_cell_of_two_poolings_is_refused_in_one_line(tmp_path, capsys):
         report.main([str(tmp_path), "--seeds", "3"])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.count("\n") == 1
-    assert "the cell n = 50, fine-tune, k = 0 mixes poolings (first, mean)" in err
+    assert "the cell n = 50, fine-tune, k = 0 mixes pooling first and mean" in err
+
+
+def test_a_cell_of_two_pair_counts_is_refused_in_one_line(tmp_path, capsys):
+    # SetFit's pairs are not in a run's name: 20 x n pairs and setfit's oversampling are two experiments
+    for seed, num_iterations in ((1, None), (2, 20)):
+        write_result(tmp_path, 0, 50, seed, 0.6, lr=2e-5, method="setfit", pooling="mean",
+                     num_iterations=num_iterations)
+    with pytest.raises(SystemExit) as exit_:
+        report.main([str(tmp_path), "--seeds", "2"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1
+    assert "the cell n = 50, SetFit, k = 0 mixes num_iterations 20 and None" in err
 
 
 def test_cola_s_methods_are_set_side_by_side_by_mcc(tmp_path):
