@@ -161,9 +161,10 @@ def timing_kind(path):
 
 
 def time_left(runs):
-    """(runs done, seconds the rest will take one at a time, or None before any run is done). A
-    pending run is expected to take the median time of the done runs of its kind; of its size
-    when none of its kind is done (depths differ by 20x, sizes less); else of all done runs."""
+    """(runs done, seconds the pending runs of a timed kind will take one at a time or None before any
+    run is done, pending runs of a kind not yet timed). A pending run is expected to take the median
+    time of the done runs of its kind; one of a kind none of whose runs is done has no estimate, for
+    depths differ by 20x and sizes as much, and a guess from another kind misleads a plan."""
     done, pending = {}, []
     for path in runs:
         try:
@@ -172,14 +173,13 @@ def time_left(runs):
         except (OSError, ValueError, KeyError, TypeError):
             pending.append(path)
     if not done:
-        return 0, None
-    median = lambda paths: float(np.median([done[p] for p in paths])) if paths else None
-    size = lambda path: timing_kind(path)[1]
-    left = 0.0
-    for path in pending:
-        left += (median([p for p in done if timing_kind(p) == timing_kind(path)])
-                 or median([p for p in done if size(p) == size(path)]) or median(list(done)))
-    return len(done), left
+        return 0, None, len(pending)
+    timed = {}
+    for path, seconds in done.items():
+        timed.setdefault(timing_kind(path), []).append(seconds)
+    estimable = [path for path in pending if timing_kind(path) in timed]
+    left = sum(float(np.median(timed[timing_kind(path)])) for path in estimable)
+    return len(done), left, len(pending) - len(estimable)
 
 
 def duration(seconds):
@@ -190,20 +190,25 @@ def duration(seconds):
 
 
 def where_the_grid_stands(runs):
-    """'57 of 200 runs done, about 1 h 12 min left' (divided over make -j N's runs at once)."""
-    count, left = time_left(runs)
+    """'57 of 200 runs done, about 1 h 12 min left' (divided over make -j N's runs at once); the runs
+    of a depth and size not yet timed are counted apart, never guessed."""
+    count, left, untimed = time_left(runs)
     jobs = int((re.findall(r"(?:^|\s)-j\s*(\d+)", os.environ.get("MAKEFLAGS", "")) or ["1"])[-1])
     text = f"{count} of {len(runs)} runs done"
     if left is None:
         return text + ", no estimate until one is"
-    return text + (f", {'' if left / jobs < 60 else 'about '}{duration(left / jobs)} left" + (f" at {jobs} at once" if jobs > 1 else "")
-                   if left else "")
+    if left:
+        text += (f", {'' if left / jobs < 60 else 'about '}{duration(left / jobs)} left"
+                 + (f" at {jobs} at once" if jobs > 1 else "") + (" for the kinds timed" if untimed else ""))
+    if untimed:
+        text += f", {untimed} left of a depth and size not yet timed (no estimate until one of each has run)"
+    return text
 
 
 def main(argv):
     if len(argv) >= 2 and argv[0] == "progress":  # a run just finished: its place, its line, the time left
         finished, runs = argv[1], argv[2:]
-        count, _ = time_left(runs)
+        count = time_left(runs)[0]
         with open(finished.removesuffix(".json") + ".log") as f:
             last = f.read().rstrip().splitlines()[-1]
         print(f"[{count}/{len(runs)}] {last} | {where_the_grid_stands(runs).split(', ', 1)[-1]}")

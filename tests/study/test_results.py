@@ -18,10 +18,13 @@ def test_time_left_takes_each_kind_of_run_at_its_own_pace(tmp_path):
     runs = [run("freeze0_size50_seed1.json", 60), run("freeze0_size50_seed2.json", 64), run("freeze6_size50_seed1.json", 8),
             run("freeze0_size50_seed3.json"), run("freeze6_size50_seed2.json"), run("freeze4_size50_seed1.json"),
             run("freeze0_size1000_seed1.json")]
-    done, left = results.time_left(runs)
-    # k = 0: the median of 60 and 64; k = 6: 8; k = 4 (none done): its size's median (60); n = 1000: all runs' (60)
-    assert done == 3 and left == 62 + 8 + 60 + 60
-    assert results.where_the_grid_stands(runs) == "3 of 7 runs done, about 3 min left"
+    done, left, untimed = results.time_left(runs)
+    # k = 0: the median of 60 and 64; k = 6: 8; k = 4 and n = 1000 (none of their kind done): no guess
+    assert done == 3 and left == 62 + 8 and untimed == 2
+    assert results.where_the_grid_stands(runs) == ("3 of 7 runs done, about 1 min left for the kinds timed, 2 left of a "
+                                                   "depth and size not yet timed (no estimate until one of each has run)")
+    assert results.where_the_grid_stands(runs[:5]) == "3 of 5 runs done, about 1 min left"
+    assert results.where_the_grid_stands(runs[3:]) == "0 of 4 runs done, no estimate until one is"
     assert results.duration(30) == "under a minute" and results.duration(4000) == "1 h 07 min"
     assert results.timing_kind("a/freeze0_sizeall_seed1_lr3e-5.json") == (0, "all", 0, "finetune")
     assert results.timing_kind("freeze0_size100_seed2_reinit1_probe.json") == (0, 100, 1, "probe")
