@@ -43,14 +43,16 @@ def recommendation(rows, size, figure="accuracy"):
 
 def cost_lines(rows, model_name, figure="accuracy"):
     """report.md lines: per train size, what each depth costs and scores against k = 0, and the
-    tool's recommendation, made on `figure` (the best accuracy, or CoLA's best MCC)."""
+    recipe's cheapest depth within noise of k = 0, made on `figure` (the best accuracy, or CoLA's best MCC)."""
     lines = ["## What each depth costs", "",
              f"{model_name}, per cell: the mean best dev accuracy, the mean train accuracy at the run's "
              "evaluation (the training subset scored with that evaluation's weights; the gap to dev shows "
              "over-fitting), the median wall time of a run (of which computing the frozen prefix; a grid "
              "computes it once per cell and every later seed reads it) and its peak memory, and the "
-             f"trainable parameters. *Recommended*: the cheapest depth whose mean best dev "
-             f"{'accuracy' if figure == 'accuracy' else 'MCC'} is within one k = 0 std of the full fine-tune's.", ""]
+             f"trainable parameters. *Cheapest depth*: the blog's question, asked of the recipe alone at its "
+             f"rate: the cheapest depth whose mean best dev {'accuracy' if figure == 'accuracy' else 'MCC'} is "
+             "within one k = 0 std of the full fine-tune's. The report's one recommendation, across every "
+             "method and rate and read fairly, is under *The answer*.", ""]
     for size in sorted({row["train_size"] for row in rows}):
         cells = [row for row in rows if row["train_size"] == size]
         full = next((row for row in cells if row["frozen_layers"] == 0), None)
@@ -67,7 +69,7 @@ def cost_lines(rows, model_name, figure="accuracy"):
         if pick:
             best, full = pick
             name = "" if figure == "accuracy" else "MCC "
-            lines += ["", f"Recommended at n = {size}: **freeze {best['frozen_layers']}** ({name}{number(best[f'{figure}_mean'])} "
+            lines += ["", f"The recipe's cheapest depth at n = {size}: freeze {best['frozen_layers']} ({name}{number(best[f'{figure}_mean'])} "
                       f"against {number(full[f'{figure}_mean'])} ± {number(full[f'{figure}_std'])} at k = 0), "
                       f"{full['seconds_median'] / best['seconds_median']:.1f}x faster a run "
                       f"({number(best['seconds_median'], 1)} s against {number(full['seconds_median'], 1)} s)."]

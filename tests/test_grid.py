@@ -118,7 +118,7 @@ def test_grid_with_reset_tops_and_probes_reports_them_as_their_own_rows(grid, tm
     assert set(results(folder)) == expected  # REINITS reset the top of the k = 0 cells
     markdown = (folder / "report.md").read_text()
     assert "## Re-initialising the top" in markdown and "## Linear probe" in markdown
-    assert "## What each depth costs" in markdown and "Recommended at n = 8" in markdown
+    assert "## What each depth costs" in markdown and "The recipe's cheapest depth at n = 8" in markdown
     assert (folder / "cost.png").exists()
 
 
@@ -152,7 +152,7 @@ def test_two_methods_in_one_folder_give_one_report_and_one_answer(grid, tmp_path
     run_variant(grid, folder, "SIZES=8", "SEEDS=1 2", "FREEZE=0 1", "METHOD=setfit", "RUN_FLAGS=--pooling mean")
     assert len(results(folder)) == 8
     markdown = (folder / "report.md").read_text()
-    assert markdown.count("Recommended at n = 8: **") == 2  # the recipe's depth table, and the answer across methods
+    assert markdown.count("Recommended at n = 8: **") == 1  # one answer, across methods
     answer = markdown[markdown.index("## The answer"):]
     assert "| fine-tune | 0 | 2 |" in answer and "| SetFit | 1 | 2 |" in answer
     assert (folder / "answer.png").exists()

@@ -146,7 +146,7 @@ def test_cost_per_depth_and_the_recommendation(tmp_path):
     markdown = (tmp_path / "report.md").read_text()
     assert "| 2 | 0.800 | 0.890 | 0.090 | 42.0 | 1.0 | 2.4x | 700 | 800 |" in markdown
     assert "| 0 | 0.800 | 0.990 | 0.190 | 102.0 | 0.0 | 1.0x | 900 | 1000 |" in markdown
-    assert "Recommended at n = 100: **freeze 2** (0.800 against 0.800 ± 0.010 at k = 0), 2.4x faster a run" in markdown
+    assert "The recipe's cheapest depth at n = 100: freeze 2 (0.800 against 0.800 ± 0.010 at k = 0), 2.4x faster a run" in markdown
     assert (tmp_path / "cost.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -162,4 +162,4 @@ def test_cola_s_depths_are_recommended_by_mcc_not_by_the_majority_s_accuracy(tmp
     report.main([str(tmp_path), "--seeds", "3"])
     markdown = (tmp_path / "report.md").read_text()
     # by accuracy every depth ties and the cheapest would win; by MCC only k = 0 is within its own std
-    assert "Recommended at n = 100: **freeze 0** (MCC 0.200 against 0.200 ± 0.010 at k = 0)" in markdown
+    assert "The recipe's cheapest depth at n = 100: freeze 0 (MCC 0.200 against 0.200 ± 0.010 at k = 0)" in markdown
