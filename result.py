@@ -82,6 +82,11 @@ def parse_name(name):
     return run if run.file_name() == os.path.basename(name) else None
 
 
+def method_of(config):
+    """finetune, probe, setfit, lora or bitfit: what a run did, from its recorded configuration."""
+    return "probe" if config["probe"] else config["method"]
+
+
 # What else changes a run's answer beyond what its name says (the method's own settings only for that
 # method): runs that differ in one of these are two experiments, never one cell's seeds
 SETTINGS = ("pooling", "precision", "protocol", "epochs", "batch_size", "warmup_epochs", "weight_decay", "normalize")
@@ -93,11 +98,6 @@ def settings_of(config):
     names = SETTINGS + METHOD_SETTINGS.get(method_of(config), ())
     values = {name: config.get(name) for name in names}
     return {name: ",".join(value) if isinstance(value, list) else str(value) for name, value in values.items()}
-
-
-def method_of(config):
-    """finetune, probe, setfit, lora or bitfit: what a run did, from its recorded configuration."""
-    return "probe" if config["probe"] else config["method"]
 
 
 def name_of(config):

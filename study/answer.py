@@ -67,8 +67,9 @@ def answer_cells(runs, metric):
         return size_order(size), kind_name(cell[0]["config"]), k, cell[0]["config"]["lr"] or 0.0
 
     for (size, name, k), cell in sorted(groups.items(), key=order):
-        for setting in settings_of(cell[0]["config"]):
-            values = sorted({settings_of(r["config"])[setting] for r in cell})
+        settings = [settings_of(r["config"]) for r in cell]
+        for setting in settings[0]:
+            values = sorted({those[setting] for those in settings})
             if len(values) > 1:
                 raise ValueError(f"the cell n = {size}, {name}, k = {k} mixes {setting} {' and '.join(values)}: "
                                  "its runs cannot be pooled; move one kind to a folder of its own")
