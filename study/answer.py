@@ -178,22 +178,38 @@ def missing_text(cells, here):
     run here at another rate but not at the pick (a depth that trains nothing needs no rate)."""
     searches = line_searches(here)
     configs = {(row["method"], row["freeze"]): row["config"] for row in cells}  # one per cell, any size
-    missing = {}
+    missing = {}  # (kind, lr) -> (a config at that rate, the depths not run)
     for (method, k), config in sorted(configs.items()):
         name = kind_name(config)
         if name in searches and config["lr"] != searches[name][2] and k != searches[name][0]:
             continue  # a depth at a rate this size's search did not pick: not to run here
         if not any(row["method"] == method and row["freeze"] == k for row in here):
-            missing.setdefault(method, []).append(k)
+            missing.setdefault((name, config["lr"]), (config, set()))[1].add(k)
     for name, grid in rates_by_depth(here).items():
         if name in searches:
             pick = searches[name][2]
             for (k, _), row in sorted(grid.items()):
                 if (k, pick) not in grid and row["steps"] != 0:
-                    at_pick = method_name({**row["config"], "lr": pick})
-                    missing.setdefault(at_pick, []).append(k)
-    return "; ".join(f"{method} at k = {', '.join(str(k) for k in sorted(set(depths)))}"
-                     for method, depths in sorted(missing.items()))
+                    missing.setdefault((name, pick), ({**row["config"], "lr": pick}, set()))[1].add(k)
+    return "; ".join(sorted(rates_text(group) for group in same_depths(missing)))
+
+
+def same_depths(missing):
+    """missing's entries grouped by method and missing depths: a search run elsewhere is one group."""
+    groups = {}
+    for (name, _), (config, depths) in missing.items():
+        groups.setdefault((name, tuple(sorted(depths))), []).append(config)
+    return [(configs, depths) for (_, depths), configs in groups.items()]
+
+
+def rates_text(group):
+    """'LoRA, lr 1e-3, 2e-3 at k = 0, 3' (several rates name each), 'fine-tune at k = 2' (one: as the table names it)."""
+    configs, depths = group
+    at = f" at k = {', '.join(str(k) for k in depths)}"
+    if len(configs) == 1:
+        return method_name(configs[0]) + at
+    rates = sorted(config["lr"] or DEFAULT_LRS[method_of(config)] for config in configs)
+    return f"{kind_name(configs[0])}, lr {', '.join(lr_text(lr) for lr in rates)}" + at
 
 
 def answer_lines(runs, metric):

@@ -234,6 +234,17 @@ def test_depths_at_a_rate_a_size_s_own_search_did_not_pick_are_not_missing_there
     assert "Not run at n = 200: fine-tune at k = 2; fine-tune, lr 1e-4 at k = 0." in markdown
 
 
+def test_a_search_run_at_another_size_is_one_entry_of_what_is_not_run(tmp_path):
+    # n = 50 searched k = 0 and 3 over three rates; n = 100 ran k = 1 only: the search is one entry there
+    for k in (0, 3):
+        for lr, score in ((5e-5, 0.55), (1e-4, 0.62), (2e-4, 0.70)):
+            write_result(tmp_path, k, 50, 1, score - k / 100, lr=lr)
+    write_result(tmp_path, 1, 100, 1, 0.6)
+    report.main([str(tmp_path), "--seeds", "1"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert "Not run at n = 100: fine-tune, lr 5e-5, 1e-4, 2e-4 at k = 0, 3." in markdown
+
+
 def test_the_answer_figure_draws_one_method_at_many_rates(tmp_path):
     # more rates than markers: each rate is a cell, drawn in its method's marker and labelled with its rate
     for i, lr in enumerate((2e-3, 1e-3, 5e-4, 3e-4, 2e-4, 1e-4, 7e-5, 5e-5, 3e-5, 2e-5, 1e-5)):
