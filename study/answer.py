@@ -203,12 +203,13 @@ def same_depths(missing):
 
 
 def rates_text(group):
-    """'LoRA, lr 1e-3, 2e-3 at k = 0, 3' (several rates name each), 'fine-tune at k = 2' (one: as the table names it)."""
+    """'LoRA, lr 1e-3, 2e-3 at k = 0, 3' for several rates; one rate is named as the table names
+    it ('fine-tune at k = 2', its own rate unsaid)."""
     configs, depths = group
     at = f" at k = {', '.join(str(k) for k in depths)}"
     if len(configs) == 1:
         return method_name(configs[0]) + at
-    rates = sorted(config["lr"] or DEFAULT_LRS[method_of(config)] for config in configs)
+    rates = sorted(config["lr"] for config in configs)  # only the probe has no rate, and it has one
     return f"{kind_name(configs[0])}, lr {', '.join(lr_text(lr) for lr in rates)}" + at
 
 
