@@ -87,7 +87,7 @@ class AdamW:
                 if p in self.used_rows:
                     rows = self.used_rows[p]
                     if group["weight_decay"]:
-                        p.mul_(1 - group["lr"] * group["weight_decay"])  # as the fused update decays, bit for bit
+                        decay(p, group["lr"], group["weight_decay"])
                     view = p.index_select(0, rows)  # (R, H), a copy
                     self.update([view], [p.grad.index_select(0, rows)], [p], group["lr"], 0.0)
                     p.index_copy_(0, rows, view)
@@ -104,6 +104,17 @@ class AdamW:
             adamw_update(params, grads, exp_avgs, exp_avg_sqs, [], steps, fused=True, amsgrad=False,
                          beta1=self.betas[0], beta2=self.betas[1], lr=lr, weight_decay=weight_decay, eps=self.eps,
                          maximize=False)
+
+
+def decay(p, lr, weight_decay):
+    """AdamW's decoupled decay, p *= 1 - lr * weight_decay, rounded as torch's fused update rounds
+    it on p's device: in p's float32 on the CPU; on CUDA in float64, as its kernel computes
+    `param -= lr * weight_decay * param` with lr and the decay as doubles."""
+    if p.is_cuda:
+        wide = p.double()
+        p.copy_(wide - lr * weight_decay * wide)
+    else:
+        p.mul_(1 - lr * weight_decay)
 
 
 def used_word_rows(model, inputs, cached_depth):

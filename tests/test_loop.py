@@ -130,6 +130,22 @@ def test_adamw_is_torch_s_fused_adamw_bit_for_bit(tiny_bert_no_dropout, device):
         assert torch.equal(weights["ours"][name], weight), name
 
 
+def test_decay_rounds_as_fused_adamw_on_a_row_that_never_had_a_gradient(device):
+    """A row whose gradient and moments have always been zero moves by weight decay alone:
+    loop.decay gives fused AdamW's weights bit for bit on this device (CUDA's kernel rounds in
+    float64, where the CPU's rounds in float32: docs/gpu.md)."""
+    start = torch.randn(4096, 64, generator=torch.Generator().manual_seed(0)).to(device)
+    fused, ours = start.clone().requires_grad_(True), start.clone()
+    optimizer = torch.optim.AdamW([fused], lr=1.0, weight_decay=0.01, fused=True)
+    for lr in (3e-4, 1e-3, 7e-5, 2.5e-3):
+        optimizer.param_groups[0]["lr"] = lr
+        fused.grad = torch.zeros_like(fused)
+        optimizer.step()
+        loop.decay(ours, lr, 0.01)
+        assert torch.equal(fused.detach(), ours), lr
+    assert not torch.equal(ours, start)
+
+
 @pytest.mark.parametrize("weight_decay,precision", [(0.0, "fp32"), (0.01, "fp32"), (0.01, "fp16")])
 def test_adamw_on_the_used_word_rows_gives_the_plain_path_s_weights_bit_for_bit(tiny_bert, weight_decay, precision,
                                                                                device, monkeypatch):
