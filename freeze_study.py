@@ -152,8 +152,7 @@ def run(args, log=print):
     task, indices = load_task_and_subset(args)
     folder = checkpoint.checkpoint_folder(args.model)
     plan = plan_run(args, task, folder, device, precision)
-    result.check_folder(os.path.dirname(plan.out) or ".", dict(precision=precision, pooling=plan.pooling,
-                                                                probe=args.probe, method=args.method),
+    result.check_folder(os.path.dirname(plan.out) or ".", cell_config(args, plan),
                         precision_chosen=args.precision is not None)
     classifier = build_and_freeze(args, plan, task, folder)
     train_ids, dev_ids, max_length = tokenize_task(args, plan, classifier, task, indices)
@@ -326,12 +325,17 @@ def train_or_fit(args, plan, classifier, task, indices, train_inputs, dev_inputs
 # ----------------------------------------------------------------------------------------------
 # What the result records beside the scores
 
+def cell_config(args, plan):
+    """What the run's record will say of its cell and its settings, known before it starts."""
+    return {**vars(args), **asdict(plan.train_config), "pooling": plan.pooling, "normalize": plan.normalize}
+
+
 def run_config(args, plan, task, classifier, max_length):
     """The run's options and everything decided from them."""
-    return {**vars(args), **asdict(plan.train_config), "pooling": plan.pooling, "task": task.name,
-            "device": str(plan.device), "cache": plan.cached_depth is not None, "max_length": max_length,
-            "normalize": plan.normalize, "model_type": classifier.config.model_type,
-            "num_layers": classifier.config.num_layers, "num_labels": task.num_labels}
+    return {**cell_config(args, plan), "task": task.name, "device": str(plan.device),
+            "cache": plan.cached_depth is not None, "max_length": max_length,
+            "model_type": classifier.config.model_type, "num_layers": classifier.config.num_layers,
+            "num_labels": task.num_labels}
 
 
 def trained_parameters(classifier, method, num_labels):

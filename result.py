@@ -13,8 +13,8 @@ each name stands for (python -m result names ... / flags NAME), so make and the 
 disagree. Runs that differ in nothing but their seed form a cell, and a report pools them; what
 else can change a run's answer (its precision, the way it pools a sentence) must then be the same
 for every run of a folder, and check_folder refuses a run that would mix them; settings_of names
-what else a cell's runs must share (SetFit's pairs, LoRA's rank, ...), and a report refuses a cell
-that mixes them.
+what else a cell's runs must share (SetFit's pairs, LoRA's rank, ...): check_folder refuses a run
+that would join a cell of other settings, and a report refuses a cell that mixes them.
 
 Nothing here imports torch: make calls it once per run.
 """
@@ -25,7 +25,7 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -107,6 +107,14 @@ def name_of(config):
     return RunName(config["freeze"], config["size"], config["seed"], lr, config["reinit"], method)
 
 
+def cell_of(config):
+    """A run's cell, the runs a report pools: its name less its seed (None for a record too old to say)."""
+    try:
+        return replace(name_of(config), seed=None)
+    except KeyError:
+        return None
+
+
 def model_label(model):
     """'roberta-base', 'minilm', 'FacebookAI/roberta-base' -> 'roberta-base', ./ckpt/ -> 'ckpt'."""
     return os.path.basename(os.path.normpath(model))
@@ -141,9 +149,12 @@ def one_precision(results, folder):
 
 
 def check_folder(folder, config, precision_chosen):
-    """Refuse a run that would mix a folder's cells: one precision per folder, and one pooling per
+    """Refuse a run that would mix a folder's cells: one precision per folder, one pooling per
     method (the recipe may read the first token where the probe reads the mean, never two of one
-    method). precision_chosen: whether the user asked for the precision (else the default)."""
+    method), and one value of each of settings_of per cell. config: the run's, as recorded (at
+    least its name's fields and its settings). precision_chosen: whether the user asked for the
+    precision (else the default)."""
+    cell, settings = cell_of(config), settings_of(config)
     for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
         try:
             with open(path) as f:
@@ -161,6 +172,12 @@ def check_folder(folder, config, precision_chosen):
             raise ValueError(f"{folder} holds {method} runs pooled by the {their_pooling} ({name}) and this one would "
                              f"pool by the {config['pooling']}: pass --pooling {their_pooling} to add to them, or "
                              "write elsewhere (--out, make: RESULTS=...)")
+        their_settings = settings_of(theirs) if cell_of(theirs) == cell else settings  # same cell, same method
+        differing = [s for s in settings if s in theirs and their_settings[s] != settings[s]]
+        if differing:
+            raise ValueError(f"{folder} holds this cell's runs with {differing[0]} {their_settings[differing[0]]} ({name}) "
+                             f"and this one would have {settings[differing[0]]}: a cell's seeds share their settings; "
+                             "match them, or write elsewhere (--out, make: RESULTS=...)")
 
 
 # ----------------------------------------------------------------------------------------------
