@@ -172,7 +172,9 @@ def check_folder(folder, config, precision_chosen):
             raise ValueError(f"{folder} holds {method} runs pooled by the {their_pooling} ({name}) and this one would "
                              f"pool by the {config['pooling']}: pass --pooling {their_pooling} to add to them, or "
                              "write elsewhere (--out, make: RESULTS=...)")
-        their_settings = settings_of(theirs) if cell_of(theirs) == cell else settings  # same cell, same method
+        if cell_of(theirs) != cell:
+            continue
+        their_settings = settings_of(theirs)  # the same cell, so the same method's settings
         differing = [s for s in settings if s in theirs and their_settings[s] != settings[s]]
         if differing:
             raise ValueError(f"{folder} holds this cell's runs with {differing[0]} {their_settings[differing[0]]} ({name}) "

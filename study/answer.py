@@ -209,7 +209,7 @@ def rates_text(group):
     at = f" at k = {', '.join(str(k) for k in depths)}"
     if len(configs) == 1:
         return method_name(configs[0]) + at
-    rates = sorted(config["lr"] for config in configs)  # only the probe has no rate, and it has one
+    rates = sorted(config["lr"] for config in configs)  # several configs: a method with rates (never the probe)
     return f"{kind_name(configs[0])}, lr {', '.join(lr_text(lr) for lr in rates)}" + at
 
 
