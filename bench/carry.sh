@@ -33,8 +33,9 @@ for task in SST-2 CoLA MRPC STS-B RTE; do mkdir -p .carry/glue/$task; cp $glue/$
 $PY -m pip download -q --no-deps -d .carry/wheels peft==0.21.2
 $PY -c "import zipfile, glob; [zipfile.ZipFile(w).extractall('.carry/site') for w in glob.glob('.carry/wheels/*.whl')]"
 rm -rf .carry/wheels
-# the Trainer's n = 1000 runs of the last GPU session, so trainer-roberta-50 can estimate its whole grid
-cp docs/records/gpu-2026-11-23/trainer_runs_roberta.jsonl .carry/
+# 11-26's n = 50 runs (its record's lines after 11-23's seven), so trainer-roberta's n = 1000 runs
+# give a whole-grid estimate from runs of one code version
+tail -n +8 docs/records/gpu-2026-11-26/trainer_runs_roberta.jsonl > .carry/trainer_runs_roberta.jsonl
 # #29's precision test resumes across calls: PRECISION_RECORD=<an earlier call's precision.jsonl>
 if [ -n "${PRECISION_RECORD:-}" ]; then cp "$PRECISION_RECORD" .carry/precision.jsonl; fi
 echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo +changes)" > .carry/commit
