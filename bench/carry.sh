@@ -29,10 +29,13 @@ for name, t in load_file('$package/model/model.safetensors').items():
 save_file(stored, '$target/model/model.int8.safetensors', metadata={'format': 'pt'})" 2>&1
 glue=${GLUE_DIR:-../shared/glue}
 for task in SST-2 CoLA MRPC STS-B RTE; do mkdir -p .carry/glue/$task; cp $glue/$task/{train,dev}.tsv .carry/glue/$task/; done
-# peft (pure Python, its other needs already there) for the peft phase, unpacked onto the path
-$PY -m pip download -q --no-deps -d .carry/wheels peft==0.21.2
-$PY -c "import zipfile, glob; [zipfile.ZipFile(w).extractall('.carry/site') for w in glob.glob('.carry/wheels/*.whl')]"
-rm -rf .carry/wheels
+# peft (pure Python, its other needs already there) for the peft phase alone, PEFT=1: its 3.6 MB
+# put 11-26's tracked tree and carry over the 64 MiB (counted in disk blocks)
+if [ -n "${PEFT:-}" ]; then
+  $PY -m pip download -q --no-deps -d .carry/wheels peft==0.21.2
+  $PY -c "import zipfile, glob; [zipfile.ZipFile(w).extractall('.carry/site') for w in glob.glob('.carry/wheels/*.whl')]"
+  rm -rf .carry/wheels
+fi
 # 11-26's n = 50 runs (its record's lines after 11-23's seven), so trainer-roberta's n = 1000 runs
 # give a whole-grid estimate from runs of one code version
 tail -n +8 docs/records/gpu-2026-11-26/trainer_runs_roberta.jsonl > .carry/trainer_runs_roberta.jsonl
