@@ -108,11 +108,11 @@ class AdamW:
 
 def decay(p, lr, weight_decay):
     """AdamW's decoupled decay, p *= 1 - lr * weight_decay, rounded as torch's fused update rounds
-    it on p's device: in p's float32 on the CPU; on CUDA in float64, as its kernel computes
-    `param -= lr * weight_decay * param` with lr and the decay as doubles."""
+    it on p's device: in p's float32 on the CPU; on CUDA in float64 with lr first rounded to
+    float32, as its kernel computes `param -= lr * weight_decay * param` (docs/gpu.md)."""
     if p.is_cuda:
-        wide = p.double()
-        p.copy_(wide - lr * weight_decay * wide)
+        wide, lr32 = p.double(), torch.tensor(lr, dtype=torch.float32).item()
+        p.copy_(wide - lr32 * weight_decay * wide)
     else:
         p.mul_(1 - lr * weight_decay)
 
