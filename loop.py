@@ -108,11 +108,13 @@ class AdamW:
 
 def decay(p, lr, weight_decay):
     """AdamW's decoupled decay, p *= 1 - lr * weight_decay, rounded as torch's fused update rounds
-    it on p's device: in p's float32 on the CPU; on CUDA in float64 with lr first rounded to
-    float32, as its kernel computes `param -= lr * weight_decay * param` (docs/gpu.md)."""
+    it on p's device: on the CPU p * (1 - lr * weight_decay) in float32; on CUDA, as its kernel's
+    `param -= lr * weight_decay * param` in float32 with one rounding (docs/gpu.md)."""
     if p.is_cuda:
-        wide, lr32 = p.double(), torch.tensor(lr, dtype=torch.float32).item()
-        p.copy_(wide - lr32 * weight_decay * wide)
+        as_float32 = lambda x: torch.tensor(x, dtype=torch.float32)
+        rate = (as_float32(lr) * as_float32(weight_decay)).item()
+        wide = p.double()  # rate * p is exact in float64, so p - rate * p rounds as a float32 FMA does
+        p.copy_(wide - rate * wide)
     else:
         p.mul_(1 - lr * weight_decay)
 

@@ -132,8 +132,8 @@ def test_adamw_is_torch_s_fused_adamw_bit_for_bit(tiny_bert_no_dropout, device):
 
 def test_decay_rounds_as_fused_adamw_on_a_row_that_never_had_a_gradient(device):
     """A row whose gradient and moments have always been zero moves by weight decay alone:
-    loop.decay gives fused AdamW's weights bit for bit on this device (CUDA's kernel rounds in
-    float64, where the CPU's rounds in float32: docs/gpu.md)."""
+    loop.decay gives fused AdamW's weights bit for bit on this device (the CPU's kernel multiplies
+    by 1 - lr * decay; CUDA's subtracts lr * decay, a float32 product, rounding once: docs/gpu.md)."""
     start = torch.randn(4096, 64, generator=torch.Generator().manual_seed(0)).to(device)
     fused, ours = start.clone().requires_grad_(True), start.clone()
     optimizer = torch.optim.AdamW([fused], lr=1.0, weight_decay=0.01, fused=True)
