@@ -115,6 +115,17 @@ def cell_of(config):
         return None
 
 
+def mixed_setting(configs):
+    """(a setting of settings_of, its values) where runs of one cell differ in it, else None. A
+    record too old to hold a setting is not counted against the others."""
+    settings = [settings_of(config) for config in configs]
+    for name in settings[0]:
+        values = sorted({those[name] for those, config in zip(settings, configs) if name in config})
+        if len(values) > 1:
+            return name, values
+    return None
+
+
 def model_label(model):
     """'roberta-base', 'minilm', 'FacebookAI/roberta-base' -> 'roberta-base', ./ckpt/ -> 'ckpt'."""
     return os.path.basename(os.path.normpath(model))
@@ -174,11 +185,11 @@ def check_folder(folder, config, precision_chosen):
                              "write elsewhere (--out, make: RESULTS=...)")
         if cell_of(theirs) != cell:
             continue
-        their_settings = settings_of(theirs)  # the same cell, so the same method's settings
-        differing = [s for s in settings if s in theirs and their_settings[s] != settings[s]]
-        if differing:
-            raise ValueError(f"{folder} holds this cell's runs with {differing[0]} {their_settings[differing[0]]} ({name}) "
-                             f"and this one would have {settings[differing[0]]}: a cell's seeds share their settings; "
+        mixed = mixed_setting([theirs, config])
+        if mixed:
+            setting = mixed[0]
+            raise ValueError(f"{folder} holds this cell's runs with {setting} {settings_of(theirs)[setting]} ({name}) "
+                             f"and this one would have {settings[setting]}: a cell's seeds share their settings; "
                              "match them, or write elsewhere (--out, make: RESULTS=...)")
 
 

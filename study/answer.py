@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from result import DEFAULT_LRS, lr_text, method_of, settings_of
+from result import DEFAULT_LRS, cell_of, lr_text, method_of, mixed_setting
 from study.results import describe, median_of, number
 
 METHOD_NAMES = {"finetune": "fine-tune", "setfit": "SetFit", "probe": "probe", "lora": "LoRA", "bitfit": "BitFit"}
@@ -55,24 +55,22 @@ def dev_standard_error(score, metric, dev_size):
 
 def answer_cells(runs, metric):
     """One row per (train size, method, depth): its runs' best-of-evaluations and fair scores, train
-    score and cost. A cell whose runs differ in a setting (result.settings_of: pooling, precision, SetFit's
+    score and cost. A cell whose runs differ in a setting (result.mixed_setting: pooling, precision, SetFit's
     pairs, ...) is refused."""
     groups = {}
     for run in runs:
-        c = run["config"]
-        groups.setdefault((c["size"], method_name(c), c["freeze"]), []).append(run)
+        groups.setdefault(cell_of(run["config"]), []).append(run)
     rows = []
     def order(item):  # by size, method, depth, then rate (a method's own rate among the others)
-        (size, _, k), cell = item
-        return size_order(size), kind_name(cell[0]["config"]), k, cell[0]["config"]["lr"] or 0.0
+        config = item[1][0]["config"]
+        return size_order(config["size"]), kind_name(config), config["freeze"], config["lr"] or 0.0
 
-    for (size, name, k), cell in sorted(groups.items(), key=order):
-        settings = [settings_of(r["config"]) for r in cell]
-        for setting in settings[0]:
-            values = sorted({those[setting] for those in settings})
-            if len(values) > 1:
-                raise ValueError(f"the cell n = {size}, {name}, k = {k} mixes {setting} {' and '.join(values)}: "
-                                 "its runs cannot be pooled; move one kind to a folder of its own")
+    for _, cell in sorted(groups.items(), key=order):
+        size, name, k = cell[0]["config"]["size"], method_name(cell[0]["config"]), cell[0]["config"]["freeze"]
+        mixed = mixed_setting([r["config"] for r in cell])
+        if mixed:
+            raise ValueError(f"the cell n = {size}, {name}, k = {k} mixes {mixed[0]} {' and '.join(mixed[1])}: "
+                             "its runs cannot be pooled; move one kind to a folder of its own")
         best, fair = describe([r["best"][metric] for r in cell]), describe([fair_score(r, metric) for r in cell])
         train = [r["train_at_score"][metric] for r in cell if r["train_at_score"]]
         rows.append(dict(size=size, method=name, freeze=k, runs=len(cell), best_mean=best["mean"], fair_mean=fair["mean"],
