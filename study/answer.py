@@ -211,6 +211,15 @@ def rates_text(group):
     return f"{kind_name(configs[0])}, lr {', '.join(lr_text(lr) for lr in rates)}" + at
 
 
+def thin_lines(pick, best, here):
+    """A line for the recommended and the best cell when either has fewer runs than the fullest
+    cell at its size: the answer then rests on a part of a grid, and says so."""
+    fullest = max(row["runs"] for row in here)
+    thin = [row for row in ({id(pick): pick, id(best): best}.values()) if row["runs"] < fullest]
+    return [f"Partial: {row['method']} at k = {row['freeze']} has {row['runs']} of the {fullest} runs of the fullest "
+            f"cells here, so the answer may move as it fills." for row in thin]
+
+
 def answer_lines(runs, metric):
     """report.md lines: per train size the table of every cell, the recommendation, and what was
     not run there; with the rule they follow. Returns (lines, {size: recommended row})."""
@@ -230,7 +239,8 @@ def answer_lines(runs, metric):
              "on it, never on the best of the evaluations; a method's other depths run at the rate its search picks at "
              "that size. *Not run*: the cells that ran at another size, less the depths at a rate this size's own "
              "search did not pick; and the depths a method ran here at another rate but not at the one its search "
-             "picked here (a depth that trains nothing, such as SetFit with every layer frozen, needs no rate).", ""]
+             "picked here (a depth that trains nothing, such as SetFit with every layer frozen, needs no rate). "
+             "*Partial*: a recommended or best cell with fewer runs than the fullest cell at its size.", ""]
     picks = {}
     for size in sorted({row["size"] for row in cells}, key=size_order):
         here = [row for row in cells if row["size"] == size]
@@ -245,6 +255,7 @@ def answer_lines(runs, metric):
         lines += ["", f"Recommended at n = {size}: **{pick['method']}, freeze {pick['freeze']}** (fair {number(pick['fair_mean'])}; "
                   f"the best, {best['method']} at k = {best['freeze']}: {number(best['fair_mean'])}, noise ± {number(band)}), "
                   f"{number(pick['cost'], 1)} s a run."]
+        lines += thin_lines(pick, best, here)
         if best["fair_mean"] - band <= best["constant"]:
             lines.append(f"No cell is clear of the best constant prediction ({number(best['constant'])}) by more than the "
                          f"noise: at n = {size} nothing learns beyond it, and the pick is only the cheapest.")

@@ -123,6 +123,18 @@ def test_methods_side_by_side_recommend_the_cheapest_within_noise_of_the_best(tm
     assert (tmp_path / "answer.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_recommendation_from_a_cell_with_fewer_runs_says_so(tmp_path):
+    # SetFit k = 4 has 1 run of the 3 the others have, and is the pick; the best (SetFit k = 0) is full
+    write_method_cells(tmp_path, [("_setfit", 0, (0.65, 0.66, 0.67), 40.0), ("_setfit", 4, (0.655,), 15.0),
+                                  ("", 0, (0.59, 0.60, 0.61), 100.0)])
+    report.main([str(tmp_path), "--seeds", "3"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert "Recommended at n = 50: **SetFit, freeze 4**" in markdown
+    assert ("Partial: SetFit at k = 4 has 1 of the 3 runs of the fullest cells here, so the answer may move as it "
+            "fills.") in markdown
+    assert "Partial: SetFit at k = 0" not in markdown
+
+
 def test_a_deterministic_best_cell_does_not_shut_out_the_others(tmp_path):
     # the probe (no seed, std 0) scores 0.700 in 50 s; the fine-tune at k = 6 0.690 +- 0.002 in 3 s: within the
     # dev split's own standard error of 0.700 (sqrt(0.7 x 0.3 / 872) = 0.016), so it is the answer
