@@ -5,7 +5,7 @@
 #   bash bench/gpu.sh OUT_DIR env equivalence trainer-minilm   # one call: 5.5 minutes on an H100
 #   bash bench/gpu.sh OUT_DIR profile trainer-roberta          # 1.7 + 6.5 minutes
 #   bash bench/gpu.sh OUT_DIR trainer-roberta-50 grid          # 2.8 + 1.7 minutes
-#   bash bench/gpu.sh OUT_DIR tests                            # over 4.5 minutes with 15 workers
+#   bash bench/gpu.sh OUT_DIR tests                            # over 4.5 minutes with 15 workers (TESTS=<node ids>: a part)
 #   bash bench/gpu.sh OUT_DIR precision                        # #29's 100 runs, bf16 against fp32 (done on a BF16 CPU, docs/equivalence.md)
 #   LEE_FREEZE=0 bash bench/gpu.sh OUT_DIR lee                  # #28: SST-2's whole-set grid, a slice a call (not yet run)
 #   bash bench/gpu.sh OUT_DIR setfit                           # #27: SetFit at n = 500 and 1000 (not yet run)
