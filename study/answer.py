@@ -54,8 +54,8 @@ def dev_standard_error(score, metric, dev_size):
 
 
 def answer_cells(runs, metric):
-    """One row per (train size, method, depth): its runs' best-of-evaluations and fair scores, train
-    score and cost. A cell whose runs differ in a setting (result.mixed_setting: pooling, precision, SetFit's
+    """One row per cell (result.cell_of: size, method and rate, depth): its runs' best-of-evaluations
+    and fair scores, train score and cost. A cell whose runs differ in a setting (result.mixed_setting: pooling, precision, SetFit's
     pairs, ...) is refused."""
     groups = {}
     for run in runs:
@@ -215,7 +215,7 @@ def thin_lines(pick, best, here):
     """A line for the recommended and the best cell when either has fewer runs than the fullest
     cell at its size: the answer then rests on a part of a grid, and says so."""
     fullest = max(row["runs"] for row in here)
-    thin = [row for row in ({id(pick): pick, id(best): best}.values()) if row["runs"] < fullest]
+    thin = [row for row in ([pick] if pick is best else [pick, best]) if row["runs"] < fullest]
     return [f"Partial: {row['method']} at k = {row['freeze']} has {row['runs']} of the {fullest} runs of the fullest "
             f"cells here, so the answer may move as it fills." for row in thin]
 
