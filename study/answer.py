@@ -55,8 +55,8 @@ def dev_standard_error(score, metric, dev_size):
 
 def answer_cells(runs, metric):
     """One row per cell (result.cell_of: size, method and rate, depth): its runs' best-of-evaluations
-    and fair scores, train score and cost. A cell whose runs differ in a setting (result.mixed_setting: pooling, precision, SetFit's
-    pairs, ...) is refused."""
+    and fair scores, train score and cost. A cell whose runs differ in a setting (result.mixed_setting:
+    pooling, precision, SetFit's pairs, ...) is refused."""
     groups = {}
     for run in runs:
         groups.setdefault(cell_of(run["config"]), []).append(run)
