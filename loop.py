@@ -111,8 +111,8 @@ def decay(p, lr, weight_decay):
     it on p's device: on the CPU p * (1 - lr * weight_decay) in float32; on CUDA, as its kernel's
     `param -= lr * weight_decay * param` in float32 with one rounding (docs/gpu.md)."""
     if p.is_cuda:
-        as_float32 = lambda x: torch.tensor(x, dtype=torch.float32)
-        rate = (as_float32(lr) * as_float32(weight_decay)).item()
+        lr32, decay32 = torch.tensor([lr, weight_decay], dtype=torch.float32)
+        rate = (lr32 * decay32).item()  # the kernel's lr x decay, rounded to float32
         wide = p.double()  # rate * p is exact in float64, so p - rate * p rounds as a float32 FMA does
         p.copy_(wide - rate * wide)
     else:

@@ -187,7 +187,7 @@ def check_folder(folder, config, precision_chosen):
             continue
         mixed = mixed_setting([theirs, config])
         if mixed:
-            setting = mixed[0]
+            setting, _ = mixed
             raise ValueError(f"{folder} holds this cell's runs with {setting} {settings_of(theirs)[setting]} ({name}) "
                              f"and this one would have {settings[setting]}: a cell's seeds share their settings; "
                              "match them, or write elsewhere (--out, make: RESULTS=...)")

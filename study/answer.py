@@ -66,7 +66,8 @@ def answer_cells(runs, metric):
         return size_order(config["size"]), kind_name(config), config["freeze"], config["lr"] or 0.0
 
     for _, cell in sorted(groups.items(), key=order):
-        size, name, k = cell[0]["config"]["size"], method_name(cell[0]["config"]), cell[0]["config"]["freeze"]
+        config = cell[0]["config"]
+        size, name, k = config["size"], method_name(config), config["freeze"]
         mixed = mixed_setting([r["config"] for r in cell])
         if mixed:
             raise ValueError(f"the cell n = {size}, {name}, k = {k} mixes {mixed[0]} {' and '.join(mixed[1])}: "
