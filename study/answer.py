@@ -70,7 +70,8 @@ def answer_cells(runs, metric):
         size, name, k = config["size"], method_name(config), config["freeze"]
         mixed = mixed_setting([r["config"] for r in cell])
         if mixed:
-            raise ValueError(f"the cell n = {size}, {name}, k = {k} mixes {mixed[0]} {' and '.join(mixed[1])}: "
+            setting, values = mixed
+            raise ValueError(f"the cell n = {size}, {name}, k = {k} mixes {setting} {' and '.join(values)}: "
                              "its runs cannot be pooled; move one kind to a folder of its own")
         best, fair = describe([r["best"][metric] for r in cell]), describe([fair_score(r, metric) for r in cell])
         train = [r["train_at_score"][metric] for r in cell if r["train_at_score"]]
