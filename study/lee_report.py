@@ -16,7 +16,8 @@ never an operating point. A cell run on a CPU and on a GPU pools the two only wh
 (study.results.pool_devices). Writes report.md (the line search; per task the full fine-tune, the 90%
 operating point and everything frozen, beside the paper's bert-base and roberta-base rows) and
 figure.png (the paper's Figure 1: the change relative to the full fine-tune against the share of
-layers frozen, a panel per task).
+layers frozen, a panel per task). A folder's runs of another method (--method lora, bitfit) get the
+same line search of their own and a table beside the recipe's, at equal depth (not in the figure).
 """
 
 import argparse
@@ -26,9 +27,10 @@ import sys
 import numpy as np
 
 from cache import write_atomically
-from result import model_label
+from result import lr_text, method_of, model_label
+from study.answer import METHOD_NAMES
 from study.published import LEE_MODELS, REFERENCE_LAYERS, lee_rows
-from study.results import devices_line, load_results, number, pool_devices, precision_of
+from study.results import devices_line, load_results, median_of, number, pool_devices, precision_of
 
 
 def summarize(results):
@@ -76,6 +78,14 @@ def summarize(results):
                 model=model_label(config["model"]), search=search, seeds=seeds,
                 search_score=search_score, lr=lr, depths=depths, constant=constant,
                 operating_point=operating_point, gain_point=gain_point)
+
+
+def summarize_method(method, runs):
+    """summarize() for another method's runs, its errors naming the method."""
+    try:
+        return summarize(runs)
+    except ValueError as e:
+        raise ValueError(f"{METHOD_NAMES[method]}: {e}") from None
 
 
 def task_lines(s):
@@ -127,21 +137,53 @@ def summary_lines(summaries):
     return lines + [""]
 
 
-def edge_lines(summaries):
-    """A line per task whose pick is the largest or smallest rate its line search tried: the best
-    rate may lie beyond, and the operating points were read at the edge."""
+def edge_lines(named):
+    """A line per (name, summary) of a task or a method whose pick is the largest or smallest rate its
+    line search tried: the best rate may lie beyond, and the depths were read at the edge."""
     lines = []
-    for s in summaries:
+    for name, s in named:
         rates = sorted(s["search"])
         if len(rates) > 1 and s["lr"] in (rates[0], rates[-1]):
             side = "largest" if s["lr"] == rates[-1] else "smallest"
-            lines.append(f"- {s['task']}: the pick, {s['lr']:g}, is the {side} rate tried; the best rate may lie "
+            lines.append(f"- {name}: the pick, {s['lr']:g}, is the {side} rate tried; the best rate may lie "
                          f"{'above' if side == 'largest' else 'below'} it (run k = 0 at "
                          f"{'higher' if side == 'largest' else 'lower'} rates to know).")
     return lines + [""] if lines else []
 
 
-def write_report(folder, summaries, results):
+def seconds_at(runs, lr, k):
+    """A depth's median seconds a run at the rate its method picked."""
+    return median_of([r for r in runs if r["config"]["lr"] == lr and r["config"]["freeze"] == k],
+                     lambda r: r["seconds"]["total"])
+
+
+def method_lines(summaries, methods, results):
+    """Each other method beside the recipe, per task: its line search and its depths at its pick,
+    as a share of the recipe's full fine-tune, and the recipe at the same depth; cost in seconds."""
+    if not any(methods):
+        return []
+    lines = ["## Other methods beside the recipe", "",
+             "Each method's rate is its own line search's pick at k = 0, by the recipe's rule; its depths run "
+             "at it. *Of the full fine-tune*: its mean over the recipe's k = 0 mean. Seconds: the median run.", "",
+             "| task | method | line search (score) | frozen | runs | mean | std | of the full fine-tune "
+             "| the recipe at this depth | s a run | the recipe's s a run |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for s, others, runs in zip(summaries, methods, results):
+        recipe = [r for r in runs if method_of(r["config"]) == "finetune"]
+        for method, m in others.items():
+            mine = [r for r in runs if method_of(r["config"]) == method]
+            search = ", ".join(f"{'**' if lr == m['lr'] else ''}{lr_text(lr)} {number(score)}{'**' if lr == m['lr'] else ''}"
+                               for lr, score in sorted(m["search_score"].items()))
+            for k, d in m["depths"].items():
+                theirs = s["depths"].get(k)
+                lines.append(f"| {s['task']} | {METHOD_NAMES[method]} | {search if k == 0 else ''} | {k} "
+                             f"| {len(d['scores'])} | {number(d['mean'])} | {number(d['std'])} "
+                             f"| {d['mean'] / s['depths'][0]['mean']:.1%} | {number(theirs['mean']) if theirs else 'not run'} "
+                             f"| {number(seconds_at(mine, m['lr'], k), 0)} | {number(seconds_at(recipe, s['lr'], k), 0)} |")
+    return lines + [""] + edge_lines([(f"{s['task']}, {METHOD_NAMES[method]}", m)
+                                      for s, others in zip(summaries, methods) for method, m in others.items()])
+
+
+def write_report(folder, summaries, results, methods):
     runs = sum(len(r) for r in results)
     precisions = sorted({precision_of(r, s["task"]) for r, s in zip(results, summaries)})
     lines = [f"# Lee et al. (2019)'s tables: {summaries[0]['model']}, full training sets", "",
@@ -166,7 +208,7 @@ def write_report(folder, summaries, results):
             lines.append(f"| {s['task']} | {lr:g} | {' '.join(map(str, s['seeds']))} | {number(s['search_score'][lr])} "
                          f"| {len(values)} | {number(float(np.mean(values)))} | {number(float(std))} "
                          f"| {'yes' if lr == s['lr'] else ''} |")
-    lines += [""] + edge_lines(summaries) + ["## Per task", ""]
+    lines += [""] + edge_lines([(s["task"], s) for s in summaries]) + method_lines(summaries, methods, results) + ["## Per task", ""]
     for s in summaries:
         lines += task_lines(s)
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write("\n".join(lines).encode()))
@@ -220,13 +262,21 @@ def main(argv=None):
                                  "run the grid first (make grid PROTOCOL=lee SIZES=all ...)")
             precision_of(runs, folder)
             results.append(runs)
-        summaries = [summarize(runs) for runs in results]
+        summaries, methods = [], []  # the recipe's summary per task, and {method: its summary} beside it
+        for runs in results:
+            by_method = {}
+            for r in runs:
+                by_method.setdefault(method_of(r["config"]), []).append(r)
+            if "finetune" not in by_method:
+                raise ValueError(f"{runs[0]['config']['task']}: no runs of the recipe, the table every method is read against")
+            summaries.append(summarize(by_method.pop("finetune")))
+            methods.append({method: summarize_method(method, these) for method, these in sorted(by_method.items())})
     except ValueError as e:
         print(f"lee_report.py: error: {e}", file=sys.stderr)
         sys.exit(2)
     out = args.out or args.folders[0]
     os.makedirs(out, exist_ok=True)
-    write_report(out, summaries, results)
+    write_report(out, summaries, results, methods)
     write_figure(out, summaries)
     print(f"lee report: {sum(map(len, results))} runs of {len(results)} tasks -> {out}/report.md, figure.png")
 

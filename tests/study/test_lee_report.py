@@ -9,9 +9,9 @@ from conftest import result_record
 from study import lee_report
 
 
-def write_run(folder, task, metric, freeze, seed, lr, score, num_layers=6, constant=0.0, device="cpu"):
+def write_run(folder, task, metric, freeze, seed, lr, score, num_layers=6, constant=0.0, device="cpu", **fields):
     record = result_record(freeze, "all", seed, task=task, metric=metric, score=score, lr=lr, num_layers=num_layers,
-                           device=device)
+                           device=device, **fields)
     record["constant"] = {metric: constant}
     name = result.name_of(record["config"]).file_name()
     if device != "cpu":  # a results folder the GPU's runs were copied into
@@ -145,3 +145,32 @@ def test_a_pick_at_the_edge_of_the_line_search_says_so(mrpc, tmp_path):
     lee_report.main([str(mrpc), "--out", str(tmp_path / "edge")])
     assert "- mrpc: the pick, 7e-05, is the largest rate tried; the best rate may lie above it" in \
         (tmp_path / "edge" / "report.md").read_text()
+
+
+def test_another_method_has_its_own_line_search_beside_the_recipe(mrpc, tmp_path):
+    lee_report.main([str(mrpc), "--out", str(tmp_path / "recipe")])
+    lora = lambda k, seed, lr, score: write_run(mrpc, "mrpc", "f1", k, seed, lr, score, constant=0.75, method="lora",
+                                                seconds=dict(total=100.0 - 20 * k))
+    for lr, base in ((5e-4, 0.83), (1e-3, 0.90), (2e-3, 0.85)):  # its own pick, 1e-3, above the recipe's best
+        lora(0, 1, lr, base)
+        lora(0, 2, lr, base + 0.02)
+    lora(3, 1, 1e-3, 0.86)
+    lora(3, 2, 1e-3, 0.84)
+    lora(3, 1, 5e-4, 0.99)  # another rate: never read
+    lee_report.main([str(mrpc), "--out", str(tmp_path / "both")])
+    recipe, both = ((tmp_path / name / "report.md").read_text() for name in ("recipe", "both"))
+    # the recipe's tables are untouched: LoRA's k = 0 runs take no part in its line search
+    others = both.split("## Other methods")[1].split("## Per task")[0]
+    assert both.split("## Summary")[1].replace("## Other methods" + others, "") == recipe.split("## Summary")[1]
+    # LoRA at its pick: k = 0 0.91 (104.6% of the recipe's 0.87), k = 3 0.85 beside the recipe's 0.85
+    assert ("| mrpc | LoRA | 5e-4 0.840, **1e-3 0.910**, 2e-3 0.860 | 0 | 2 | 0.910 | 0.014 | 104.6% "
+            "| 0.870 | 100 |  |") in others
+    assert "| mrpc | LoRA |  | 3 | 2 | 0.850 | 0.014 | 97.7% | 0.850 | 40 |  |" in others
+
+
+def test_another_method_without_its_full_model_runs_is_one_line(mrpc, capsys):
+    write_run(mrpc, "mrpc", "f1", 3, 1, 1e-3, 0.8, method="bitfit")
+    with pytest.raises(SystemExit) as exit_:
+        lee_report.main([str(mrpc)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "BitFit: mrpc: no k = 0 runs" in err
