@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from result import DEFAULT_LRS, cell_of, lr_text, method_of, mixed_setting
-from study.results import describe, median_of, number
+from study.results import describe, device_of, median_of, number
 
 METHOD_NAMES = {"finetune": "fine-tune", "setfit": "SetFit", "probe": "probe", "lora": "LoRA", "bitfit": "BitFit"}
 
@@ -80,7 +80,7 @@ def answer_cells(runs, metric):
                          seconds=median_of(cell, lambda r: r["seconds"]["total"]),
                          peak_mb=median_of(cell, lambda r: r["peak_memory_mb"]),
                          trainable=cell[0]["trainable_parameters"], steps=cell[0].get("total_steps"),
-                         dev_size=cell[0]["dev_size"],
+                         dev_size=cell[0]["dev_size"], devices={device_of(r) for r in cell},
                          constant=cell[0]["constant"][metric], config=cell[0]["config"]))
     share_cost_across_rates(rows)
     return rows
@@ -107,7 +107,12 @@ def recommend(cells, metric):
     """(the recommended cell, the best, the noise band): the cheapest cell whose fair mean is within
     the band of the best fair mean, the band the larger of the best cell's seed std and the dev
     split's standard error at its score; of cells that cost the same (one method and depth at
-    several rates), the better fair mean."""
+    several rates), the better fair mean. Cells run on two kinds of device are refused: the pick is
+    by seconds, and a GPU's seconds say nothing of a run's cost on a CPU."""
+    devices = sorted(set().union(*(row["devices"] for row in cells)))
+    if len(devices) > 1:
+        raise ValueError(f"the cells at n = {cells[0]['size']} ran on {' and '.join(devices)}, and the pick is by "
+                         "seconds a run: move one device's runs to a folder of their own")
     best = max(cells, key=lambda row: row["fair_mean"])
     band = max(np.nan_to_num(best["fair_std"]), dev_standard_error(best["fair_mean"], metric, best["dev_size"]))
     good = [row for row in cells if row["fair_mean"] >= best["fair_mean"] - band and not np.isnan(row["cost"])]
@@ -222,6 +227,18 @@ def thin_lines(pick, best, here):
             f"cells here, so the answer may move as it fills." for row in thin]
 
 
+def recommendation_lines(pick, best, band, here):
+    size = pick["size"]
+    lines = ["", f"Recommended at n = {size}: **{pick['method']}, freeze {pick['freeze']}** (fair {number(pick['fair_mean'])}; "
+             f"the best, {best['method']} at k = {best['freeze']}: {number(best['fair_mean'])}, noise ± {number(band)}), "
+             f"{number(pick['cost'], 1)} s a run."]
+    lines += thin_lines(pick, best, here)
+    if best["fair_mean"] - band <= best["constant"]:
+        lines.append(f"No cell is clear of the best constant prediction ({number(best['constant'])}) by more than the "
+                     f"noise: at n = {size} nothing learns beyond it, and the pick is only the cheapest.")
+    return lines
+
+
 def answer_lines(runs, metric):
     """report.md lines: per train size the table of every cell, the recommendation, and what was
     not run there; with the rule they follow. Returns (lines, {size: recommended row})."""
@@ -252,15 +269,13 @@ def answer_lines(runs, metric):
         lines += [f"| {row['method']} | {row['freeze']} | {row['runs']} | {number(row['best_mean'])} "
                   f"| {number(row['fair_mean'])} | {number(row['fair_std'])} | {number(row['train_mean'])} "
                   f"| {number(row['seconds'], 1)} | {number(row['peak_mb'], 0)} | {number(row['trainable'])} |" for row in here]
-        pick, best, band = recommend(here, metric)
-        picks[size] = pick
-        lines += ["", f"Recommended at n = {size}: **{pick['method']}, freeze {pick['freeze']}** (fair {number(pick['fair_mean'])}; "
-                  f"the best, {best['method']} at k = {best['freeze']}: {number(best['fair_mean'])}, noise ± {number(band)}), "
-                  f"{number(pick['cost'], 1)} s a run."]
-        lines += thin_lines(pick, best, here)
-        if best["fair_mean"] - band <= best["constant"]:
-            lines.append(f"No cell is clear of the best constant prediction ({number(best['constant'])}) by more than the "
-                         f"noise: at n = {size} nothing learns beyond it, and the pick is only the cheapest.")
+        try:
+            pick, best, band = recommend(here, metric)
+        except ValueError as e:
+            lines += ["", f"No recommendation: {e}."]
+        else:
+            picks[size] = pick
+            lines += recommendation_lines(pick, best, band, here)
         lines += rate_search_lines(here)
         missing = missing_text(cells, here)
         lines += [f"Not run at n = {size}: {missing}." if missing else f"Every cell ran at n = {size}."]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from conftest import write_result
-from study import report
+from study import best, report
 
 
 def test_reinit_runs_are_rows_of_their_own(tmp_path):
@@ -288,3 +288,18 @@ def test_depths_run_only_at_a_rate_the_search_did_not_pick_are_missing(tmp_path)
     report.main([str(tmp_path), "--seeds", "2"])
     markdown = (tmp_path / "report.md").read_text()
     assert "Not run at n = 50: fine-tune, lr 2e-4 at k = 4." in markdown
+
+
+def test_cells_run_on_a_cpu_and_a_gpu_get_no_recommendation(tmp_path, capsys):
+    # the fine-tune k = 4 ran on a GPU in 5 s: beside the CPU's k = 0 (100 s) it would win on seconds alone
+    for seed, score in enumerate((0.60, 0.61), start=1):
+        write_result(tmp_path, 0, 50, seed, score, seconds=dict(total=100.0))
+        write_result(tmp_path, 4, 50, seed, score, seconds=dict(total=5.0), device="cuda:0")
+    report.main([str(tmp_path), "--seeds", "2"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert ("No recommendation: the cells at n = 50 ran on cpu and cuda, and the pick is by seconds a run: move one "
+            "device's runs to a folder of their own.") in markdown and "Recommended at n = 50" not in markdown
+    with pytest.raises(SystemExit) as exit_:
+        best.main([str(tmp_path), "--size", "50"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "ran on cpu and cuda" in err
