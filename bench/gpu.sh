@@ -257,7 +257,7 @@ phase_peft() {
 phase_scout() {
   # #45: where LoRA's and BitFit's rates lie at n = 500 and 1000, 2 seeds a rate, k = 0, fp32: a
   # guide to which rates the CPU runs. Never copied into a report's runs: these weights are the
-  # carry's int8 rows, and a GPU's seconds would undercut every CPU cell's cost in the answer.
+  # carry's int8 rows, and the answer, which picks by seconds, refuses cells of two devices.
   # What finished comes back as one JSON line a run (scout.jsonl).
   local began=$SECONDS
   for task in $scout_tasks; do
