@@ -208,7 +208,8 @@ def write_report(folder, summaries, results, methods):
             lines.append(f"| {s['task']} | {lr:g} | {' '.join(map(str, s['seeds']))} | {number(s['search_score'][lr])} "
                          f"| {len(values)} | {number(float(np.mean(values)))} | {number(float(std))} "
                          f"| {'yes' if lr == s['lr'] else ''} |")
-    lines += [""] + edge_lines([(s["task"], s) for s in summaries]) + method_lines(summaries, methods, results) + ["## Per task", ""]
+    lines += [""] + edge_lines([(s["task"], s) for s in summaries])
+    lines += method_lines(summaries, methods, results) + ["## Per task", ""]
     for s in summaries:
         lines += task_lines(s)
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write("\n".join(lines).encode()))
