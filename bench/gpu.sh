@@ -272,11 +272,12 @@ phase_scout() {
   $PY - $work/scout "$out/scout.jsonl" <<'EOF'
 import glob, json, sys
 from study.answer import fair_score
+from study.published import reports_mcc
 with open(sys.argv[2], "w") as record:
     for path in sorted(glob.glob(sys.argv[1] + "/*/*.json")):
         run = json.load(open(path))
         c = run["config"]
-        metric = "mcc" if c["dataset"] == "cola" else "accuracy"
+        metric = "mcc" if reports_mcc(c["dataset"]) else "accuracy"
         record.write(json.dumps(dict(task=c["dataset"], method=c["method"], size=c["size"], lr=c["lr"], seed=c["seed"],
                                      fair=fair_score(run, metric), best=run["best"][metric],
                                      seconds=run["seconds"]["total"])) + "\n")

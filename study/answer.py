@@ -228,6 +228,7 @@ def thin_lines(pick, best, here):
 
 
 def recommendation_lines(pick, best, band, here):
+    """The recommendation at one size, and what qualifies it: a thin cell, nothing above the constant."""
     size = pick["size"]
     lines = ["", f"Recommended at n = {size}: **{pick['method']}, freeze {pick['freeze']}** (fair {number(pick['fair_mean'])}; "
              f"the best, {best['method']} at k = {best['freeze']}: {number(best['fair_mean'])}, noise ± {number(band)}), "

@@ -36,7 +36,7 @@ from study.results import devices_line, load_results, median_of, number, pool_de
 def summarize(results):
     """One task's runs -> the line search (each rate's k = 0 runs by seed, and its score: their mean
     on the seeds all rates share), the picked learning rate, and per depth at that rate the runs'
-    scores, their mean and std, and the mean as a share of the full fine-tune's."""
+    scores, their mean and std, the mean as a share of the full fine-tune's, and its median seconds."""
     config, metric = results[0]["config"], results[0]["metric"]
     constant = results[0]["constant"][metric]  # the best constant prediction's score (metrics.constant_scores)
     search = {}  # {learning rate: {seed: score}} of the k = 0 runs (a seed run on two devices: their mean)
@@ -52,12 +52,13 @@ def summarize(results):
                          "search cannot compare them: run every rate with the same seed (SEEDS=1 LRS=...)")
     search_score = {rate: float(np.mean([scores[seed] for seed in seeds])) for rate, scores in search.items()}
     lr = max(search_score, key=lambda rate: (search_score[rate], -rate))  # equal scores: the smaller rate
-    cells, notes = {}, {}
+    cells, notes, seconds = {}, {}, {}
     for r in results:
         if r["config"]["lr"] == lr:
             cells.setdefault(r["config"]["freeze"], []).append(r)
     for k, runs in cells.items():
         runs, notes[k] = pool_devices(runs, lambda r: r["score"])
+        seconds[k] = median_of(runs, lambda r: r["seconds"]["total"])
         by_seed = {}  # a seed run on both devices counts once, as in the line search
         for r in runs:
             by_seed.setdefault(r["config"]["seed"], []).append(r["score"])
@@ -70,7 +71,7 @@ def summarize(results):
                          share=mean / full if full else float("nan"),  # the paper's ratio
                          gain_share=(mean - constant) / (full - constant) if full > constant else float("nan"),
                          constant_level=mean <= constant + std,  # no more than one class (or score) for all
-                         devices=notes[k])
+                         devices=notes[k], seconds=seconds[k])
     learnt = {k: d for k, d in depths.items() if not d["constant_level"] or k == 0}
     operating_point = max((k for k, d in learnt.items() if d["mean"] >= 0.9 * full), default=0)
     gain_point = max((k for k, d in learnt.items() if d["gain_share"] >= 0.9), default=None)
@@ -151,13 +152,7 @@ def edge_lines(named):
     return lines + [""] if lines else []
 
 
-def seconds_at(runs, lr, k):
-    """A depth's median seconds a run at the rate its method picked."""
-    return median_of([r for r in runs if r["config"]["lr"] == lr and r["config"]["freeze"] == k],
-                     lambda r: r["seconds"]["total"])
-
-
-def method_lines(summaries, methods, results):
+def method_lines(summaries, methods):
     """Each other method beside the recipe, per task: its line search and its depths at its pick,
     as a share of the recipe's full fine-tune, and the recipe at the same depth; cost in seconds."""
     if not any(methods):
@@ -167,18 +162,16 @@ def method_lines(summaries, methods, results):
              "at it. *Of the full fine-tune*: its mean over the recipe's k = 0 mean. Seconds: the median run.", "",
              "| task | method | line search (score) | frozen | runs | mean | std | of the full fine-tune "
              "| the recipe at this depth | s a run | the recipe's s a run |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for s, others, runs in zip(summaries, methods, results):
-        recipe = [r for r in runs if method_of(r["config"]) == "finetune"]
+    for s, others in zip(summaries, methods):
         for method, m in others.items():
-            mine = [r for r in runs if method_of(r["config"]) == method]
             search = ", ".join(f"{'**' if lr == m['lr'] else ''}{lr_text(lr)} {number(score)}{'**' if lr == m['lr'] else ''}"
                                for lr, score in sorted(m["search_score"].items()))
             for k, d in m["depths"].items():
-                theirs = s["depths"].get(k)
+                theirs = s["depths"].get(k, {})
                 lines.append(f"| {s['task']} | {METHOD_NAMES[method]} | {search if k == 0 else ''} | {k} "
                              f"| {len(d['scores'])} | {number(d['mean'])} | {number(d['std'])} "
                              f"| {d['mean'] / s['depths'][0]['mean']:.1%} | {number(theirs['mean']) if theirs else 'not run'} "
-                             f"| {number(seconds_at(mine, m['lr'], k), 0)} | {number(seconds_at(recipe, s['lr'], k), 0)} |")
+                             f"| {number(d['seconds'], 0)} | {number(theirs.get('seconds', float('nan')), 0)} |")
     return lines + [""] + edge_lines([(f"{s['task']}, {METHOD_NAMES[method]}", m)
                                       for s, others in zip(summaries, methods) for method, m in others.items()])
 
@@ -209,7 +202,7 @@ def write_report(folder, summaries, results, methods):
                          f"| {len(values)} | {number(float(np.mean(values)))} | {number(float(std))} "
                          f"| {'yes' if lr == s['lr'] else ''} |")
     lines += [""] + edge_lines([(s["task"], s) for s in summaries])
-    lines += method_lines(summaries, methods, results) + ["## Per task", ""]
+    lines += method_lines(summaries, methods) + ["## Per task", ""]
     for s in summaries:
         lines += task_lines(s)
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write("\n".join(lines).encode()))
