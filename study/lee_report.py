@@ -17,7 +17,8 @@ never an operating point. A cell run on a CPU and on a GPU pools the two only wh
 operating point and everything frozen, beside the paper's bert-base and roberta-base rows) and
 figure.png (the paper's Figure 1: the change relative to the full fine-tune against the share of
 layers frozen, a panel per task). A folder's runs of another method (--method lora, bitfit) get the
-same line search of their own and a table beside the recipe's, at equal depth (not in the figure).
+same line search of their own and a table beside the recipe's, at equal depth (not in the figure),
+and every task of the LoRA paper's Table 2 sets its roberta-base rows beside ours, in its metric.
 """
 
 import argparse
@@ -29,7 +30,7 @@ import numpy as np
 from cache import write_atomically
 from result import lr_text, method_of, model_label
 from study.answer import METHOD_NAMES
-from study.published import LEE_MODELS, REFERENCE_LAYERS, lee_rows
+from study.published import LEE_MODELS, REFERENCE_LAYERS, lee_rows, lora_paper_rows
 from study.results import devices_line, load_results, median_of, number, pool_devices, precision_of
 
 
@@ -52,7 +53,7 @@ def summarize(results):
                          "search cannot compare them: run every rate with the same seed (SEEDS=1 LRS=...)")
     search_score = {rate: float(np.mean([scores[seed] for seed in seeds])) for rate, scores in search.items()}
     lr = max(search_score, key=lambda rate: (search_score[rate], -rate))  # equal scores: the smaller rate
-    cells, notes, seconds = {}, {}, {}
+    cells, notes, seconds, readings = {}, {}, {}, {}
     for r in results:
         if r["config"]["lr"] == lr:
             cells.setdefault(r["config"]["freeze"], []).append(r)
@@ -61,8 +62,10 @@ def summarize(results):
         seconds[k] = median_of(runs, lambda r: r["seconds"]["total"])
         by_seed = {}  # a seed run on both devices counts once, as in the line search
         for r in runs:
-            by_seed.setdefault(r["config"]["seed"], []).append(r["score"])
-        cells[k] = [float(np.mean(scores)) for seed, scores in sorted(by_seed.items())]
+            by_seed.setdefault(r["config"]["seed"], []).append(r)
+        cells[k] = [float(np.mean([r["score"] for r in same])) for seed, same in sorted(by_seed.items())]
+        readings[k] = {metric: float(np.mean([np.mean([r["at_score"][metric] for r in same]) for same in by_seed.values()]))
+                       for metric in set.intersection(*(set(r["at_score"]) for r in runs))}  # for other papers' tables
     full = float(np.mean(cells[0]))
     depths = {}
     for k, scores in sorted(cells.items()):
@@ -71,7 +74,7 @@ def summarize(results):
                          share=mean / full if full else float("nan"),  # the paper's ratio
                          gain_share=(mean - constant) / (full - constant) if full > constant else float("nan"),
                          constant_level=mean <= constant + std,  # no more than one class (or score) for all
-                         devices=notes[k], seconds=seconds[k])
+                         devices=notes[k], seconds=seconds[k], readings=readings[k])
     learnt = {k: d for k, d in depths.items() if not d["constant_level"] or k == 0}
     operating_point = max((k for k, d in learnt.items() if d["mean"] >= 0.9 * full), default=0)
     gain_point = max((k for k, d in learnt.items() if d["gain_share"] >= 0.9), default=None)
@@ -176,6 +179,37 @@ def method_lines(summaries, methods):
                                       for s, others in zip(summaries, methods) for method, m in others.items()])
 
 
+def lora_paper_lines(summaries, methods):
+    """Each task of the LoRA paper's Table 2: its roberta-base rows (the full fine-tune, BitFit, LoRA)
+    beside ours at k = 0, each method at its own pick, read in the paper's metric; each score also as
+    a share of its own side's full fine-tune, which is what compares across two models."""
+    rows = []
+    for s, others in zip(summaries, methods):
+        if lora_paper_rows(s["task"]) is None:
+            continue
+        metric, theirs = lora_paper_rows(s["task"])
+        ours = {method: m["depths"][0]["readings"].get(metric) for method, m in {"finetune": s, **others}.items()}
+        cells = [f"{number(theirs[m])} ({theirs[m] / theirs['finetune']:.1%})" for m in ("bitfit", "lora")]
+        cells += [f"{number(ours[m])} ({ours[m] / ours['finetune']:.1%})" if ours.get(m) is not None else "not run"
+                  for m in ("bitfit", "lora")]
+        full = number(ours["finetune"]) if ours["finetune"] is not None else "not recorded"
+        rows.append(f"| {s['task']} | {metric} | {number(theirs['finetune'])} | {cells[0]} | {cells[1]} | {full} "
+                    f"| {cells[2]} | {cells[3]} |")
+    if not rows:
+        return []
+    return ["## Beside the LoRA paper's roberta-base rows", "",
+            "The paper's Table 2 (Hu et al. 2021): roberta-base, the median of 5 seeds at each run's best epoch, "
+            "LoRA at its own settings (rank 8 on the query and value projections, 30 to 80 epochs, rates 4e-4 "
+            "and 5e-4). Caveat: its LoRA runs on MRPC, RTE and STS-B start from LoRA weights adapted to MNLI, "
+            "not from the pretrained model, and its full fine-tune and BitFit rows are quoted from earlier papers. "
+            f"Ours: {summaries[0]['model']} at k = 0, each method at its own line search's pick, the mean over "
+            "seeds of the protocol's reading, in the paper's metric (so MRPC by accuracy and STS-B by Pearson, "
+            "where the tables above read F1 and Spearman). In brackets, each score as a share of its own side's "
+            "full fine-tune: the models differ, so compare the shares.", "",
+            "| task | read in | roberta-base (paper): full fine-tune | BitFit | LoRA | ours: full fine-tune | BitFit "
+            "| LoRA |", "|---|---|---|---|---|---|---|---|"] + rows + [""]
+
+
 def write_report(folder, summaries, results, methods):
     runs = sum(len(r) for r in results)
     precisions = sorted({precision_of(r, s["task"]) for r, s in zip(results, summaries)})
@@ -202,7 +236,7 @@ def write_report(folder, summaries, results, methods):
                          f"| {len(values)} | {number(float(np.mean(values)))} | {number(float(std))} "
                          f"| {'yes' if lr == s['lr'] else ''} |")
     lines += [""] + edge_lines([(s["task"], s) for s in summaries])
-    lines += method_lines(summaries, methods) + ["## Per task", ""]
+    lines += method_lines(summaries, methods) + lora_paper_lines(summaries, methods) + ["## Per task", ""]
     for s in summaries:
         lines += task_lines(s)
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write("\n".join(lines).encode()))

@@ -1,7 +1,8 @@
 """
 The published figures our reports set beside our own runs (study/reference/, copied from
 ../shared/reference/), and how our depths line up with theirs. Both reports read them from here:
-report.py the blog study's roberta-base grid, lee_report.py the paper's operating points.
+report.py the blog study's roberta-base grid, lee_report.py the paper's operating points and the
+LoRA paper's GLUE rows.
 """
 
 import csv
@@ -15,6 +16,13 @@ REFERENCE_LAYERS = 12  # every published model has 12 layers: the blog's roberta
 # Lee et al.'s tables: each task's primary metric as a column of lee2019_operating_points.csv (in %)
 LEE_COLUMNS = {"cola": "CoLA_MCC", "sst2": "SST-2_acc", "mrpc": "MRPC_F1", "stsb": "STS-B_spearman", "rte": "RTE_acc"}
 LEE_MODELS = ("bert-base", "roberta-base")
+
+# The LoRA paper's Table 2 (roberta-base): each task's column of lora2021_glue_roberta_base.csv (in %),
+# and the reading of our runs (their at_score) in the same metric: it reads accuracy where Lee (and we)
+# read MRPC's F1, and Pearson where we read STS-B's Spearman
+LORA_PAPER_COLUMNS = {"cola": ("CoLA_MCC", "mcc"), "sst2": ("SST-2_acc", "accuracy"), "mrpc": ("MRPC_acc", "accuracy"),
+                      "stsb": ("STS-B_pearson", "pearson"), "rte": ("RTE_acc", "accuracy")}
+LORA_PAPER_METHODS = {"full fine-tune": "finetune", "BitFit": "bitfit", "LoRA": "lora"}
 
 
 def blog_rows(task):
@@ -37,6 +45,16 @@ def lee_rows(task):
             if row["model"] in LEE_MODELS and value:
                 rows.setdefault(row["model"], {})[int(row["frozen_up_to"])] = float(value) / 100
     return rows
+
+
+def lora_paper_rows(task):
+    """(the metric our runs are read in, {our method name: the LoRA paper's roberta-base score in 0..1}),
+    or None for a task the paper's table lacks."""
+    if task not in LORA_PAPER_COLUMNS:
+        return None
+    column, metric = LORA_PAPER_COLUMNS[task]
+    with open(os.path.join(REFERENCE_DIR, "lora2021_glue_roberta_base.csv")) as f:
+        return metric, {LORA_PAPER_METHODS[r["method"]]: float(r[column]) / 100 for r in csv.DictReader(f)}
 
 
 def reference_depth(k, num_layers):

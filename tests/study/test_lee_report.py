@@ -160,8 +160,10 @@ def test_another_method_has_its_own_line_search_beside_the_recipe(mrpc, tmp_path
     lee_report.main([str(mrpc), "--out", str(tmp_path / "both")])
     recipe, both = ((tmp_path / name / "report.md").read_text() for name in ("recipe", "both"))
     # the recipe's tables are untouched: LoRA's k = 0 runs take no part in its line search
-    others = both.split("## Other methods")[1].split("## Per task")[0]
-    assert both.split("## Summary")[1].replace("## Other methods" + others, "") == recipe.split("## Summary")[1]
+    others = both.split("## Other methods")[1].split("## Beside the LoRA paper's")[0]
+    without_methods = lambda report: report.split("## Summary")[1].split("## Other methods")[0].split("## Beside")[0] \
+        + report.split("## Per task")[1]
+    assert without_methods(both) == without_methods(recipe)
     # LoRA at its pick: k = 0 0.91 (104.6% of the recipe's 0.87), k = 3 0.85 beside the recipe's 0.85
     assert ("| mrpc | LoRA | 5e-4 0.840, **1e-3 0.910**, 2e-3 0.860 | 0 | 2 | 0.910 | 0.014 | 104.6% "
             "| 0.870 | 100 |  |") in others
@@ -174,3 +176,27 @@ def test_another_method_without_its_full_model_runs_is_one_line(mrpc, capsys):
         lee_report.main([str(mrpc)])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.count("\n") == 1 and "BitFit: mrpc: no k = 0 runs" in err
+
+
+def test_the_lora_paper_s_rows_beside_ours_in_its_metric(mrpc, tmp_path):
+    # the recipe's runs all record accuracy 0.5 at their score (F1 is what the rest of the report reads)
+    lora = lambda seed, lr, score, accuracy: write_run(mrpc, "mrpc", "f1", 0, seed, lr, score, constant=0.75,
+                                                       method="lora", accuracy=accuracy)
+    lora(1, 1e-3, 0.90, 0.52)  # the pick: LoRA's accuracy at it is 0.53
+    lora(2, 1e-3, 0.92, 0.54)
+    lora(1, 5e-4, 0.80, 0.99)  # another rate: never read
+    lora(2, 5e-4, 0.80, 0.99)
+    lee_report.main([str(mrpc), "--out", str(tmp_path)])
+    section = (tmp_path / "report.md").read_text().split("## Beside the LoRA paper's")[1].split("## Per task")[0]
+    # the paper's MRPC accuracies (90.2, 92.7, 89.7), ours in accuracy too, each a share of its own full fine-tune
+    assert "| mrpc | accuracy | 0.902 | 0.927 (102.8%) | 0.897 (99.4%) | 0.500 | not run | 0.530 (106.0%) |" in section
+    assert "start from LoRA weights adapted to MNLI" in section  # the caveat travels with the rows
+
+
+def test_a_task_the_lora_paper_did_not_run_has_no_such_section(tmp_path):
+    folder = tmp_path / "mytask"
+    folder.mkdir()
+    for seed, score in ((1, 0.6), (2, 0.7)):
+        write_run(folder, "mytask", "accuracy", 0, seed, 2e-5, score)
+    lee_report.main([str(folder), "--out", str(tmp_path)])
+    assert "LoRA paper" not in (tmp_path / "report.md").read_text()

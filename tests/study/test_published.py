@@ -29,3 +29,12 @@ def test_reference_depth_is_the_same_fraction_of_twelve_layers():
 
 def test_only_cola_reports_mcc():
     assert published.reports_mcc("cola") and not published.reports_mcc("sst2")
+
+
+def test_lora_paper_rows_are_table_2_in_the_metric_our_runs_read_it_in():
+    assert published.lora_paper_rows("mrpc") == ("accuracy", {"finetune": pytest.approx(0.902), "bitfit": pytest.approx(0.927),
+                                                              "lora": pytest.approx(0.897)})
+    assert published.lora_paper_rows("stsb")[0] == "pearson"  # where Lee's tables (and ours) read Spearman
+    assert published.lora_paper_rows("cola") == ("mcc", {"finetune": pytest.approx(0.636), "bitfit": pytest.approx(0.620),
+                                                         "lora": pytest.approx(0.634)})
+    assert published.lora_paper_rows("mytask") is None
