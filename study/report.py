@@ -286,7 +286,8 @@ def main(argv=None):
     drew = figures.write_figure(out, results) and figures.write_cost_figure(out, table(results))
     if drew and picks:
         figures.write_answer_figure(out, every_run, picks, "mcc" if reports_mcc(results[0]["config"]["task"]) else "accuracy")
-    print(f"report: {len(results)} runs -> {out}/report.md, report.csv" + (", figure.png, cost.png" if drew else " (no figures)"))
+    print(f"report: {len(every_run)} runs ({len(results)} of the recipe at its study rate) -> {out}/report.md, report.csv"
+          + (", figure.png, cost.png" if drew else " (no figures)"))
 
 
 if __name__ == "__main__":

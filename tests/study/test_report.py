@@ -163,3 +163,10 @@ def test_cola_s_depths_are_recommended_by_mcc_not_by_the_majority_s_accuracy(tmp
     markdown = (tmp_path / "report.md").read_text()
     # by accuracy every depth ties and the cheapest would win; by MCC only k = 0 is within its own std
     assert "The recipe's cheapest depth at n = 100: freeze 0 (MCC 0.200 against 0.200 ± 0.010 at k = 0)" in markdown
+
+
+def test_the_summary_line_counts_every_run_it_read(folder, capsys):
+    for seed in (1, 2):  # another rate: a cell of the answer, not of the recipe's tables
+        write_result(folder, 0, 50, seed, 0.7, lr=1e-4)
+    report.main([str(folder), "--seeds", "5"])
+    assert "report: 20 runs (18 of the recipe at its study rate) ->" in capsys.readouterr().out
