@@ -63,9 +63,11 @@ def summarize(results):
         by_seed = {}  # a seed run on both devices counts once, as in the line search
         for r in runs:
             by_seed.setdefault(r["config"]["seed"], []).append(r)
-        cells[k] = [float(np.mean([r["score"] for r in same])) for seed, same in sorted(by_seed.items())]
-        readings[k] = {metric: float(np.mean([np.mean([r["at_score"][metric] for r in same]) for same in by_seed.values()]))
-                       for metric in set.intersection(*(set(r["at_score"]) for r in runs))}  # for other papers' tables
+        per_seed = lambda value: [float(np.mean([value(r) for r in same])) for seed, same in sorted(by_seed.items())]
+        cells[k] = per_seed(lambda r: r["score"])
+        # every metric the runs recorded at their score, so that other papers' tables read ours in theirs
+        readings[k] = {metric: float(np.mean(per_seed(lambda r: r["at_score"][metric])))
+                       for metric in set.intersection(*(set(r["at_score"]) for r in runs))}
     full = float(np.mean(cells[0]))
     depths = {}
     for k, scores in sorted(cells.items()):
@@ -183,18 +185,20 @@ def lora_paper_lines(summaries, methods):
     """Each task of the LoRA paper's Table 2: its roberta-base rows (the full fine-tune, BitFit, LoRA)
     beside ours at k = 0, each method at its own pick, read in the paper's metric; each score also as
     a share of its own side's full fine-tune, which is what compares across two models."""
+    def cells(scores):  # the full fine-tune, then BitFit and LoRA with their share of it
+        full = scores.get("finetune")
+        return [number(full) if full is not None else "not recorded"] + [
+            "not run" if scores.get(m) is None else number(scores[m]) + (f" ({scores[m] / full:.1%})" if full else "")
+            for m in ("bitfit", "lora")]
+
     rows = []
     for s, others in zip(summaries, methods):
-        if lora_paper_rows(s["task"]) is None:
+        paper = lora_paper_rows(s["task"])
+        if paper is None:
             continue
-        metric, theirs = lora_paper_rows(s["task"])
+        metric, theirs = paper
         ours = {method: m["depths"][0]["readings"].get(metric) for method, m in {"finetune": s, **others}.items()}
-        cells = [f"{number(theirs[m])} ({theirs[m] / theirs['finetune']:.1%})" for m in ("bitfit", "lora")]
-        cells += [f"{number(ours[m])} ({ours[m] / ours['finetune']:.1%})" if ours.get(m) is not None else "not run"
-                  for m in ("bitfit", "lora")]
-        full = number(ours["finetune"]) if ours["finetune"] is not None else "not recorded"
-        rows.append(f"| {s['task']} | {metric} | {number(theirs['finetune'])} | {cells[0]} | {cells[1]} | {full} "
-                    f"| {cells[2]} | {cells[3]} |")
+        rows.append(f"| {s['task']} | {metric} | {' | '.join(cells(theirs) + cells(ours))} |")
     if not rows:
         return []
     return ["## Beside the LoRA paper's roberta-base rows", "",
