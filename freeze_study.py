@@ -135,7 +135,7 @@ class Plan:
     """What a run decides once, from its options and its checkpoint, before it computes anything."""
     device: torch.device
     precision: str
-    method: str  # finetune, probe or setfit
+    method: str  # finetune, probe, setfit, lora or bitfit
     pooling: str  # what stands for a sentence: its first token, or the mean of its tokens
     normalize: bool  # the sentence embedding is L2-normalised (a sentence embedder's own, for probe and SetFit)
     cached_depth: int | None  # None: the inputs are token ids; k: the frozen prefix's states after k layers
