@@ -141,17 +141,30 @@ def line_searches(cells):
     return searches
 
 
-def rate_search_lines(cells):
+def learns_nothing(rows, metric):
+    """Every row's fair mean within the dev split's noise of the constant prediction's score."""
+    return all(row["fair_mean"] <= row["constant"] + dev_standard_error(row["constant"], metric, row["dev_size"])
+               for row in rows)
+
+
+def rate_search_lines(cells, metric):
     """A line for each method's line search: the fair mean at each rate and the rate it picks; a
     pick at the largest (or smallest) rate tried says that a better one may lie beyond, so its
-    cells are not yet its best; a rate with fewer runs than the search's most says how many."""
+    cells are not yet its best, unless no rate learned anything; a rate with fewer runs than the
+    search's most says how many."""
     lines = []
     for name, (searched, rates, best) in sorted(line_searches(cells).items()):
         most = max(runs for _, _, runs in rates)
         tried = ", ".join(f"{lr_text(lr)} {number(score)}" + (f" ({runs} of {most} runs)" if runs < most else "")
                           for lr, score, runs in rates)
         line = f"Rate search, {name} at k = {searched} (fair means): {tried}; it picks {lr_text(best)}."
-        if best in (rates[0][0], rates[-1][0]):
+        searched_rows = [row for (k, _), row in rates_by_depth(cells)[name].items() if k == searched]
+        if learns_nothing(searched_rows, metric):
+            row = searched_rows[0]
+            noise = dev_standard_error(row["constant"], metric, row["dev_size"])
+            line += (f" No rate tried beats the constant prediction by more than the dev split's noise (± {number(noise)}): "
+                     "the search picks among rates that learn nothing measurable.")
+        elif best in (rates[0][0], rates[-1][0]):
             side = "largest" if best == rates[-1][0] else "smallest"
             line += f" That is the {side} rate tried; a better one may lie {'above' if side == 'largest' else 'below'}."
         lines.append(line)
@@ -277,7 +290,7 @@ def answer_lines(runs, metric):
         else:
             picks[size] = pick
             lines += recommendation_lines(pick, best, band, here)
-        lines += rate_search_lines(here)
+        lines += rate_search_lines(here, metric)
         missing = missing_text(cells, here)
         lines += [f"Not run at n = {size}: {missing}." if missing else f"Every cell ran at n = {size}."]
         lines += depths_at_rates_lines(here) or [""]

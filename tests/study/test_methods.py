@@ -205,6 +205,25 @@ def test_rates_are_cells_of_their_own_and_a_best_rate_at_the_edge_says_so(tmp_pa
     assert "| 50 | 0 | 2 | 0.555 |" in markdown  # the recipe's own tables read it at the study's rate
 
 
+def test_a_search_where_no_rate_learns_does_not_ask_for_rates_beyond_its_edge(tmp_path):
+    # every rate within the dev split's noise of the majority class (0.509 + 0.017 over 872 sentences)
+    for lr, score in ((1e-3, 0.509), (2e-3, 0.515), (5e-3, 0.520)):
+        for seed in (1, 2):
+            write_result(tmp_path, 0, 50, seed, score, lr=lr)
+    write_method_cells(tmp_path, [("_setfit", 0, (0.65, 0.66), 40.0)])
+    report.main([str(tmp_path), "--seeds", "2"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert ("Rate search, fine-tune at k = 0 (fair means): 1e-3 0.509, 2e-3 0.515, 5e-3 0.520; it picks 5e-3. No rate "
+            "tried beats the constant prediction by more than the dev split's noise (± 0.017): the search picks among "
+            "rates that learn nothing measurable.") in markdown
+    assert "a better one may lie" not in markdown
+    # one rate clear of that noise (0.530), and the edge counts again
+    for seed in (1, 2):
+        write_result(tmp_path, 0, 50, seed, 0.530, lr=5e-3)
+    report.main([str(tmp_path), "--seeds", "2"])
+    assert "That is the largest rate tried; a better one may lie above." in (tmp_path / "report.md").read_text()
+
+
 def test_a_rate_search_still_running_names_its_rates_with_fewer_runs(tmp_path):
     # 5e-5 has its 3 seeds, 2e-4 one so far: its mean is one run's, and the line says so
     for seed, score in ((1, 0.55), (2, 0.56), (3, 0.57)):
