@@ -141,10 +141,14 @@ def line_searches(cells):
     return searches
 
 
+def noise_at_constant(row, metric):
+    """The dev split's standard error at the constant prediction's score (the majority class's, ...)."""
+    return dev_standard_error(row["constant"], metric, row["dev_size"])
+
+
 def learns_nothing(rows, metric):
     """Every row's fair mean within the dev split's noise of the constant prediction's score."""
-    return all(row["fair_mean"] <= row["constant"] + dev_standard_error(row["constant"], metric, row["dev_size"])
-               for row in rows)
+    return all(row["fair_mean"] <= row["constant"] + noise_at_constant(row, metric) for row in rows)
 
 
 def rate_search_lines(cells, metric):
@@ -160,8 +164,7 @@ def rate_search_lines(cells, metric):
         line = f"Rate search, {name} at k = {searched} (fair means): {tried}; it picks {lr_text(best)}."
         searched_rows = [row for (k, _), row in rates_by_depth(cells)[name].items() if k == searched]
         if learns_nothing(searched_rows, metric):
-            row = searched_rows[0]
-            noise = dev_standard_error(row["constant"], metric, row["dev_size"])
+            noise = noise_at_constant(searched_rows[0], metric)
             line += (f" No rate tried beats the constant prediction by more than the dev split's noise (± {number(noise)}): "
                      "the search picks among rates that learn nothing measurable.")
         elif best in (rates[0][0], rates[-1][0]):
