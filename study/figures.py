@@ -83,19 +83,23 @@ def write_cost_figure(folder, rows):
         return False
     sizes = sorted({row["train_size"] for row in rows})
     figure, axes = plt.subplots(1, len(sizes), figsize=(max(5.0, 3.2 * len(sizes)), 3.6), squeeze=False)
-    for ax, size in zip(axes[0], sizes):
-        cells = [row for row in rows if row["train_size"] == size and not np.isnan(row["seconds_median"])]
+    panels = [(ax, [row for row in rows if row["train_size"] == size and not np.isnan(row["seconds_median"])])
+              for ax, size in zip(axes[0], sizes)]
+    for (ax, cells), size in zip(panels, sizes):
         for row in cells:
             ax.errorbar(row["seconds_median"], row["accuracy_mean"], yerr=np.nan_to_num(row["accuracy_std"]),
                         fmt="o", color="tab:blue", markersize=4, capsize=2)
-            ax.annotate(f"k={row['frozen_layers']}", (row["seconds_median"], row["accuracy_mean"]),
-                        textcoords="offset points", xytext=(4, 4), fontsize=7)
         ax.set_xscale("log")
+        if cells:  # room right of the costliest depth for its label
+            ax.set_xlim(min(row["seconds_median"] for row in cells) / 1.5, max(row["seconds_median"] for row in cells) * 3)
         ax.set_title(f"n = {size}")
         ax.set_xlabel("seconds a run (median)")
     axes[0][0].set_ylabel("best dev accuracy (mean)")
     figure.suptitle("what each depth costs and scores: one point per depth, bar = seed std")
     figure.tight_layout()
+    for ax, cells in panels:  # labelled once the layout is fixed, so that overlaps are seen
+        label_points(ax, [(row["seconds_median"], row["accuracy_mean"], f"k={row['frozen_layers']}") for row in cells],
+                     fontsize=7)
     write_atomically(os.path.join(folder, "cost.png"), lambda f: figure.savefig(f, format="png", dpi=110))
     plt.close(figure)
     return True
@@ -112,31 +116,72 @@ def write_answer_figure(folder, runs, picks, metric):
     kinds = sorted({kind_name(row["config"]) for row in cells})  # one marker and colour per method, whatever its rate
     markers = dict(zip(kinds, "osD^vP*Xhp<>"))
     colors = dict(zip(kinds, plt.get_cmap("tab10").colors + plt.get_cmap("Dark2").colors))
-    figure, axes = plt.subplots(1, len(sizes), figsize=(max(5.0, 3.4 * len(sizes)), 3.8), squeeze=False, sharex=True)
-    for ax, size in zip(axes[0], sizes):
+    columns = min(3, len(sizes))  # panels wide enough for the labels of cells of like cost and score
+    rows = -(-len(sizes) // columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(max(5.0, 4.6 * columns), 3.8 * rows + 0.4), squeeze=False,
+                                sharex=True)
+    for ax in axes.flat[len(sizes):]:
+        ax.set_visible(False)
+    for ax, size in zip(axes.flat, sizes):
         for kind in kinds:
             here = [row for row in cells if row["size"] == size and kind_name(row["config"]) == kind]
             if here:
                 ax.errorbar([r["seconds"] for r in here], [r["fair_mean"] for r in here],
                             yerr=[np.nan_to_num(r["fair_std"]) for r in here], fmt=markers[kind], markersize=4,
                             color=colors[kind], capsize=2, label=kind)
-                for r in here:  # the depth, and the rate where it is not the method's own
-                    label = f"k={r['freeze']}" + (f", {other_rate(r['config'])}" if other_rate(r["config"]) else "")
-                    ax.annotate(label, (r["seconds"], r["fair_mean"]), textcoords="offset points",
-                                xytext=(3, 3), fontsize=6)
         pick = picks[size]
         ax.scatter([pick["seconds"]], [pick["fair_mean"]], s=160, facecolors="none", edgecolors="tab:red",
                    linewidths=1.5, label="recommended")
         ax.set_xscale("log")
+        ax.tick_params(labelbottom=True)  # every row shows its seconds, though the scale is shared
         ax.set_title(f"n = {size}")
         ax.set_xlabel("seconds a run (median)")
-    axes[0][0].set_ylabel(f"dev {metric}, fair reading (mean)")
+    seconds = [row["seconds"] for row in cells]
+    axes[0][0].set_xlim(min(seconds) / 1.5, max(seconds) * 3)  # shared; room for the costliest cells' labels
+    for row in axes:
+        row[0].set_ylabel(f"dev {metric}, fair reading (mean)")
     legend = {}
     for ax in axes.flat:
         legend.update(zip(ax.get_legend_handles_labels()[1], ax.get_legend_handles_labels()[0]))
     figure.legend(legend.values(), legend.keys(), loc="lower center", ncol=len(legend), fontsize=8, frameon=False)
     figure.suptitle("every method's cells: score against cost, the recommended one ringed")
-    figure.tight_layout(rect=(0, 0.08, 1, 1))
+    figure.tight_layout(rect=(0, 0.08 / rows, 1, 1))
+    for ax, size in zip(axes.flat, sizes):  # each cell's depth, and its rate where it is not the method's own
+        label_points(ax, [(r["seconds"], r["fair_mean"], f"k={r['freeze']}" + (
+            f", {other_rate(r['config'])}" if other_rate(r["config"]) else "")) for r in cells if r["size"] == size],
+            fontsize=6)
     write_atomically(os.path.join(folder, "answer.png"), lambda f: figure.savefig(f, format="png", dpi=110))
     plt.close(figure)
     return True
+
+
+def label_points(ax, points, fontsize):
+    """Write each (x, y, text) beside its point, right or left and a line up or down where it would
+    cover another label, a marker or the panel's edge, so that cells of like cost and score stay legible."""
+    scale = ax.figure.dpi / 72  # display pixels a typographic point
+    anchors = [tuple(xy) for xy in ax.transData.transform([(x, y) for x, y, _ in points])] if points else []
+    sizes = [(0.6 * fontsize * len(text) * scale, (fontsize + 1) * scale) for _, _, text in points]
+    panel = ax.get_window_extent()
+    for (x, y, text), (dx, dy) in zip(points, label_offsets(anchors, sizes, (panel.x0, panel.x1), 3 * scale)):
+        ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx / scale, dy / scale), fontsize=fontsize)
+
+
+def label_offsets(anchors, sizes, x_range, gap):
+    """Offsets (pixels, from each anchor to its label's lower left corner) for labels of the given
+    (width, height) that overlap no other label and no anchor and stay within x_range, where one can
+    within two lines of the point (else right of it, overlapping); placed from left to right, trying
+    right of the point first, then left, then a line up or down."""
+    markers = [(x - gap, y - gap, 2 * gap, 2 * gap) for x, y in anchors]
+    placed, offsets = [], [None] * len(anchors)
+
+    def free(box):
+        left, bottom, width, height = box
+        return x_range[0] <= left and left + width <= x_range[1] and not any(
+            left < l + w and l < left + width and bottom < b + h and b < bottom + height for l, b, w, h in placed + markers)
+
+    for i in sorted(range(len(anchors)), key=lambda i: anchors[i]):
+        (x, y), (width, height) = anchors[i], sizes[i]
+        tries = [(dx, gap + line * height) for line in (0, 1, -1, 2, -2) for dx in (gap, -gap - width)]
+        offsets[i] = next((t for t in tries if free((x + t[0], y + t[1], width, height))), tries[0])
+        placed.append((x + offsets[i][0], y + offsets[i][1], width, height))
+    return offsets
