@@ -91,7 +91,8 @@ def write_cost_figure(folder, rows):
                         fmt="o", color="tab:blue", markersize=4, capsize=2)
         ax.set_xscale("log")
         if cells:  # room right of the costliest depth for its label
-            ax.set_xlim(min(row["seconds_median"] for row in cells) / 1.5, max(row["seconds_median"] for row in cells) * 3)
+            seconds = [row["seconds_median"] for row in cells]
+            ax.set_xlim(min(seconds) / 1.5, max(seconds) * 3)
         ax.set_title(f"n = {size}")
         ax.set_xlabel("seconds a run (median)")
     axes[0][0].set_ylabel("best dev accuracy (mean)")
@@ -177,7 +178,8 @@ def label_offsets(anchors, sizes, x_range, gap):
     def free(box):
         left, bottom, width, height = box
         return x_range[0] <= left and left + width <= x_range[1] and not any(
-            left < l + w and l < left + width and bottom < b + h and b < bottom + height for l, b, w, h in placed + markers)
+            left < l + w and l < left + width and bottom < b + h and b < bottom + height
+            for l, b, w, h in placed + markers)
 
     for i in sorted(range(len(anchors)), key=lambda i: anchors[i]):
         (x, y), (width, height) = anchors[i], sizes[i]
