@@ -56,6 +56,22 @@ def test_missing_folder_and_unreachable_hub_are_named(tmp_path, monkeypatch):
         checkpoint.from_pretrained("someone/not-cached-model")
 
 
+def test_an_unreachable_hub_is_read_from_the_local_cache_alone(tmp_path, monkeypatch):
+    # left to retry, the hub library takes 25-50 s to give up; one look for the host skips that
+    import huggingface_hub
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", "https://127.0.0.1")  # nothing listens on 443 here
+    assert not checkpoint.hub_reachable()
+    calls = []
+    def snapshot_download(name, allow_patterns, local_files_only):
+        calls.append(local_files_only)
+        raise FileNotFoundError(name)
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
+    with pytest.raises(ValueError, match="not in the local Hugging Face cache"):
+        checkpoint.checkpoint_folder("someone/some-model")
+    assert calls == [True]
+
+
 def test_head_for_another_number_of_labels_is_named(tmp_path):
     _, folder = tiny_hf_model("roberta", tmp_path, num_labels=3)
     with pytest.raises(ValueError, match="another number of labels"):

@@ -243,3 +243,18 @@ def test_hub_unreachable_names_glue_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
     with pytest.raises(ValueError, match="--glue-dir"):
         data.load_glue("sst2")
+
+
+def test_an_unreachable_hub_loads_glue_from_the_local_cache_alone(monkeypatch):
+    import datasets
+    monkeypatch.setattr(checkpoint, "hub_reachable", lambda: False)
+    for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        monkeypatch.setattr(datasets.config, flag, False)
+    seen = []
+    def load_dataset(*args):
+        seen.append((datasets.config.HF_HUB_OFFLINE, datasets.config.HF_DATASETS_OFFLINE))
+        raise ConnectionError("no network")
+    monkeypatch.setattr(datasets, "load_dataset", load_dataset)
+    with pytest.raises(ValueError, match="--glue-dir"):
+        data.load_glue_hub("sst2")
+    assert seen == [(True, True)]  # offline before the first request, so no retries

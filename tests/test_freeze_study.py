@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 import torch
@@ -207,14 +206,13 @@ def cli(*argv, env=None, **kwargs):
                             env={**os.environ, **(env or {})}, **kwargs)
 
 
-def test_unreachable_hub_fails_fast_and_names_the_offline_way(tmp_path, glue_dir):
+def test_unreachable_hub_is_one_line_naming_the_offline_way(tmp_path, glue_dir):
+    # that it goes offline at once, rather than retry, is tested in test_checkpoint and test_data
     empty_cache = {"HF_HOME": str(tmp_path / "hf"), "HF_HUB_CACHE": str(tmp_path / "hf"), "GLUE_DIR": ""}
-    began = time.perf_counter()
     model_run = cli("--model", "roberta-base", "--glue-dir", glue_dir, "--splits-dir", str(tmp_path),
                     env=empty_cache, cwd=tmp_path)
     data_run = cli("--model", "minilm", env=empty_cache, cwd=tmp_path)
     (_, model_err), (_, data_err) = model_run.communicate(timeout=60), data_run.communicate(timeout=60)
-    assert time.perf_counter() - began < 30  # left alone, the libraries retry for 25-50 s each
     assert model_run.returncode == 2 and "--model minilm" in model_err and "Traceback" not in model_err
     assert data_run.returncode == 2 and "--glue-dir" in data_err and "Traceback" not in data_err
 
