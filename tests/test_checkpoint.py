@@ -56,7 +56,7 @@ def test_missing_folder_and_unreachable_hub_are_named(tmp_path, monkeypatch):
         checkpoint.from_pretrained("someone/not-cached-model")
 
 
-def test_an_unreachable_hub_is_read_from_the_local_cache_alone(tmp_path, monkeypatch):
+def test_an_unreachable_hub_is_read_from_the_local_cache_alone(monkeypatch):
     # left to retry, the hub library takes 25-50 s to give up; one look for the host skips that
     import huggingface_hub
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
