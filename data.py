@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from cache import write_atomically
+from atomic import write_atomically
 
 DEFAULT_SIZES = (50, 100, 200, 500, 1000)
 SCORE_BINS = 5  # a regression task's subsets are stratified on this many quantile bins of the score
@@ -176,7 +176,7 @@ def examples_from_hf(split):
 
 
 def load_glue_hub(task):
-    from checkpoint import hub_reachable
+    from hub import hub_reachable
     try:
         import datasets
     except ImportError:

@@ -18,104 +18,21 @@ forward(sequences) is their composition.
 """
 
 import math
-from dataclasses import dataclass
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+import families
+from families import MPNET_BUCKETS, EncoderConfig
 from rows import Layout, mean_pool, pack
 
-SUPPORTED_MODEL_TYPES = ("bert", "roberta", "mpnet")
-MPNET_BUCKETS = 32  # transformers buckets MPNet's relative positions into 32, whatever its config says
-ACTIVATIONS = {
+ACTIVATIONS = {  # config.json's hidden_act, as families.ACTIVATIONS names them
     "gelu": F.gelu,  # the exact, erf-based GELU
     "gelu_new": lambda x: F.gelu(x, approximate="tanh"),
     "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"),
     "relu": F.relu,
 }
-REQUIRED_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
-                 "intermediate_size", "max_position_embeddings")
-
-
-@dataclass
-class EncoderConfig:
-    model_type: str  # "bert", "roberta" or "mpnet": decides position ids, segments and the head's layout
-    vocab_size: int
-    hidden_size: int
-    num_layers: int
-    num_heads: int
-    intermediate_size: int
-    hidden_act: str
-    hidden_dropout: float
-    attention_dropout: float
-    classifier_dropout: float
-    max_position_embeddings: int
-    type_vocab_size: int
-    layer_norm_eps: float
-    pad_token_id: int
-    initializer_range: float
-    num_labels: int = 2
-    relative_attention_num_buckets: int = 0  # MPNet's relative position bias table: its rows (0: none)
-
-    @classmethod
-    def from_hf(cls, hf: dict, num_labels: int) -> "EncoderConfig":
-        """Read a checkpoint's config.json (as a dict); nothing about the size is assumed."""
-        model_type = hf.get("model_type")
-        if model_type not in SUPPORTED_MODEL_TYPES:
-            raise ValueError(f"unsupported model_type {model_type!r} in config.json: "
-                             f"this tool runs the BERT, RoBERTa and MPNet families")
-        if not isinstance(num_labels, int) or num_labels < 1:  # 1: a regression head, one output
-            raise ValueError(f"num_labels must be an integer >= 1 (got {num_labels!r})")
-        if hf.get("hidden_act", "gelu") not in ACTIVATIONS:
-            raise ValueError(f"unsupported hidden_act {hf['hidden_act']!r} in config.json")
-        if hf.get("position_embedding_type", "absolute") != "absolute":
-            raise ValueError("only absolute position embeddings are supported "
-                             f"(config.json says {hf['position_embedding_type']!r})")
-        missing = [key for key in REQUIRED_KEYS if key not in hf]
-        if missing:
-            raise ValueError(f"config.json lacks {', '.join(missing)}")
-        buckets = hf.get("relative_attention_num_buckets", MPNET_BUCKETS) if model_type == "mpnet" else 0
-        if model_type == "mpnet" and buckets < MPNET_BUCKETS:
-            raise ValueError(f"relative_attention_num_buckets {buckets} in config.json: transformers' MPNet looks up "
-                             f"{MPNET_BUCKETS} buckets, so the table needs at least that many rows")
-        hidden_dropout = hf.get("hidden_dropout_prob", 0.1)
-        classifier_dropout = hf.get("classifier_dropout")
-        return cls(
-            model_type=model_type,
-            vocab_size=hf["vocab_size"],
-            hidden_size=hf["hidden_size"],
-            num_layers=hf["num_hidden_layers"],
-            num_heads=hf["num_attention_heads"],
-            intermediate_size=hf["intermediate_size"],
-            hidden_act=hf.get("hidden_act", "gelu"),
-            hidden_dropout=hidden_dropout,
-            attention_dropout=hf.get("attention_probs_dropout_prob", 0.1),
-            # transformers falls back to the hidden dropout when classifier_dropout is unset
-            classifier_dropout=hidden_dropout if classifier_dropout is None else classifier_dropout,
-            max_position_embeddings=hf["max_position_embeddings"],
-            type_vocab_size=0 if model_type == "mpnet" else hf.get("type_vocab_size", 2),  # MPNet has no segments
-            layer_norm_eps=hf.get("layer_norm_eps", 1e-12),
-            pad_token_id=hf.get("pad_token_id", 0 if model_type == "bert" else 1),
-            relative_attention_num_buckets=buckets,
-            initializer_range=hf.get("initializer_range", 0.02),
-            num_labels=num_labels,
-        )
-
-    @property
-    def position_pad(self):
-        """RoBERTa and MPNet number real tokens from this index + 1 (BERT: None, from 0). MPNet's is
-        1 whatever pad_token_id says: transformers fixes it there."""
-        return {"roberta": self.pad_token_id, "mpnet": 1}.get(self.model_type)
-
-    @property
-    def max_length(self) -> int:
-        """Longest sequence the position table can hold (RoBERTa's and MPNet's start at pad + 1)."""
-        if self.position_pad is not None:
-            return self.max_position_embeddings - self.position_pad - 1
-        return self.max_position_embeddings
-
-
 class Embeddings(nn.Module):
     def __init__(self, config: EncoderConfig):
         super().__init__()
@@ -197,7 +114,7 @@ class ClassificationHead(nn.Module):
 
     def __init__(self, config: EncoderConfig):
         super().__init__()
-        self.dropout_first = config.model_type != "bert"
+        self.dropout_first = families.get(config.model_type).dropout_first
         self.dense = nn.Linear(config.hidden_size, config.hidden_size)
         self.out_proj = nn.Linear(config.hidden_size, config.num_labels)
         self.dropout = nn.Dropout(config.classifier_dropout)

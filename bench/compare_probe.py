@@ -1,6 +1,6 @@
 """
 probe.py against scikit-learn's LogisticRegressionCV on the same features: the checkpoint's
-sentence embedding of each training subset (the frozen model, as `freeze_study.py --probe`
+sentence embedding of each training subset (the frozen model, as `freeze_study.py --method probe`
 computes it). scikit-learn is not a dependency of the project; run this in the setfit bench
 environment, which has it (bench/setfit_library.py says how to make it):
 
@@ -16,7 +16,8 @@ import warnings
 
 import numpy as np
 
-import checkpoint
+import families
+import hub
 import freeze_study  # the same subsets, cache and embedding as a probe run
 import loop
 import probe
@@ -24,13 +25,13 @@ import probe
 
 def embeddings(args, size):
     """The training subset's and the dev split's sentence embeddings, (n, H) and (N, H), as a probe run reads them."""
-    depth = checkpoint.read_config(checkpoint.checkpoint_folder(args.model)).num_layers
+    depth = families.read_config(hub.checkpoint_folder(args.model)).num_layers
     run = freeze_study.parse_args(["--dataset", args.dataset, "--model", args.model, "--glue-dir", args.glue_dir,
-                                   "--size", str(size), "--probe", "--freeze", str(depth), "--precision", "fp32",
+                                   "--size", str(size), "--method", "probe", "--freeze", str(depth), "--precision", "fp32",
                                    "--splits-dir", args.splits_dir, "--cache-dir", args.cache_dir])
     device, precision = freeze_study.check_args(run)
     task, indices = freeze_study.load_task_and_subset(run)
-    folder = checkpoint.checkpoint_folder(args.model)
+    folder = hub.checkpoint_folder(args.model)
     plan = freeze_study.plan_run(run, task, folder, device, precision)
     classifier = freeze_study.build_and_freeze(run, plan, task, folder)
     train_ids, dev_ids, _ = freeze_study.tokenize_task(run, plan, classifier, task, indices)

@@ -17,7 +17,7 @@ import json
 import os
 import time
 
-import checkpoint  # only to resolve 'minilm' to its folder
+import hub  # only to resolve 'minilm' to its folder
 import data  # the same subsets and examples as ours
 import metrics  # the same accuracy
 from bench.trainer_recipe import cell_parser  # the same options as the Trainer's side
@@ -35,7 +35,7 @@ def main():
     indices = data.load_subset(task, args.size, args.splits_dir)
     train = Dataset.from_dict({"text": [task.train_texts[i] for i in indices],
                                "label": [int(task.train_labels[i]) for i in indices]})
-    model = SetFitModel.from_pretrained(checkpoint.checkpoint_folder(args.model))
+    model = SetFitModel.from_pretrained(hub.checkpoint_folder(args.model))
     if args.freeze != 0:
         transformer = model.model_body[0].auto_model
         transformer.embeddings.requires_grad_(False)

@@ -18,7 +18,7 @@ import shutil
 import torch
 import transformers
 
-import checkpoint  # only to find MiniLM's tokenizer files
+import hub  # only to find MiniLM's tokenizer files
 
 
 def main():
@@ -32,7 +32,7 @@ def main():
                                         max_position_embeddings=514, type_vocab_size=1,
                                         pad_token_id=0, bos_token_id=101, eos_token_id=102)
     transformers.RobertaModel(config, add_pooling_layer=False).save_pretrained(args.out)
-    minilm = checkpoint.checkpoint_folder("minilm")
+    minilm = hub.checkpoint_folder("minilm")
     for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
         shutil.copy(os.path.join(minilm, name), args.out)
     print(f"{args.out}: roberta-base's shape, random weights, MiniLM's tokenizer")

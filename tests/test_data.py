@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import checkpoint
+import hub
 import data
 
 
@@ -47,7 +48,7 @@ def test_regression_subsets_are_stratified_on_score_bins(glue_dir, tmp_path):
 
 
 def test_pairs_tokenize_with_segments_for_bert():
-    tokenizer = checkpoint.load_tokenizer(checkpoint.checkpoint_folder("minilm"))
+    tokenizer = checkpoint.load_tokenizer(hub.checkpoint_folder("minilm"))
     [pair] = data.tokenize(tokenizer, ["a film ."], 512, pairs=["it was good"])
     # [CLS] a film . [SEP] it was good [SEP]: segment 0 up to the first [SEP], 1 after
     assert pair.shape == (9, 2) and pair[:, 1].tolist() == [0] * 5 + [1] * 4
@@ -148,7 +149,7 @@ def test_size_out_of_range_is_named():
 # tokens
 
 def test_tokenize_truncates_and_does_not_pad():
-    tokenizer = checkpoint.load_tokenizer(checkpoint.checkpoint_folder("minilm"))
+    tokenizer = checkpoint.load_tokenizer(hub.checkpoint_folder("minilm"))
     ids = data.tokenize(tokenizer, ["a film .", "word " * 600], max_length=512)
     assert len(ids[0]) == 5 and len(ids[1]) == 512  # [CLS] a film . [SEP]; truncated long one
 
@@ -247,7 +248,7 @@ def test_hub_unreachable_names_glue_dir(monkeypatch, tmp_path):
 
 def test_an_unreachable_hub_loads_glue_from_the_local_cache_alone(monkeypatch):
     import datasets
-    monkeypatch.setattr(checkpoint, "hub_reachable", lambda: False)
+    monkeypatch.setattr(hub, "hub_reachable", lambda: False)
     for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
         monkeypatch.setattr(datasets.config, flag, False)
     seen = []

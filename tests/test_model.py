@@ -9,6 +9,8 @@ import transformers
 
 import cache
 import checkpoint
+import families
+import hub
 import loop
 import model
 import rows
@@ -237,10 +239,10 @@ def test_mpnet_with_fewer_than_32_buckets_is_refused(tmp_path):
     config["relative_attention_num_buckets"] = 16
     with pytest.raises(ValueError, match="relative_attention_num_buckets 16 in config.json: transformers' MPNet "
                                          "looks up 32 buckets"):
-        model.EncoderConfig.from_hf(config, 2)
+        families.EncoderConfig.from_hf(config, 2)
 
 
-@pytest.mark.skipif(not os.path.exists(os.path.join(checkpoint.MPNET_FOLDER, "model.safetensors")),
+@pytest.mark.skipif(not os.path.exists(os.path.join(hub.MPNET_FOLDER, "model.safetensors")),
                     reason="all-mpnet-base-v2 is not installed (make mpnet)")
 @pytest.mark.parametrize("pooling", ["first", "mean"])
 def test_real_mpnet_matches_transformers_mpnet_model(pooling):

@@ -1,0 +1,171 @@
+"""
+The checkpoint families this tool runs, and a checkpoint's config.json read into EncoderConfig.
+Each family is declared in one block: what its config.json says beyond the keys every family shares, how its parameters are named in a transformers checkpoint
+(one list of (ours, theirs) patterns, read both ways by checkpoint.py), the prefix of its encoder's
+tensors, its classification head's layout and the class transformers saves it as. Adding a family
+is one Family here and, where it computes something the others do not, its part of model.py's
+forward pass.
+"""
+
+import json
+import os
+import re
+from dataclasses import dataclass
+
+MPNET_BUCKETS = 32  # transformers buckets MPNet's relative positions into 32, whatever its config says
+ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu")  # the hidden_act values model.py computes
+REQUIRED_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                 "intermediate_size", "max_position_embeddings")
+LAYER = r"encoder.layer.\1."
+# what BERT named first and the others kept: our name pattern -> the checkpoint's, tried in order
+SHARED_NAMES = (
+    (r"^embed\.word\.", "embeddings.word_embeddings."),
+    (r"^embed\.position\.", "embeddings.position_embeddings."),
+    (r"^embed\.token_type\.", "embeddings.token_type_embeddings."),
+    (r"^embed\.norm\.", "embeddings.LayerNorm."),
+    (r"^layers\.(\d+)\.(query|key|value)\.", LAYER + r"attention.self.\2."),
+    (r"^layers\.(\d+)\.attn_out\.", LAYER + "attention.output.dense."),
+    (r"^layers\.(\d+)\.attn_norm\.", LAYER + "attention.output.LayerNorm."),
+    (r"^layers\.(\d+)\.ffn_in\.", LAYER + "intermediate.dense."),
+    (r"^layers\.(\d+)\.ffn_out\.", LAYER + "output.dense."),
+    (r"^layers\.(\d+)\.ffn_norm\.", LAYER + "output.LayerNorm."),
+)
+POOLER_HEAD = ((r"^head\.dense\.", "pooler.dense."), (r"^head\.out_proj\.", "classifier."))
+CLASSIFIER_HEAD = ((r"^head\.dense\.", "classifier.dense."), (r"^head\.out_proj\.", "classifier.out_proj."))
+
+
+@dataclass(frozen=True)
+class Family:
+    model_type: str  # config.json's model_type
+    architecture: str  # the class transformers loads a saved classifier as
+    names: tuple  # (our parameter name pattern, the checkpoint's), tried in order
+    dropout_first: bool  # the head: dropout -> dense -> tanh -> dropout -> out_proj (else BERT's pooler layout)
+    default_pad_token_id: int
+    position_pad: object  # pad_token_id -> the index real tokens are numbered after (pad + 1, ...); None: from 0
+    segments: bool  # a token-type (segment) embedding
+    relative_buckets: bool  # a relative position bias table shared by every layer
+
+    @property
+    def prefix(self):
+        """The encoder's tensors' prefix in a *ForSequenceClassification checkpoint ("roberta.")."""
+        return f"{self.model_type}."
+
+    def hf_name(self, name):
+        """Our parameter name -> the checkpoint's (without the prefix)."""
+        for ours, theirs in self.names:
+            if re.match(ours, name):
+                return re.sub(ours, theirs, name)
+        raise KeyError(name)
+
+
+FAMILIES = {family.model_type: family for family in (
+    Family("bert", "BertForSequenceClassification", SHARED_NAMES + POOLER_HEAD, dropout_first=False,
+           default_pad_token_id=0, position_pad=None, segments=True, relative_buckets=False),
+    Family("roberta", "RobertaForSequenceClassification", SHARED_NAMES + CLASSIFIER_HEAD, dropout_first=True,
+           default_pad_token_id=1, position_pad=lambda pad: pad, segments=True, relative_buckets=False),
+    # MPNet names its attention's parts apart from BERT's, has no segments, and numbers positions from
+    # 2 whatever pad_token_id says (transformers fixes its padding index at 1)
+    Family("mpnet", "MPNetForSequenceClassification", (
+        (r"^layers\.(\d+)\.(query|key|value)\.", lambda m: f"encoder.layer.{m[1]}.attention.attn.{m[2][0]}."),
+        (r"^layers\.(\d+)\.attn_out\.", LAYER + "attention.attn.o."),
+        (r"^layers\.(\d+)\.attn_norm\.", LAYER + "attention.LayerNorm."),
+        (r"^relative_bias\.", "encoder.relative_attention_bias."),
+    ) + SHARED_NAMES + CLASSIFIER_HEAD, dropout_first=True, default_pad_token_id=1, position_pad=lambda pad: 1, segments=False,
+           relative_buckets=True),
+)}
+
+
+def get(model_type):
+    if model_type not in FAMILIES:
+        names = [family.architecture.removesuffix("ForSequenceClassification") for family in FAMILIES.values()]
+        raise ValueError(f"unsupported model_type {model_type!r} in config.json: this tool runs the "
+                         f"{', '.join(names[:-1])} and {names[-1]} families")
+    return FAMILIES[model_type]
+
+
+# ----------------------------------------------------------------------------------------------
+# A checkpoint's config.json, read as its family reads it (nothing here imports torch: make reads a
+# model's depth through it, python -m protocol depths)
+
+@dataclass
+class EncoderConfig:
+    model_type: str  # its family (families.py): position ids, segments and the head's layout
+    vocab_size: int
+    hidden_size: int
+    num_layers: int
+    num_heads: int
+    intermediate_size: int
+    hidden_act: str
+    hidden_dropout: float
+    attention_dropout: float
+    classifier_dropout: float
+    max_position_embeddings: int
+    type_vocab_size: int
+    layer_norm_eps: float
+    pad_token_id: int
+    initializer_range: float
+    num_labels: int = 2
+    relative_attention_num_buckets: int = 0  # MPNet's relative position bias table: its rows (0: none)
+
+    @classmethod
+    def from_hf(cls, hf: dict, num_labels: int) -> "EncoderConfig":
+        """Read a checkpoint's config.json (as a dict); nothing about the size is assumed."""
+        model_type = hf.get("model_type")
+        family = get(model_type)
+        if not isinstance(num_labels, int) or num_labels < 1:  # 1: a regression head, one output
+            raise ValueError(f"num_labels must be an integer >= 1 (got {num_labels!r})")
+        if hf.get("hidden_act", "gelu") not in ACTIVATIONS:
+            raise ValueError(f"unsupported hidden_act {hf['hidden_act']!r} in config.json")
+        if hf.get("position_embedding_type", "absolute") != "absolute":
+            raise ValueError("only absolute position embeddings are supported "
+                             f"(config.json says {hf['position_embedding_type']!r})")
+        missing = [key for key in REQUIRED_KEYS if key not in hf]
+        if missing:
+            raise ValueError(f"config.json lacks {', '.join(missing)}")
+        buckets = hf.get("relative_attention_num_buckets", MPNET_BUCKETS) if family.relative_buckets else 0
+        if family.relative_buckets and buckets < MPNET_BUCKETS:
+            raise ValueError(f"relative_attention_num_buckets {buckets} in config.json: transformers' MPNet looks up "
+                             f"{MPNET_BUCKETS} buckets, so the table needs at least that many rows")
+        hidden_dropout = hf.get("hidden_dropout_prob", 0.1)
+        classifier_dropout = hf.get("classifier_dropout")
+        return cls(
+            model_type=model_type,
+            vocab_size=hf["vocab_size"],
+            hidden_size=hf["hidden_size"],
+            num_layers=hf["num_hidden_layers"],
+            num_heads=hf["num_attention_heads"],
+            intermediate_size=hf["intermediate_size"],
+            hidden_act=hf.get("hidden_act", "gelu"),
+            hidden_dropout=hidden_dropout,
+            attention_dropout=hf.get("attention_probs_dropout_prob", 0.1),
+            # transformers falls back to the hidden dropout when classifier_dropout is unset
+            classifier_dropout=hidden_dropout if classifier_dropout is None else classifier_dropout,
+            max_position_embeddings=hf["max_position_embeddings"],
+            type_vocab_size=hf.get("type_vocab_size", 2) if family.segments else 0,
+            layer_norm_eps=hf.get("layer_norm_eps", 1e-12),
+            pad_token_id=hf.get("pad_token_id", family.default_pad_token_id),
+            relative_attention_num_buckets=buckets,
+            initializer_range=hf.get("initializer_range", 0.02),
+            num_labels=num_labels,
+        )
+
+    @property
+    def position_pad(self):
+        """RoBERTa and MPNet number real tokens from this index + 1 (BERT: None, from 0)."""
+        position_pad = get(self.model_type).position_pad
+        return None if position_pad is None else position_pad(self.pad_token_id)
+
+    @property
+    def max_length(self) -> int:
+        """Longest sequence the position table can hold (RoBERTa's and MPNet's start at pad + 1)."""
+        if self.position_pad is not None:
+            return self.max_position_embeddings - self.position_pad - 1
+        return self.max_position_embeddings
+
+
+def read_config(folder: str, num_labels: int = 2) -> EncoderConfig:
+    path = os.path.join(folder, "config.json")
+    if not os.path.exists(path):
+        raise ValueError(f"checkpoint folder {folder!r} has no config.json")
+    with open(path) as f:
+        return EncoderConfig.from_hf(json.load(f), num_labels)
