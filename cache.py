@@ -20,8 +20,7 @@ A cached prefix is valid exactly while these hold, and its key holds each of the
   the top N layers and is refused where they overlap the frozen ones, and the prefix is computed in
   eval mode (no dropout), so every seed and epoch reads the same states.
 
-Every file here, and every result and report, is written atomically: to a temporary name, then
-renamed, so a reader never sees half a file and a killed run leaves nothing broken behind.
+Every file here is written atomically (atomic.py), so a killed run leaves no broken cache behind.
 """
 
 import hashlib
@@ -33,22 +32,9 @@ import numpy as np
 import torch
 
 import checkpoint
+from atomic import write_atomically
 from machine import autocast
 from rows import length_sorted_batches, pack
-
-
-def write_atomically(path, write):
-    """write(f) into a temporary file, then rename it to `path`: a reader never sees half a
-    file, even if we are killed midway, and parallel writers of the same file do not clash."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def read_back(path, read):

@@ -16,8 +16,9 @@ import sys
 
 import torch
 
-import cache
+import atomic
 import checkpoint
+import hub
 import data
 import loop
 
@@ -50,7 +51,7 @@ def labelled_rows(args):
             raise ValueError(f"{args.input}: no column {column!r} in the header {header}; set --text-column")
     if not rows:
         raise ValueError(f"{args.input}: no rows to label")
-    folder = checkpoint.checkpoint_folder(args.model)
+    folder = hub.checkpoint_folder(args.model)
     with open(os.path.join(folder, "config.json")) as f:
         config = json.load(f)
     num_labels = config.get("num_labels", len(config.get("id2label", {})) or 2)
@@ -60,7 +61,7 @@ def labelled_rows(args):
     column = lambda name: [row[header.index(name)] for row in rows] if name else None
     ids = data.tokenize(tokenizer, column(args.text_column), min(tokenizer.model_max_length, model.config.max_length),
                         column(args.text_pair_column))
-    predictions = loop.predict(model, ids, None, torch.device(args.device), loop.TrainConfig(precision="fp32"))
+    predictions = loop.predict(model, ids, None, torch.device(args.device))
     labels = [f"{p:.4f}" for p in predictions] if num_labels == 1 else [names[p] if names else str(p) for p in predictions]
     return header + ["prediction"], [row + [label] for row, label in zip(rows, labels)]
 
@@ -73,7 +74,7 @@ def main(argv=None):
         fail(str(e))
     text = io.StringIO()
     csv.writer(text, lineterminator="\n").writerows([header] + rows)
-    cache.write_atomically(args.out, lambda f: f.write(text.getvalue().encode()))
+    atomic.write_atomically(args.out, lambda f: f.write(text.getvalue().encode()))
     print(f"predict.py: {len(rows)} rows labelled -> {args.out}")
 
 

@@ -26,7 +26,7 @@ import statistics
 import sys
 
 from bench.compare_trainer import timed_run  # one way to run and time a run
-from cache import write_atomically
+from atomic import write_atomically
 from study import results  # difference: one way to weigh two sets of seeds
 
 

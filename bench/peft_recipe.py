@@ -18,15 +18,15 @@ evaluation batch (8) is recorded.
 import json
 import time
 
-import cache  # write_atomically
-import adapters  # our defaults, so both sides start from the same settings
+import atomic
+import trainable  # our defaults, so both sides start from the same settings
 from bench.trainer_recipe import cell_parser, load_cell, load_classifier, train_on_trainer
 
 
 def main():
     p = cell_parser()
     p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--lr", type=float, default=5e-4, help="the tool's default LoRA rate (result.DEFAULT_LRS)")
+    p.add_argument("--lr", type=float, default=5e-4, help="the LoRA paper's SST-2 rate (compare_peft passes both sides one rate)")
     p.add_argument("--precision", choices=["fp16", "bf16", "fp32"], help="default: fp16 on CUDA, fp32 on the CPU")
     args = p.parse_args()
 
@@ -37,13 +37,13 @@ def main():
     transformers.set_seed(args.seed)
     hf = load_classifier(folder, task)
     layers = hf.config.num_hidden_layers
-    config = peft.LoraConfig(task_type="SEQ_CLS", r=adapters.LORA_DEFAULTS["rank"],
-                             lora_alpha=adapters.LORA_DEFAULTS["alpha"], lora_dropout=adapters.LORA_DEFAULTS["dropout"],
+    config = peft.LoraConfig(task_type="SEQ_CLS", r=trainable.LORA_DEFAULTS["rank"],
+                             lora_alpha=trainable.LORA_DEFAULTS["alpha"], lora_dropout=trainable.LORA_DEFAULTS["dropout"],
                              layers_to_transform=list(range(args.freeze, layers)) if args.freeze > 0 else None)
     hf = peft.get_peft_model(hf, config)
     result = train_on_trainer(hf, task, indices, folder, args, learning_rate=args.lr, began=began, save=False)
     result["versions"]["peft"] = peft.__version__
-    cache.write_atomically(args.out, lambda f: f.write(json.dumps(result, indent=1).encode()))
+    atomic.write_atomically(args.out, lambda f: f.write(json.dumps(result, indent=1).encode()))
     print(f"peft LoRA: best dev accuracy {result['best_accuracy']:.4f} at step {result['best_step']}, "
           f"{result['trainable_parameters']} trainable | {result['seconds']['total']:.1f}s")
 

@@ -24,7 +24,7 @@ import tempfile
 import torch
 
 import machine  # processor_name, multiplies_bf16
-from cache import write_atomically
+from atomic import write_atomically
 
 MARGIN = 0.01  # one point of accuracy, MCC or F1; fixed before any run (docs/records/equivalence-precision.md)
 # (task, k, size, protocol, the figure the report reads, more options): the four cells of

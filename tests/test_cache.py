@@ -7,27 +7,28 @@ import numpy as np
 import pytest
 import torch
 
+import atomic
 import cache
 import checkpoint
+import hub
 import data
-import model
 import rows
 
 
 def test_write_atomically_leaves_nothing_when_the_writer_fails(tmp_path):
     path = tmp_path / "sub" / "result.json"
-    cache.write_atomically(str(path), lambda f: f.write(b"old"))
+    atomic.write_atomically(str(path), lambda f: f.write(b"old"))
 
     def half_then_fail(f):
         f.write(b"half")
         raise KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt):
-        cache.write_atomically(str(path), half_then_fail)
+        atomic.write_atomically(str(path), half_then_fail)
     assert path.read_bytes() == b"old" and [p.name for p in path.parent.iterdir()] == ["result.json"]
 
 
 def test_cached_tokens_are_the_tokenizer_s_and_are_read_back_without_it(tmp_path):
-    folder = checkpoint.checkpoint_folder("minilm")
+    folder = hub.checkpoint_folder("minilm")
     tokenizer = checkpoint.load_tokenizer(folder)
     sets = [(["a film .", "word " * 600], None), (["the first", "the second"], ["a pair", "another"])]
     calls = []
@@ -51,7 +52,7 @@ def test_cached_tokens_are_the_tokenizer_s_and_are_read_back_without_it(tmp_path
 
 
 def test_token_cache_key_changes_with_the_tokenizer_the_limit_and_the_texts(tmp_path):
-    minilm = checkpoint.checkpoint_folder("minilm")
+    minilm = hub.checkpoint_folder("minilm")
     copy = tmp_path / "tokenizer"
     copy.mkdir()
     for name in cache.TOKENIZER_FILES:
