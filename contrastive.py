@@ -7,8 +7,9 @@ in two stages, reusing the encoder, the frozen-prefix cache and the loop's piece
    repeated until both are as many as the commoner (setfit's "oversampling"; 50 examples make
    about 1,300 pairs). One epoch over the shuffled pairs, batches of 16: each side's sentence
    embedding (the checkpoint's own pooling), their cosine, and its squared error against 1 or 0.
-   AdamW at 2e-5 with weight decay 0.01 (not on biases and LayerNorms), warmup over the first
-   tenth, then linear decay; gradients clipped to norm 1.
+   AdamW at the run's rate (setfit's own is 2e-5; methods.py's default moves with n) with weight
+   decay 0.01 (not on biases and LayerNorms), warmup over the first tenth, then linear decay;
+   gradients clipped to norm 1.
 2. A logistic-regression head (scikit-learn's LogisticRegression with its defaults: C = 1, L2,
    the intercept unpenalised) fitted to the fine-tuned embeddings of the training sentences, in
    eval mode; the dev split is scored once, at the end.
@@ -26,14 +27,13 @@ import torch.nn.functional as F
 
 import metrics
 import probe
-from loop import (AdamW, TrainResult, all_sentence_embeddings, lr_at, optimizer_step, sentence_embeddings, state_bytes,
-                  used_word_rows)
+from loop import TrainResult
 from machine import autocast
-from result import DEFAULT_LRS
+from optim import AdamW, lr_at, optimizer_step, state_bytes, used_word_rows
+from probe import all_sentence_embeddings, sentence_embeddings
 
-# setfit 1.2's TrainingArguments defaults for the body's contrastive stage
+# setfit 1.2's TrainingArguments defaults for the body's contrastive stage, but its rate: the run's
 BATCH_SIZE = 16
-LEARNING_RATE = DEFAULT_LRS["setfit"]  # 2e-5, the body's rate unless --lr says otherwise
 WEIGHT_DECAY = 0.01
 WARMUP_PROPORTION = 0.1
 MAX_GRAD_NORM = 1.0
@@ -63,8 +63,7 @@ def decays(name):
     return not (name.endswith(".bias") or "norm" in name)
 
 
-def train_body(model, inputs, labels, cached_depth, device, precision, seed, num_iterations=None, lr=LEARNING_RATE,
-               log=print):
+def train_body(model, inputs, labels, cached_depth, device, precision, seed, num_iterations, lr, log=print):
     """Stage 1: one epoch of the cosine-similarity loss over setfit's pairs. Returns the per-step
     losses and the number of pairs and of warmup steps."""
     rng = np.random.default_rng(seed)
@@ -104,19 +103,21 @@ def fit_head(train_embeddings, train_labels, num_labels):
     return probe.fit(train_embeddings, train_labels, num_labels, probe.l2_of(HEAD_C, len(train_labels), num_labels))
 
 
-def run(model, train_inputs, train_labels, dev_inputs, dev_labels, num_labels, cached_depth, device, precision, seed,
-        num_iterations=None, lr=LEARNING_RATE, log=print):
-    """Both stages, then the training subset and the dev split scored with the head."""
+def train(model, config, inputs, log=print):
+    """SetFit as a method (methods.py): both stages at config's rate, seed and precision, then the
+    training subset and the dev split scored with the head."""
     began = time.perf_counter()
-    body = train_body(model, train_inputs, train_labels, cached_depth, device, precision, seed, num_iterations, lr, log)
+    body = train_body(model, inputs.train, inputs.train_labels, inputs.cached_depth, inputs.device, config.precision,
+                      config.seed, config.num_iterations, config.lr, log)
     train_seconds = time.perf_counter() - began
-    train_x = all_sentence_embeddings(model, train_inputs, cached_depth, device, precision)
-    head = fit_head(train_x, np.asarray(train_labels), num_labels)
-    dev_x = all_sentence_embeddings(model, dev_inputs, cached_depth, device, precision)
+    embed = lambda states: all_sentence_embeddings(model, states, inputs.cached_depth, inputs.device, config.precision)
+    train_x, train_labels, num_labels = embed(inputs.train), np.asarray(inputs.train_labels), model.config.num_labels
+    head = fit_head(train_x, train_labels, num_labels)
+    dev_x = embed(inputs.dev)
     score = lambda x, y: metrics.scores(y, probe.predict(head, x, num_labels), num_labels)
-    return TrainResult(chosen=dict(step=body["total_steps"], **score(dev_x, dev_labels)),
-                       train_scores=score(train_x, np.asarray(train_labels)), losses=body["losses"],
+    return TrainResult(chosen=dict(step=body["total_steps"], **score(dev_x, inputs.dev_labels)),
+                       train_scores=score(train_x, train_labels), losses=body["losses"],
                        total_steps=body["total_steps"], warmup_steps=body["warmup_steps"],
-                       setfit=dict(pairs=body["pairs"], num_iterations=num_iterations, lr=lr), train_seconds=train_seconds,
-                       optimizer_state_bytes=body["optimizer_state_bytes"],
+                       details=dict(pairs=body["pairs"], num_iterations=config.num_iterations, lr=config.lr),
+                       train_seconds=train_seconds, optimizer_state_bytes=body["optimizer_state_bytes"],
                        eval_seconds=time.perf_counter() - began - train_seconds)

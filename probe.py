@@ -24,6 +24,8 @@ import torch.nn.functional as F
 
 import loop
 import metrics
+from machine import autocast
+from rows import length_sorted_batches
 
 CS = np.logspace(-4, 4, 10)  # LogisticRegressionCV's Cs=10: inverse L2 strengths, strongest first
 RIDGE_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0)  # ridge's penalty per example, weakest first
@@ -141,13 +143,34 @@ def run(train_features, train_labels, dev_features, dev_labels, num_labels, metr
                 dev=metrics.scores(dev_labels, predict(model, dev_features, num_labels), num_labels))
 
 
-def fit_to_model(classifier, train_states, train_labels, dev_states, task, device):
-    """The linear probe on the frozen model's sentence embedding: the cached states after the last
-    layer, pooled as the checkpoint pools them. One fit, one dev score."""
+# ----------------------------------------------------------------------------------------------
+# The checkpoint's own sentence embedding, which the probe fits and SetFit trains
+
+def sentence_embeddings(model, inputs, cached_depth, device):
+    """A sentence embedder's output (B, H) float32 for a batch: the pooled states, L2-normalised
+    when the model says so (a checkpoint whose sentence-transformers modules end in Normalize)."""
+    states = loop.pooled_states(model, inputs, cached_depth, device).float()
+    return F.normalize(states, dim=-1) if model.normalize else states
+
+
+@torch.inference_mode()
+def all_sentence_embeddings(model, inputs, cached_depth, device, precision, batch_size=64):
+    """sentence_embeddings of every example, in eval mode and length-sorted batches: (N, H) numpy."""
+    model.eval()
+    out = np.empty((len(inputs), model.config.hidden_size), dtype=np.float32)
+    for batch in length_sorted_batches([len(x) for x in inputs], batch_size):
+        with autocast(device, precision):
+            out[batch] = sentence_embeddings(model, [inputs[i] for i in batch], cached_depth, device).cpu().numpy()
+    return out
+
+
+def train(model, config, inputs, log=print):
+    """The probe as a method (methods.py): the frozen model's sentence embedding of the cached
+    states after the last layer, pooled as the checkpoint pools them, in fp32; one fit, one dev score."""
     began = time.perf_counter()
-    L = classifier.config.num_layers
-    embed = lambda states: loop.all_sentence_embeddings(classifier, states, L, device, "fp32")  # (N, H)
-    fitted = run(embed(train_states), train_labels, embed(dev_states), task.dev_labels, task.num_labels, task.metric)
+    embed = lambda states: all_sentence_embeddings(model, states, inputs.cached_depth, inputs.device, "fp32")  # (N, H)
+    fitted = run(embed(inputs.train), np.asarray(inputs.train_labels), embed(inputs.dev), inputs.dev_labels,
+                 model.config.num_labels, config.metric)
     return loop.TrainResult(chosen=dict(step=0, **fitted["dev"]), train_scores=fitted["train"],
-                            probe=dict(l2=fitted["l2"], C=fitted["C"], cross_validation=fitted["cross_validation"]),
+                            details=dict(l2=fitted["l2"], C=fitted["C"], cross_validation=fitted["cross_validation"]),
                             train_seconds=time.perf_counter() - began)

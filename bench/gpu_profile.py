@@ -14,6 +14,7 @@ import torch
 import checkpoint
 import data
 import loop
+import protocol
 
 
 def timed_steps(classifier, ids, labels, device, config, steps):
@@ -35,11 +36,11 @@ def timed_steps(classifier, ids, labels, device, config, steps):
 
 
 def timed_eval(classifier, ids, device, config, repeats=3):
-    loop.predict(classifier, ids, None, device, config)
+    loop.predict(classifier, ids, None, device, config.precision)
     torch.cuda.synchronize()
     began = time.perf_counter()
     for _ in range(repeats):
-        loop.predict(classifier, ids, None, device, config)
+        loop.predict(classifier, ids, None, device, config.precision)
     torch.cuda.synchronize()
     return (time.perf_counter() - began) / repeats * 1000
 
@@ -63,13 +64,13 @@ def main():
                          ("and 1 CPU thread", lambda: torch.set_num_threads(1))]:
         switch()
         for precision in ("fp16", "fp32"):
-            config = loop.TrainConfig(precision=precision)
+            config = protocol.TrainConfig(precision=precision)
             step = timed_steps(classifier, ids, labels, device, config, args.steps)
             evaluation = timed_eval(classifier, dev_ids, device, config)
             print(f"{name:>20} {precision}: {step:6.1f} ms a training step, {evaluation:7.1f} ms an evaluation "
                   f"of {len(dev_ids)} sentences", flush=True)
     torch.backends.cuda.enable_cudnn_sdp(True)
-    config = loop.TrainConfig(precision="fp16")
+    config = protocol.TrainConfig(precision="fp16")
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
                                             torch.profiler.ProfilerActivity.CUDA]) as prof:
         timed_steps(classifier, ids, labels, device, config, 20)

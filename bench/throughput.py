@@ -27,6 +27,8 @@ import cache
 import checkpoint
 import data
 import loop
+import protocol
+import trainable
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
@@ -90,11 +92,11 @@ def main():
 
     for precision in DTYPES:
         for k, skip_padding in ((0, False), (0, True), (L - 2, True)):
-            config = loop.TrainConfig(precision=precision, skip_padding=skip_padding)
-            loop.freeze(classifier, k)
+            trainable.freeze(classifier, k)
             start = None if k == 0 else k
             inputs = dev_ids if k == 0 else cache.frozen_prefix(classifier, dev_ids, k, device, precision)
-            elapsed = seconds(lambda: loop.predict(classifier, inputs, start, device, config), args.repeats)
+            elapsed = seconds(lambda: loop.predict(classifier, inputs, start, device, precision, skip_padding=skip_padding),
+                              args.repeats)
             flops = forward_flops(classifier.config, [len(t) for t in dev_ids], L - max(k, 0))
             row(f"evaluation, dev split ({len(dev_ids)})", precision, k, L - max(k, 0),
                 "skipped" if skip_padding else "padded (length-sorted)", elapsed, len(dev_ids), flops)
@@ -113,8 +115,8 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     for precision in DTYPES:
         for k, skip_padding in ((0, False), (0, True), (L - 2, False), (L - 2, True)):
-            config = loop.TrainConfig(precision=precision, skip_padding=skip_padding)
-            loop.freeze(classifier, k)
+            config = protocol.TrainConfig(precision=precision)
+            trainable.freeze(classifier, k)
             start = None if k == 0 else k
             inputs = train_ids if k == 0 else cache.frozen_prefix(classifier, train_ids, k, device, precision)
             params = [p for p in classifier.parameters() if p.requires_grad]
@@ -124,7 +126,7 @@ def main():
             def all_steps():
                 for b in batches[:steps]:
                     loop.train_step(classifier, optimizer, scaler, params, [inputs[i] for i in b],
-                                    train_labels[b], start, device, config)
+                                    train_labels[b], start, device, config, skip_padding)
 
             def optimizer_only():  # what train_step does after backward, on the last step's gradients
                 for _ in range(steps):

@@ -72,9 +72,13 @@ def test_setfit_with_adamw_on_the_used_word_rows_trains_as_on_every_row(tmp_path
     assert used["train_losses"] == every["train_losses"] and used["at_score"] == every["at_score"]
 
 
-def test_a_regression_task_and_a_probe_are_refused(tmp_path, tiny_bert, glue_dir, capsys):
+def test_a_regression_task_and_the_protocol_s_options_are_refused(tmp_path, tiny_bert, glue_dir, capsys):
+    # SetFit trains one epoch of its pairs in batches of 16 on its own schedule: --epochs 20 would be ignored
     for extra, message in ((["--dataset", "stsb"], "stsb is a regression task"),
-                           (["--probe", "--freeze", "3"], "--probe fits a head to a frozen model")):
+                           (["--epochs", "20"], "--method setfit would ignore --epochs: it trains one epoch"),
+                           (["--batch-size", "32"], "--method setfit would ignore --batch-size"),
+                           (["--protocol", "lee"], "--method setfit would ignore --protocol"),
+                           (["--lora-rank", "4"], "--lora-rank is --method lora's own option")):
         with pytest.raises(SystemExit) as exit_:
             freeze_study.main(["--model", tiny_bert, "--glue-dir", glue_dir, "--method", "setfit", "--quiet",
                                "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json"), *extra])

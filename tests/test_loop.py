@@ -10,6 +10,9 @@ import transformers
 import cache
 import checkpoint
 import loop
+import protocol
+import optim
+import trainable
 from conftest import tiny_hf_model
 
 
@@ -21,10 +24,10 @@ def test_schedule_equals_transformers_linear_warmup():
         schedule = transformers.get_linear_schedule_with_warmup(optimizer, steps_per_epoch, total)
         for step in range(total):
             expected = optimizer.param_groups[0]["lr"]  # the lr this step runs at
-            assert loop.lr_at(step, steps_per_epoch, total, 5e-5) == pytest.approx(expected, abs=1e-15)
+            assert optim.lr_at(step, steps_per_epoch, total, 5e-5) == pytest.approx(expected, abs=1e-15)
             optimizer.step()
             schedule.step()
-        assert loop.lr_at(0, steps_per_epoch, total, 5e-5) == 0.0
+        assert optim.lr_at(0, steps_per_epoch, total, 5e-5) == 0.0
 
 
 def trainable_names(classifier):
@@ -39,21 +42,21 @@ def test_freezing_trains_exactly_what_k_says(tiny_bert):
              1: {"layers.1", "layers.2", "head"},
              3: {"head"}}
     for k, expected in cases.items():
-        loop.freeze(classifier, k)
+        trainable.freeze(classifier, k)
         assert trainable_names(classifier) == expected, k
     for k in (-2, 4):
         with pytest.raises(ValueError, match=r"outside \[-1, 3\] for this 3-layer model"):
-            loop.freeze(classifier, k)
+            trainable.freeze(classifier, k)
 
 
 @pytest.mark.parametrize("n, evaluations", [(50, 20), (100, 17), (200, 18), (500, 20), (1000, 19)])
 def test_number_of_evaluations_over_ten_epochs(tiny_bert, n, evaluations):
     classifier = checkpoint.from_pretrained(tiny_bert)
-    loop.freeze(classifier, 3)  # head only, on one-token "cached" states: the loop's own count
+    trainable.freeze(classifier, 3)  # head only, on one-token "cached" states: the loop's own count
     inputs = [torch.randn(1, 32) for _ in range(n)]
     dev = [torch.randn(1, 32) for _ in range(4)]
-    history = loop.train(classifier, loop.TrainConfig(freeze=3), inputs, np.arange(n) % 2, dev,
-                         np.array([0, 1, 0, 1]), 3, torch.device("cpu"), log=lambda line: None)
+    history = loop.train(classifier, protocol.TrainConfig(), loop.RunInputs(inputs, np.arange(n) % 2, dev,
+                         np.array([0, 1, 0, 1]), 3, torch.device("cpu")), log=lambda line: None)
     assert len(history.curve) == evaluations
     assert len(history.losses) == history.total_steps == 10 * math.ceil(n / 16)
     assert [p["step"] for p in history.curve][:2] == [history.eval_every, 2 * history.eval_every]
@@ -69,7 +72,7 @@ def test_predictions_come_back_in_the_original_order(tiny_bert):
         margins = torch.stack([logits[1] - logits[0] for logits in one_by_one()])
         classifier.head.out_proj.bias[1] -= margins.median() + 1e-4
         expected = [logits.argmax().item() for logits in one_by_one()]
-    batched = loop.predict(classifier, inputs, None, torch.device("cpu"), loop.TrainConfig(eval_batch_size=8))
+    batched = loop.predict(classifier, inputs, None, torch.device("cpu"), batch_size=8)
     assert 20 <= sum(expected) <= 30
     assert batched.tolist() == expected
 
@@ -85,7 +88,7 @@ def logits_and_gradients(classifier, inputs, labels, start, skip_padding, device
 def test_skipping_padding_trains_as_the_padded_batch_from_ids_and_from_the_cache(tiny_bert_no_dropout, k, device):
     # the loop's two inputs: token ids (k = 0, nothing cached) and cached states entering layer k
     classifier = checkpoint.from_pretrained(tiny_bert_no_dropout).train().to(device)  # dropout 0: nothing random
-    loop.freeze(classifier, k)
+    trainable.freeze(classifier, k)
     g = torch.Generator().manual_seed(0)
     ids = [torch.randint(1000, 2000, (n,), generator=g) for n in (3, 41, 8, 2, 25, 13, 1, 33)]
     labels = torch.tensor([0, 1, 1, 0, 1, 0, 0, 1], device=device)
@@ -113,13 +116,13 @@ def test_adamw_is_torch_s_fused_adamw_bit_for_bit(tiny_bert_no_dropout, device):
         groups = [dict(params=[p for n, p in named if not n.endswith(".bias")], weight_decay=0.01),
                   dict(params=[p for n, p in named if n.endswith(".bias")], weight_decay=0.0)]
         optimizer = (torch.optim.AdamW(groups, lr=1e-3, betas=(0.9, 0.98), eps=1e-6, fused=True) if kind == "torch"
-                     else loop.AdamW(groups, lr=1e-3, betas=(0.9, 0.98), eps=1e-6))
+                     else optim.AdamW(groups, lr=1e-3, betas=(0.9, 0.98), eps=1e-6))
         scaler = torch.amp.GradScaler(device.type, init_scale=2.0 ** 10)
-        config = loop.TrainConfig(precision="fp16")
+        config = protocol.TrainConfig(precision="fp16")
         params = [p for _, p in named]
         for step in range(6):
             for group in optimizer.param_groups:
-                group["lr"] = loop.lr_at(step, 2, 6, 1e-3)
+                group["lr"] = optim.lr_at(step, 2, 6, 1e-3)
             classifier.head.dense.weight.requires_grad_(step % 2 == 0)  # no gradient on odd steps
             if step == 3:
                 scaler.update(2.0 ** 40)  # overflows float16 in the backward pass: a skipped step
@@ -132,7 +135,7 @@ def test_adamw_is_torch_s_fused_adamw_bit_for_bit(tiny_bert_no_dropout, device):
 
 def test_decay_rounds_as_fused_adamw_on_a_row_that_never_had_a_gradient(device):
     """A row whose gradient and moments have always been zero moves by weight decay alone:
-    loop.decay gives fused AdamW's weights bit for bit on this device (the CPU's kernel multiplies
+    optim.decay gives fused AdamW's weights bit for bit on this device (the CPU's kernel multiplies
     by 1 - lr * decay; CUDA's subtracts lr * decay, a float32 product, rounding once: docs/gpu.md)."""
     start = torch.randn(4096, 64, generator=torch.Generator().manual_seed(0)).to(device)
     fused, ours = start.clone().requires_grad_(True), start.clone()
@@ -141,7 +144,7 @@ def test_decay_rounds_as_fused_adamw_on_a_row_that_never_had_a_gradient(device):
         optimizer.param_groups[0]["lr"] = lr
         fused.grad = torch.zeros_like(fused)
         optimizer.step()
-        loop.decay(ours, lr, 0.01)
+        optim.decay(ours, lr, 0.01)
         assert torch.equal(fused.detach(), ours), lr
     assert not torch.equal(ours, start)
 
@@ -155,17 +158,17 @@ def test_adamw_on_the_used_word_rows_gives_the_plain_path_s_weights_bit_for_bit(
     sentences = lambda n: [torch.randint(1000, 1400, (int(t),), generator=g) for t in torch.randint(2, 10, (n,), generator=g)]
     train_inputs, dev_inputs = sentences(24), sentences(8)
     train_labels, dev_labels = np.arange(24) % 2, np.arange(8) % 2
-    config = loop.TrainConfig(epochs=3, lr=1e-3, weight_decay=weight_decay, precision=precision, selection="last")
+    config = protocol.TrainConfig(epochs=3, lr=1e-3, weight_decay=weight_decay, precision=precision, selection="last")
     weights, states = {}, {}
     for kind in ("used rows", "every row"):
         if kind == "every row":
             monkeypatch.setattr(loop, "used_word_rows", lambda *args: {})
         torch.manual_seed(0)
         classifier = checkpoint.from_pretrained(tiny_bert).to(device)
-        loop.freeze(classifier, 0)
-        states[kind] = loop.used_word_rows(classifier, train_inputs, None)
-        history = loop.train(classifier, config, train_inputs, train_labels, dev_inputs, dev_labels, None, device,
-                             log=lambda line: None)
+        trainable.freeze(classifier, 0)
+        states[kind] = optim.used_word_rows(classifier, train_inputs, None)
+        loop.train(classifier, config, loop.RunInputs(train_inputs, train_labels, dev_inputs, dev_labels, None,
+                                                      device), log=lambda line: None)
         weights[kind] = {n: p.detach().clone() for n, p in classifier.named_parameters()}
     rows = next(iter(states["used rows"].values()))
     assert 100 < len(rows) < 402  # the tokens drawn from 400 ids, and [PAD]: the restriction is real
@@ -182,18 +185,18 @@ def test_adamw_on_the_used_word_rows_gives_the_plain_path_s_weights_bit_for_bit(
 def test_word_rows_are_only_for_a_word_embedding_that_trains_on_token_ids(tiny_bert):
     classifier = checkpoint.from_pretrained(tiny_bert)
     ids = [torch.tensor([101, 7, 7, 102]), torch.stack([torch.tensor([101, 9, 102, 8, 102]), torch.tensor([0, 0, 0, 1, 1])], 1)]
-    rows = loop.used_word_rows(classifier, ids, None)
+    rows = optim.used_word_rows(classifier, ids, None)
     assert rows[classifier.embed.word.weight].tolist() == [0, 7, 8, 9, 101, 102]  # [PAD] is 0; segments are not ids
-    assert loop.used_word_rows(classifier, ids, 2) == {}  # cached states: the embedding does not run
-    loop.freeze(classifier, 1)
-    assert loop.used_word_rows(classifier, ids, None) == {}
+    assert optim.used_word_rows(classifier, ids, 2) == {}  # cached states: the embedding does not run
+    trainable.freeze(classifier, 1)
+    assert optim.used_word_rows(classifier, ids, None) == {}
 
 
 def fp16_step(classifier, scaler, ids, labels, device):
     """One loop.train_step in fp16 mixed precision (on the CPU too, where CI can run it)."""
     params = [p for p in classifier.parameters() if p.requires_grad]
-    optimizer = loop.AdamW([dict(params=params)], lr=1e-3)
-    config = loop.TrainConfig(precision="fp16")
+    optimizer = optim.AdamW([dict(params=params)], lr=1e-3)
+    config = protocol.TrainConfig(precision="fp16")
     return loop.train_step(classifier, optimizer, scaler, params, ids, labels, None, device, config)
 
 
@@ -224,9 +227,9 @@ def test_fp16_and_bf16_training_follow_fp32(tiny_bert_no_dropout, device):
     for precision in ("fp32", "fp16", "bf16"):
         classifier = checkpoint.from_pretrained(tiny_bert_no_dropout).to(device)
         params = [p for p in classifier.parameters() if p.requires_grad]
-        optimizer = loop.AdamW([dict(params=params)], lr=1e-3)
+        optimizer = optim.AdamW([dict(params=params)], lr=1e-3)
         scaler = torch.amp.GradScaler(device.type, enabled=precision == "fp16")
-        config = loop.TrainConfig(precision=precision)
+        config = protocol.TrainConfig(precision=precision)
         # eight steps on one batch: the model memorises it, so the losses move a long way
         losses[precision] = [loop.train_step(classifier, optimizer, scaler, params, ids[:16], labels[:16],
                                              None, device, config) for _ in range(12)]
@@ -242,14 +245,14 @@ def test_the_chosen_evaluations_weights_are_restored_exactly(tiny_bert, selectio
     # dev split again reproduces that evaluation's figures, and the train scores are theirs too
     torch.manual_seed(0)
     classifier = checkpoint.from_pretrained(tiny_bert).to(device)
-    loop.freeze(classifier, 1)
+    trainable.freeze(classifier, 1)
     g = torch.Generator().manual_seed(3)
     sentences = lambda n: [torch.randint(1000, 2000, (int(t),), generator=g) for t in torch.randint(3, 12, (n,), generator=g)]
     train_inputs, dev_inputs = sentences(48), sentences(40)
     train_labels, dev_labels = np.arange(48) % 2, (np.arange(40) // 3) % 2
-    config = loop.TrainConfig(freeze=1, epochs=4, lr=1e-3, metric="accuracy", selection=selection, eval_at_end=True)
-    history = loop.train(classifier, config, train_inputs, train_labels, dev_inputs, dev_labels, None,
-                         device, log=lambda line: None)
+    config = protocol.TrainConfig(epochs=4, lr=1e-3, metric="accuracy", selection=selection, eval_at_end=True)
+    history = loop.train(classifier, config, loop.RunInputs(train_inputs, train_labels, dev_inputs, dev_labels, None,
+                                                            device), log=lambda line: None)
     chosen, curve = history.chosen, history.curve
     if selection == "best":
         assert chosen["step"] < curve[-1]["step"], "the test needs a best evaluation before the last"
@@ -257,17 +260,17 @@ def test_the_chosen_evaluations_weights_are_restored_exactly(tiny_bert, selectio
         assert all(p["accuracy"] < chosen["accuracy"] for p in curve if p["step"] < chosen["step"])
     else:
         assert chosen is curve[-1]
-    dev = loop.metrics.scores(dev_labels, loop.predict(classifier, dev_inputs, None, device, config), 2)
+    dev = loop.metrics.scores(dev_labels, loop.predict(classifier, dev_inputs, None, device, config.precision), 2)
     assert dev == {name: chosen[name] for name in dev}
-    train = loop.metrics.scores(train_labels, loop.predict(classifier, train_inputs, None, device, config), 2)
+    train = loop.metrics.scores(train_labels, loop.predict(classifier, train_inputs, None, device, config.precision), 2)
     assert train == history.train_scores
 
 
 def test_reinit_resets_exactly_the_top_layers_as_transformers_initialises_them(tiny_bert):
     classifier = checkpoint.from_pretrained(tiny_bert)  # 3 layers, 32 wide, initializer_range 0.02
     before = {name: p.detach().clone() for name, p in classifier.named_parameters()}
-    loop.freeze(classifier, 1)
-    loop.reinitialize_top(classifier, 2, 1)
+    trainable.freeze(classifier, 1)
+    trainable.reinitialize_top(classifier, 2, 1)
     changed = {name for name, p in classifier.named_parameters() if not torch.equal(p, before[name])}
     assert {name.split(".")[1] for name in changed} == {"1", "2"} and all(n.startswith("layers.") for n in changed)
     assert trainable_names(classifier) == {"layers.1", "layers.2", "head"}  # freezing is untouched
@@ -285,7 +288,7 @@ def test_reinit_resets_exactly_the_top_layers_as_transformers_initialises_them(t
             assert param.std().item() == pytest.approx(reference.std().item(), rel=0.15), name
             assert abs(param.mean().item()) < 3 * 0.02 / param.numel() ** 0.5, name
     with pytest.raises(ValueError, match=r"--reinit 3 with --freeze 1: .* \(k \+ N <= 3 for this 3-layer model\)"):
-        loop.reinitialize_top(classifier, 3, 1)
+        trainable.reinitialize_top(classifier, 3, 1)
 
 
 def test_a_frozen_depth_freezes_mpnets_relative_bias_and_training_leaves_it_untouched(tmp_path):
@@ -293,16 +296,16 @@ def test_a_frozen_depth_freezes_mpnets_relative_bias_and_training_leaves_it_unto
     _, folder = tiny_hf_model("mpnet", tmp_path)
     for k, trains in ((-1, True), (0, True), (1, False), (3, False)):
         classifier = checkpoint.from_pretrained(folder, num_labels=3)
-        loop.freeze(classifier, k)
+        trainable.freeze(classifier, k)
         assert classifier.relative_bias.weight.requires_grad is trains, k
     before = classifier.relative_bias.weight.detach().clone()  # k = 1: train the top two layers
     classifier = checkpoint.from_pretrained(folder, num_labels=3)
-    loop.freeze(classifier, 1)
+    trainable.freeze(classifier, 1)
     ids = [torch.randint(5, 99, (n,)) for n in (12, 30, 4, 19)] * 4
     dev = ids[:4]
     inputs, dev_inputs = (cache.frozen_prefix(classifier, x, 1, torch.device("cpu"), "fp32") for x in (ids, dev))
-    loop.train(classifier, loop.TrainConfig(freeze=1, epochs=2, lr=1e-2), inputs, np.arange(16) % 3, dev_inputs,
-               np.array([0, 1, 2, 0]), 1, torch.device("cpu"), log=lambda line: None)
+    loop.train(classifier, protocol.TrainConfig(epochs=2, lr=1e-2), loop.RunInputs(inputs, np.arange(16) % 3, dev_inputs,
+               np.array([0, 1, 2, 0]), 1, torch.device("cpu")), log=lambda line: None)
     torch.testing.assert_close(classifier.relative_bias.weight, before, rtol=0, atol=0)
     assert not torch.equal(classifier.layers[2].query.weight, checkpoint.from_pretrained(folder, 3).layers[2].query.weight)
 
@@ -322,9 +325,9 @@ def test_mpnet_trains_in_fp16_and_bf16_as_in_fp32(tmp_path, device):
         for layer in classifier.layers:
             layer.attention_dropout = 0.0
         params = [p for p in classifier.parameters() if p.requires_grad]
-        optimizer = loop.AdamW([dict(params=params)], lr=1e-3)
+        optimizer = optim.AdamW([dict(params=params)], lr=1e-3)
         scaler = torch.amp.GradScaler(device.type, enabled=precision == "fp16")
-        config = loop.TrainConfig(precision=precision)
+        config = protocol.TrainConfig(precision=precision)
         losses[precision] = [loop.train_step(classifier, optimizer, scaler, params, ids, labels, None, device, config)
                              for _ in range(12)]
     assert losses["fp32"][-1] < losses["fp32"][0] - 0.05

@@ -1,15 +1,15 @@
-"""adapters.py: LoRA computes what transformers' model computes with the merged weight W + (alpha / r) B A
+"""trainable.py: LoRA computes what transformers' model computes with the merged weight W + (alpha / r) B A
 (logits, loss, and the gradients of A, B and the head), BERT, RoBERTa and MPNet, through the cache as without
 it; BitFit trains exactly the parameters it names; bad LoRA flags are one line."""
 
 import pytest
 import torch
 
-import adapters
 import cache
 import checkpoint
 import freeze_study
 import loop
+import trainable
 from conftest import run, tiny_hf_model
 
 HF_PROJECTION = {"query": "attention.self.query", "value": "attention.self.value", "key": "attention.self.key"}
@@ -20,8 +20,8 @@ def lora_and_merged(family, tmp_path, k=0, targets=("query", "value")):
     """Our classifier with LoRA (rank 4, alpha 8, a random non-zero B) and transformers' with merged weights."""
     hf, folder = tiny_hf_model(family, tmp_path, num_labels=2)
     ours = checkpoint.from_pretrained(folder, num_labels=2)
-    loop.freeze(ours, k)
-    adapters.add_lora(ours, k, rank=4, alpha=8.0, dropout=0.0, targets=list(targets))
+    trainable.freeze(ours, k)
+    trainable.add_lora(ours, k, rank=4, alpha=8.0, dropout=0.0, targets=list(targets))
     torch.manual_seed(1)
     with torch.no_grad():
         for i, layer in enumerate(ours.layers):
@@ -86,8 +86,8 @@ def test_lora_above_a_cached_prefix_is_lora_over_the_whole_network(tmp_path):
 def test_bitfit_trains_every_bias_above_the_frozen_layers_and_the_classifier(family, k, tmp_path):
     _, folder = tiny_hf_model(family, tmp_path)
     ours = checkpoint.from_pretrained(folder, num_labels=3)
-    loop.freeze(ours, k)
-    adapters.bitfit(ours, k)
+    trainable.freeze(ours, k)
+    trainable.bitfit(ours, k)
     trained = {name for name, p in ours.named_parameters() if p.requires_grad}
     biases = {name for name, _ in ours.named_parameters() if name.endswith("bias") and (
         name.startswith("head.") or any(name.startswith(f"layers.{i}.") for i in range(k, 3))
@@ -99,7 +99,7 @@ def test_bitfit_trains_every_bias_above_the_frozen_layers_and_the_classifier(fam
 @pytest.mark.parametrize("argv, message", [
     (["--method", "lora", "--lora-rank", "0"], "--lora-rank 0: the rank of the update is at least 1"),
     (["--method", "lora", "--lora-targets", "query", "gate"], "--lora-targets gate: a layer's projections are"),
-    (["--lora-rank", "4"], "--lora-rank shape LoRA's update: they go with --method lora"),
+    (["--lora-rank", "4"], "--lora-rank is --method lora's own option: it goes with --method lora"),
 ])
 def test_bad_lora_flags_are_one_line(tmp_path, tiny_bert, glue_dir, capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
@@ -113,7 +113,7 @@ def test_a_lora_run_records_its_rate_and_trains_a_few_parameters(tmp_path, tiny_
     result = run(tmp_path, tiny_bert, glue_dir, "--method", "lora", "--freeze", "1", "--precision", "fp32",
                  out="freeze1_size50_seed1_lora.json")
     # rank 8 on query and value (32 wide) in layers 2 and 3: 2 x 2 x (8 x 32 + 32 x 8), and the classifier
-    assert result["config"]["lr"] == 5e-4 and result["trainable_parameters"] == 2 * 2 * 512 + 33 * 2
+    assert result["config"]["lr"] == 5e-3 and result["trainable_parameters"] == 2 * 2 * 512 + 33 * 2
     assert result["config"]["cache"] and result["selection"] == "best"
     # AdamW keeps two moments and a step per trained tensor: 2 x 2114 float32 numbers, and 10 steps
     memory = result["training_memory_mb"]
