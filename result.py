@@ -4,11 +4,11 @@ prints, the cell it belongs to, and the rules that keep a folder's cells poolabl
 
 A result's file name says what the run was, and nothing else does:
 
-    freeze<k>_size<n>_seed<s>[_lr<rate>][_reinit<N>][_probe|_setfit].json
+    freeze<k>_size<n>_seed<s>[_lr<rate>][_reinit<N>][_<method>].json
 
-the learning rate only where it is not the method's default (the blog's 5e-5 for the fine-tune,
-setfit's 2e-5 for SetFit; a probe has none), written as 3e-4; the reset top layers
-only where there are some. The Makefile asks this module for a grid's names and for the options
+the learning rate only where it is not the method's default at that train size (methods.py; a
+probe has none), written as 3e-4; the reset top layers only where there are some; the method's
+suffix (methods.py) unless it is the protocol's fine-tune. The Makefile asks this module for a grid's names and for the options
 each name stands for (python -m result names ... / flags NAME), so make and the tool cannot
 disagree. Runs that differ in nothing but their seed form a cell, and a report pools them; what
 else can change a run's answer (its precision, the way it pools a sentence) must then be the same
@@ -29,15 +29,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+import methods
 import metrics
+from atomic import write_atomically
+from methods import lr_text
 
-# each method's learning rate when --lr is not given, which a name leaves out: the blog study's for the
-# fine-tune, setfit 1.2's for SetFit's body, the LoRA paper's SST-2 rate for LoRA, BitFit's paper's top
-# rate for BitFit; a probe is fitted, not trained at a rate
-DEFAULT_LRS = {"finetune": 5e-5, "setfit": 2e-5, "probe": None, "lora": 5e-4, "bitfit": 1e-3}
-METHODS = tuple(DEFAULT_LRS)
+SUFFIXES = {method.suffix: method.name for method in methods.METHODS}
 NAME = re.compile(r"freeze(-?\d+)_size(\d+|all)_seed(\d+)(?:_lr([0-9.]+e-?\d+))?(?:_reinit(\d+))?"
-                  r"(?:_(probe|setfit|lora|bitfit))?\.json")
+                  + "(" + "|".join(re.escape(suffix) for suffix in SUFFIXES) + r")\.json")
 
 
 @dataclass(frozen=True)
@@ -48,26 +47,25 @@ class RunName:
     seed: int
     lr: float | None = None  # None: the method's default rate
     reinit: int = 0
-    method: str = "finetune"  # finetune, probe, setfit, lora or bitfit
+    method: str = methods.FINETUNE.name  # a name of methods.py's table
 
     def file_name(self):
+        default_lr = methods.get(self.method).default_lr(self.size)
         return (f"freeze{self.freeze}_size{self.size}_seed{self.seed}"
-                + (f"_lr{lr_text(self.lr)}" if self.lr not in (None, DEFAULT_LRS[self.method]) else "")
+                + (f"_lr{lr_text(self.lr)}" if self.lr not in (None, default_lr) else "")
                 + (f"_reinit{self.reinit}" if self.reinit else "")
-                + (f"_{self.method}" if self.method != "finetune" else "") + ".json")
+                + methods.get(self.method).suffix + ".json")
 
-    def flags(self):
-        """freeze_study.py's options for this run."""
+    def flags(self, shared=None):
+        """freeze_study.py's options for this run, and of `shared` ({option: value}, a grid's options
+        for every run: EPOCHS, PROTOCOL) those its method reads."""
+        ignored = methods.get(self.method).ignores
         return (["--freeze", str(self.freeze), "--size", str(self.size), "--seed", str(self.seed)]
                 + (["--lr", lr_text(self.lr)] if self.lr is not None else [])
                 + (["--reinit", str(self.reinit)] if self.reinit else [])
-                + ([] if self.method == "finetune" else ["--probe"] if self.method == "probe" else ["--method", self.method]))
-
-
-def lr_text(lr):
-    """A learning rate as names write it: 5e-5, 3e-4, 1.5e-5."""
-    mantissa, exponent = f"{float(lr):e}".split("e")
-    return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+                + (["--method", self.method] if self.method != methods.FINETUNE.name else [])
+                + [text for name, value in (shared or {}).items() if value is not None and name not in ignored
+                   for text in ("--" + name.replace("_", "-"), str(value))])
 
 
 def parse_name(name):
@@ -76,26 +74,25 @@ def parse_name(name):
     match = NAME.fullmatch(os.path.basename(name))
     if not match:
         return None
-    freeze, size, seed, lr, reinit, method = match.groups()
+    freeze, size, seed, lr, reinit, suffix = match.groups()
     run = RunName(int(freeze), size if size == "all" else int(size), int(seed), float(lr) if lr else None,
-                  int(reinit or 0), method or "finetune")
+                  int(reinit or 0), SUFFIXES[suffix])
     return run if run.file_name() == os.path.basename(name) else None
 
 
 def method_of(config):
-    """finetune, probe, setfit, lora or bitfit: what a run did, from its recorded configuration."""
-    return "probe" if config["probe"] else config["method"]
+    """The name of the method a run used (methods.py), from its recorded configuration."""
+    return config["method"]
 
 
-# What else changes a run's answer beyond what its name says (the method's own settings only for that
-# method): runs that differ in one of these are two experiments, never one cell's seeds
-SETTINGS = ("pooling", "precision", "protocol", "epochs", "batch_size", "warmup_epochs", "weight_decay", "normalize")
-METHOD_SETTINGS = {"setfit": ("num_iterations",), "lora": ("lora_rank", "lora_alpha", "lora_dropout", "lora_targets")}
+# What else changes a run's answer beyond what its name says (and each method's own, methods.py):
+# runs that differ in one of these are two experiments, never one cell's seeds
+SETTINGS = ("pooling", "precision", "normalize")
 
 
 def settings_of(config):
     """{setting: its value as text} for every setting a cell's runs must share."""
-    names = SETTINGS + METHOD_SETTINGS.get(method_of(config), ())
+    names = SETTINGS + methods.get(method_of(config)).settings
     values = {name: config.get(name) for name in names}
     return {name: ",".join(value) if isinstance(value, list) else str(value) for name, value in values.items()}
 
@@ -103,7 +100,7 @@ def settings_of(config):
 def name_of(config):
     """The RunName of a run's configuration (freeze_study.py's options, or a result's config)."""
     method = method_of(config)
-    lr = None if config["lr"] == DEFAULT_LRS[method] else config["lr"]
+    lr = None if config["lr"] == methods.get(method).default_lr(config["size"]) else config["lr"]
     return RunName(config["freeze"], config["size"], config["seed"], lr, config["reinit"], method)
 
 
@@ -135,7 +132,7 @@ def default_path(task_name, model, run):
     return os.path.join("results", task_name, model_label(model), run.file_name())
 
 
-def grid_names(folder, freeze, sizes, seeds, lrs=(None,), reinits=(0,), probe=False, method="finetune"):
+def grid_names(folder, freeze, sizes, seeds, lrs=(None,), reinits=(0,), probe=False, method=methods.FINETUNE.name):
     """Every result file of a grid, in the order make runs them: each depth, size, seed, rate and
     (at k = 0 only) reset; then, with probe, a probe at the last depth per size and seed."""
     runs = [RunName(k, n, s, lr, r, method) for k in freeze for n in sizes for s in seeds for lr in lrs
@@ -202,11 +199,11 @@ def build(config, task, history, trainable, total, seconds, peak_memory_mb, proc
     what the run cost. history: what training returned (loop.TrainResult)."""
     curve, chosen = history.curve, history.chosen
     names = [name for name in metrics.NAMES if name in chosen]
-    method = method_of(config)
+    method = methods.get(method_of(config))
     result = dict(
         config=config, metric=task.metric, score=chosen[task.metric], score_step=chosen["step"],
-        selection=method if method in ("probe", "setfit") else config["selection"],  # scored once, or the protocol's
-        probe=history.probe, setfit=history.setfit,
+        selection=method.name if method.scored_once else config["selection"],  # scored once, or the protocol's
+        **({method.name: history.details} if history.details is not None else {}),  # the probe's fit, SetFit's pairs
         at_score={name: chosen[name] for name in names},  # every metric at that evaluation
         # the training subset, scored with the weights of that evaluation: the gap shows over-fitting
         train_at_score=history.train_scores,
@@ -243,7 +240,6 @@ def summary_line(result, path):
 
 
 def write(path, result):
-    from cache import write_atomically  # torch, which make's calls of this module need not import
     write_atomically(path, lambda f: f.write(json.dumps(result, indent=1).encode()))
 
 
@@ -258,16 +254,18 @@ def main(argv=None):
     for option, kind in (("--freeze", int), ("--sizes", str), ("--seeds", int), ("--lrs", float), ("--reinits", int)):
         names.add_argument(option, type=kind, nargs="+", required=option in ("--freeze", "--sizes", "--seeds"))
     names.add_argument("--probe", action="store_true")
-    names.add_argument("--method", default="finetune", choices=("finetune", "setfit", "lora", "bitfit"))
+    names.add_argument("--method", default=methods.FINETUNE.name, choices=methods.NAMES)
     flags = sub.add_parser("flags", help="the freeze_study.py options a result file's name stands for")
     flags.add_argument("name")
+    flags.add_argument("--epochs", help="the grid's, for the runs whose method has epochs")
+    flags.add_argument("--protocol", help="the grid's, for the runs whose method follows a protocol")
     args = p.parse_args(argv)
     if args.command == "flags":
         run = parse_name(args.name)
         if run is None:
             sys.exit(f"result.py: {args.name} is not a result's name (freeze<k>_size<n>_seed<s>[_lr<rate>]"
-                     "[_reinit<N>][_probe|_setfit].json, rates written as 3e-4)")
-        print(" ".join(run.flags()))
+                     f"[_reinit<N>][{'|'.join(filter(None, SUFFIXES))}].json, rates written as 3e-4)")
+        print(" ".join(run.flags(dict(epochs=args.epochs, protocol=args.protocol))))
         return
     sizes = [size if size == "all" else int(size) for size in args.sizes]
     print("\n".join(grid_names(args.folder, args.freeze, sizes, args.seeds, args.lrs or [None],

@@ -50,14 +50,14 @@ def save_tiny_bert(folder, dropout=0.1, layers=3, num_labels=2):
     that trains in seconds on the real data."""
     import torch
     import transformers
-    import checkpoint
+    import hub
     torch.manual_seed(0)
     config = transformers.BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=layers,
                                      num_attention_heads=4, intermediate_size=64,
                                      hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
                                      num_labels=num_labels)
     transformers.BertForSequenceClassification(config).save_pretrained(folder)
-    minilm = checkpoint.checkpoint_folder("minilm")
+    minilm = hub.checkpoint_folder("minilm")
     for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
         shutil.copy(os.path.join(minilm, name), folder)
     return str(folder)
@@ -102,12 +102,14 @@ def tiny_hf_model(family, tmp_path, num_labels=3, buckets=32):
 
 
 def run(tmp_path, checkpoint, glue_dir, *extra, out="result.json"):
-    """freeze_study.run on 50 examples of GLUE (SST-2 unless extra says), 2 epochs, quiet, its
-    caches and subsets under tmp_path; returns the result."""
+    """freeze_study.run on 50 examples of GLUE (SST-2 unless extra says), 2 epochs (where the
+    method has epochs), quiet, its caches and subsets under tmp_path; returns the result."""
     import freeze_study
-    argv = ["--model", checkpoint, "--glue-dir", glue_dir, "--size", "50", "--epochs", "2",
-            "--cache-dir", str(tmp_path / "cache"), "--splits-dir", str(tmp_path / "splits"),
-            "--out", str(tmp_path / out), "--quiet", *extra]
+    import methods
+    argv = ["--model", checkpoint, "--glue-dir", glue_dir, "--size", "50", "--cache-dir", str(tmp_path / "cache"),
+            "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / out), "--quiet", *extra]
+    if "epochs" not in methods.get(freeze_study.parse_args(argv).method).ignores:
+        argv += ["--epochs", "2"]
     return freeze_study.run(freeze_study.parse_args(argv))
 
 
@@ -117,7 +119,7 @@ def result_record(freeze, size, seed, accuracy=0.5, mcc=0.0, task="sst2", model=
     """A run result in today's format with what the reports read (config: more of its configuration;
     seconds: the run's timings, {"total": ...})."""
     config = {**dict(freeze=freeze, size=size, seed=seed, lr=lr, task=task, model=model, num_layers=num_layers,
-                     precision=precision, device=device, method="finetune", probe=False, reinit=0, pooling="first"),
+                     precision=precision, device=device, method="finetune", reinit=0, pooling="first"),
               **config}
     return dict(config=config, metric=metric, score=accuracy if score is None else score, best_accuracy=accuracy,
                 best_mcc=mcc, best=dict(accuracy=accuracy, mcc=mcc), at_score=dict(accuracy=accuracy, mcc=mcc), curve=[],

@@ -197,7 +197,6 @@ def test_the_default_precision_is_recorded(tmp_path, tiny_bert, glue_dir):
     result = run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--epochs", "1")
     cpu_default = "bf16" if machine.multiplies_bf16() else "fp32"  # bf16 where it is native
     assert result["config"]["precision"] == ("fp16" if torch.cuda.is_available() else cpu_default)  # the study's on CUDA
-    assert result["config"]["skip_padding"] is True
 
 
 def cli(*argv, env=None, **kwargs):

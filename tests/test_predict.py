@@ -24,7 +24,7 @@ def test_the_saved_run_scores_the_dev_split_as_the_run_did(tmp_path, tiny_bert, 
     assert np.mean(predictions == task.dev_labels) == result["at_score"]["accuracy"]
 
 
-@pytest.mark.parametrize("extra, message", [(["--probe", "--freeze", "3"], "reads the first token"),
+@pytest.mark.parametrize("extra, message", [(["--probe", "--freeze", "3"], "goes with --method finetune"),
                                             (["--pooling", "mean"], "reads the first token")])
 def test_save_goes_with_the_fine_tune(tmp_path, tiny_bert, glue_dir, extra, message):
     with pytest.raises(ValueError, match=message):

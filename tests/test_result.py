@@ -19,12 +19,16 @@ from conftest import ROOT, result_record, write_result
     (result.RunName(6, 1000, 5, method="probe"), "freeze6_size1000_seed5_probe.json"),
     (result.RunName(4, 50, 1, lr=2e-3, method="setfit"), "freeze4_size50_seed1_lr2e-3_setfit.json"),
     (result.RunName(4, 50, 1, lr=5e-5, method="setfit"), "freeze4_size50_seed1_lr5e-5_setfit.json"),
+    # a rate is left out where it is the method's default at that size (methods.py): LoRA's falls as n grows
+    (result.RunName(0, 50, 1, method="lora"), "freeze0_size50_seed1_lora.json"),
+    (result.RunName(0, 200, 1, lr=5e-3, method="lora"), "freeze0_size200_seed1_lr5e-3_lora.json"),
 ])
 def test_a_name_is_written_and_read_back_the_same(run, name):
     assert run.file_name() == name and result.parse_name(f"results/sst2/minilm/{name}") == run
 
 
 @pytest.mark.parametrize("name", ["freeze2_size200_seed1_lr5e-5.json",  # the default rate is left out
+                                  "freeze2_size50_seed1_lr5e-3_lora.json",  # LoRA's at n = 50
                                   "freeze2_size200_seed1_lr0.0003.json",  # rates are written as 3e-4
                                   "freeze2_size200_seed1_reinit0.json", "result.json", "freeze2_size200.json"])
 def test_a_name_written_otherwise_is_not_a_run_s(name):
@@ -53,18 +57,18 @@ def test_flags_are_the_options_a_name_stands_for():
     flags = lambda name: subprocess.run([sys.executable, "-m", "result", "flags", name], cwd=ROOT, capture_output=True,
                                         text=True)
     assert flags("freeze-1_sizeall_seed2_lr3e-4_reinit1_probe.json").stdout.split() == [
-        "--freeze", "-1", "--size", "all", "--seed", "2", "--lr", "3e-4", "--reinit", "1", "--probe"]
-    # no --lr where the name has none: each method's own rate (setfit's 2e-5 for SetFit)
+        "--freeze", "-1", "--size", "all", "--seed", "2", "--lr", "3e-4", "--reinit", "1", "--method", "probe"]
+    # no --lr where the name has none: each method's own rate at the size (SetFit's 2e-4 at n = 50)
     assert flags("freeze4_size50_seed1_setfit.json").stdout.split() == [
         "--freeze", "4", "--size", "50", "--seed", "1", "--method", "setfit"]
-    assert result.name_of(dict(freeze=4, size=50, seed=1, lr=2e-5, reinit=0, probe=False, method="setfit")) == \
+    assert result.name_of(dict(freeze=4, size=50, seed=1, lr=2e-4, reinit=0, method="setfit")) == \
         result.RunName(4, 50, 1, method="setfit")
     bad = flags("freeze4_size50_seed1_lr0.0001.json")
     assert bad.returncode != 0 and "3e-4" in bad.stderr and bad.stdout == ""
 
 
 def test_a_run_s_default_name_and_its_configuration_agree():
-    record = result_record(2, 200, 1, lr=3e-4, probe=True)
+    record = result_record(2, 200, 1, lr=3e-4, method="probe")
     assert result.name_of(record["config"]).file_name() == "freeze2_size200_seed1_lr3e-4_probe.json"
     assert result.default_path("sst2", "./checkpoints/mine/", result.RunName(0, 50, 1)) == \
         "results/sst2/mine/freeze0_size50_seed1.json"
@@ -72,22 +76,22 @@ def test_a_run_s_default_name_and_its_configuration_agree():
 
 def test_a_folder_takes_one_precision_and_one_pooling_per_method(tmp_path):
     write_result(tmp_path, 6, 50, 1, 0.7)  # a fine-tune, first token, fp32
-    write_result(tmp_path, 6, 50, 1, 0.7, probe=True, pooling="mean")
+    write_result(tmp_path, 6, 50, 1, 0.7, method="probe", lr=None, pooling="mean")
     (tmp_path / "notes.json").write_text(json.dumps({"not": "a run"}))
-    ok = dict(precision="fp32", pooling="first", probe=False, method="finetune")
+    ok = dict(precision="fp32", pooling="first", method="finetune")
     result.check_folder(str(tmp_path), ok, precision_chosen=True)
     result.check_folder(str(tmp_path), dict(ok, pooling="mean", method="setfit"), precision_chosen=True)  # a new method
     with pytest.raises(ValueError, match=r"holds fp32 runs .* would be bf16 \(the default here\): pass --precision fp32"):
         result.check_folder(str(tmp_path), dict(ok, precision="bf16"), precision_chosen=False)
     with pytest.raises(ValueError, match="holds probe runs pooled by the mean .* would pool by the first"):
-        result.check_folder(str(tmp_path), dict(ok, probe=True), precision_chosen=True)
+        result.check_folder(str(tmp_path), dict(ok, method="probe"), precision_chosen=True)
 
 
 def test_a_run_never_joins_a_cell_of_other_settings(tmp_path):
     """SetFit's pairs per example (--num-iterations) are a setting its name does not carry: a run
     that would join seeds run with others is refused before it starts, in one line."""
-    write_result(tmp_path, 0, 1000, 1, 0.82, method="setfit", lr=2e-5, pooling="mean", num_iterations=20)
-    setfit = result_record(0, 1000, 2, method="setfit", lr=2e-5, pooling="mean", num_iterations=20)["config"]
+    write_result(tmp_path, 0, 1000, 1, 0.82, method="setfit", lr=1e-5, pooling="mean", num_iterations=20)
+    setfit = result_record(0, 1000, 2, method="setfit", lr=1e-5, pooling="mean", num_iterations=20)["config"]
     result.check_folder(str(tmp_path), setfit, precision_chosen=True)  # another seed of the cell
     result.check_folder(str(tmp_path), dict(setfit, size=500, num_iterations=None), precision_chosen=True)  # another cell
     with pytest.raises(ValueError, match=r"holds this cell's runs with num_iterations 20 \(freeze0_size1000_seed1_setfit"

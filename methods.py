@@ -1,0 +1,165 @@
+"""
+The methods, one declaration each: how a run adapts the checkpoint to the task above its k frozen,
+cached layers. Everything that differs between methods is here (the command line's choices, the
+result file's name, the reports' labels and the Makefile's METHOD read this table); what trains
+under each is drawn in trainable.py, and how each trains is one function with one signature:
+
+    train(model, config, inputs, log) -> loop.TrainResult     (config: protocol.TrainConfig, inputs: loop.RunInputs)
+
+    finetune   loop.train         the protocol's AdamW steps on the head and the layers above k
+    lora       loop.train         the same steps on low-rank updates of query and value, and the head
+    bitfit     loop.train         the same steps on every bias and the classifier
+    setfit     contrastive.train  pairs' cosine on the layers above k, then a fitted logistic head
+    probe      probe.train        nothing trains: a linear model fitted to the frozen model's embedding
+
+A sixth method is one Method in METHODS and its functions. `python -m methods` prints the table
+with each method's default rate and the rates a search tries at each train size.
+
+Nothing here imports torch (make's calls of result.py read the table): the functions a method
+names are imported when first called.
+"""
+
+import importlib
+import math
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+
+def later(dotted):
+    """module.function, imported at its first call."""
+    module, name = dotted.rsplit(".", 1)
+
+    def call(*args, **kwargs):
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+    call.__name__ = call.__qualname__ = dotted
+    return call
+
+
+# ----------------------------------------------------------------------------------------------
+# Rates: the 1-2-5 ladder every default and every search lies on
+
+def on_ladder(rate):
+    """The 1-2-5 rate nearest `rate` in log scale: 4e-3 -> 5e-3, 1.25e-5 -> 1e-5."""
+    exponent = math.floor(math.log10(rate))
+    candidates = [m * 10.0 ** e for e in (exponent - 1, exponent, exponent + 1) for m in (1, 2, 5)]
+    return float(f"{min(candidates, key=lambda c: abs(math.log(c / rate))):.0e}")
+
+
+def ladder_around(rate, steps=2):
+    """The 1-2-5 rates from `steps` below `rate` to `steps` above: 1e-3 -> 2e-4 5e-4 1e-3 2e-3 5e-3."""
+    exponent = math.floor(math.log10(rate))
+    rungs = sorted(float(f"{m}e{e}") for e in range(exponent - 2, exponent + 3) for m in (1, 2, 5))
+    i = rungs.index(on_ladder(rate))
+    return rungs[i - steps:i + steps + 1]
+
+
+def lr_text(lr):
+    """A learning rate as names and reports write it: 5e-5, 3e-4, 1.5e-5."""
+    mantissa, exponent = f"{float(lr):e}".split("e")
+    return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+
+
+def examples(n):
+    """A train size as a number: 'all' (a whole train split, thousands of examples) reads as infinity."""
+    return math.inf if n == "all" else n
+
+
+def scaled(rate, at, n, power=1, floor=None):
+    """`rate` at `at` examples, scaled by (at / n) ** power at other sizes and never below `floor`
+    (default: `rate`), on the 1-2-5 ladder: the best rates the line searches found fall as n grows."""
+    return on_ladder(max(rate * (at / examples(n)) ** power, rate if floor is None else floor))
+
+
+# ----------------------------------------------------------------------------------------------
+# The table
+
+PROTOCOL_SETTINGS = ("protocol", "epochs", "batch_size", "warmup_epochs", "weight_decay")
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str  # as --method and Makefile's METHOD write it
+    label: str  # as a report writes it
+    suffix: str  # what it adds to a result file's name (result.py): freeze2_size50_seed1_lora.json
+    default_lr: Callable  # n -> the rate a run takes without --lr, and that a result's name leaves out (None: fitted)
+    best_lr: Callable  # n -> where this project's line searches found the best rate (docs/findings-*.md)
+    make_trainable: Callable  # (model, k, options): what trains above the frozen prefix (trainable.py)
+    train: Callable  # (model, config, inputs, log) -> loop.TrainResult
+    counts: Callable  # (trainable, fitted_head) -> the parameters the record counts as trained
+    sentence_embedding: bool  # pools as the checkpoint's own sentence embedding, else reads the first token
+    scored_once: bool  # scores the dev split once, at the end (else each evaluation, and the protocol picks)
+    options: tuple = ()  # options of its own: refused, in one line, with any other method
+    ignores: tuple = ()  # common options it would ignore: refused, in one line ...
+    ignores_why: str = ""  # ... which says why
+    settings: tuple = PROTOCOL_SETTINGS  # beyond pooling and precision, what a cell's runs must share
+    every_layer_frozen: bool = False  # runs only with --freeze L
+    needs_classes: bool = False  # cannot run a regression task
+
+    def ladder(self, n):
+        """The rates a search tries at n: two 1-2-5 steps either side of the best rate found ([] fitted)."""
+        return ladder_around(self.best_lr(n)) if self.best_lr(n) else []
+
+
+LORA_OPTIONS = ("lora_rank", "lora_alpha", "lora_dropout", "lora_targets")
+METHODS = (
+    # the blog's rate at every n (the protocol's); its line searches found 2e-4 at n = 50, 1e-4 at 100
+    # and 5e-5 from 200 up (docs/findings-sst2.md, "The rate falls as n grows")
+    Method("finetune", "fine-tune", "", default_lr=lambda n: 5e-5, best_lr=lambda n: scaled(5e-5, 200, n),
+           make_trainable=later("trainable.everything_above"), train=later("loop.train"),
+           counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False,
+           options=("save",)),
+    # 1e-3 x 200 / n, at least 1e-3: the searches' 5e-3 at n = 50, 2e-3 at 100, 1e-3 at 200, 1000 and
+    # under Lee's protocol on RTE (docs/findings-peft.md); the LoRA paper's 5e-4 learns nothing at n = 200
+    Method("lora", "LoRA", "_lora", default_lr=lambda n: scaled(1e-3, 200, n), best_lr=lambda n: scaled(1e-3, 200, n),
+           make_trainable=later("trainable.lora"), train=later("loop.train"),
+           counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False,
+           options=LORA_OPTIONS, settings=PROTOCOL_SETTINGS + LORA_OPTIONS),
+    # 5e-3 x 100 / n, at least 5e-3: the searches' 1e-2 at n = 50 and 5e-3 from 100 to 1000 (findings-peft.md)
+    Method("bitfit", "BitFit", "_bitfit", default_lr=lambda n: scaled(5e-3, 100, n), best_lr=lambda n: scaled(5e-3, 100, n),
+           make_trainable=later("trainable.biases"), train=later("loop.train"),
+           counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False),
+    # 2e-4 x (50 / n)^2, at least 1e-5 (SetFit's pairs grow as n^2): the searches' 2e-4 at n = 50, 5e-5 at
+    # 100, 1e-5 at 1000 (docs/findings-sst2.md); setfit's own 2e-5 learns little at n = 50. Its epoch,
+    # batch and schedule are setfit's (contrastive.py), so it refuses the protocol's
+    Method("setfit", "SetFit", "_setfit", default_lr=lambda n: scaled(2e-4, 50, n, power=2, floor=1e-5),
+           best_lr=lambda n: scaled(2e-4, 50, n, power=2, floor=1e-5),
+           make_trainable=later("trainable.body_above"), train=later("contrastive.train"),
+           counts=lambda trainable, fitted_head: trainable + fitted_head, sentence_embedding=True, scored_once=True,
+           options=("num_iterations",), ignores=("epochs", "batch_size", "protocol"), settings=("num_iterations",),
+           ignores_why="it trains one epoch of setfit's pairs in batches of 16 on setfit's schedule (contrastive.py)",
+           needs_classes=True),
+    # fitted, not trained: its L2 strength is chosen by cross-validation (probe.py), at no rate
+    Method("probe", "probe", "_probe", default_lr=lambda n: None, best_lr=lambda n: None,
+           make_trainable=later("trainable.nothing"), train=later("probe.train"),
+           counts=lambda trainable, fitted_head: fitted_head, sentence_embedding=True, scored_once=True,
+           ignores=("lr", "epochs", "batch_size", "no_cache"), settings=("protocol",), every_layer_frozen=True,
+           ignores_why="it fits a linear model to the cached frozen features, its strength chosen by cross-validation"),
+)
+BY_NAME = {method.name: method for method in METHODS}
+NAMES = tuple(BY_NAME)
+FINETUNE = BY_NAME["finetune"]  # the protocol's own method, the default
+OPTIONS = tuple(option for method in METHODS for option in method.options)  # every method's own options
+
+
+def get(name):
+    if name not in BY_NAME:
+        raise ValueError(f"unknown method {name!r}: {', '.join(NAMES)}")
+    return BY_NAME[name]
+
+
+def table(sizes=(50, 100, 200, 500, 1000, "all")):
+    """The table as text: each method's default rate and search ladder at each size."""
+    lines = []
+    for method in METHODS:
+        lines.append(f"{method.name} ({method.label}): trains by {method.train.__name__}, "
+                     f"pools {'as its sentence embedding' if method.sentence_embedding else 'the first token'}")
+        for n in sizes:
+            default = method.default_lr(n)
+            lines.append(f"  n = {n}: " + ("fitted, no rate" if default is None else
+                         f"default {lr_text(default)}, a search tries {' '.join(map(lr_text, method.ladder(n)))}"))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # python -m methods
+    print(table() if not sys.argv[1:] else " ".join(NAMES))

@@ -1,0 +1,227 @@
+"""
+The run's plan: the command line's options, checked, and everything decided from them, the task and
+the checkpoint before anything is computed (its method, rate, protocol, pooling, device, precision,
+whether its inputs come from the frozen-prefix cache, and where its result goes). This is the last
+code that reads the command line: every step of freeze_study.run after it reads the Plan.
+"""
+
+import argparse
+import math
+import os
+import sys
+from dataclasses import dataclass
+
+import torch
+
+import checkpoint
+import families
+import hub
+import machine
+import methods
+import protocol
+import result
+import trainable
+
+
+# ----------------------------------------------------------------------------------------------
+# The command line
+
+def parse_args(argv):
+    return parser().parse_args(argv)
+
+
+def parser():
+    p = argparse.ArgumentParser(description="One run of the layer-freezing study.")
+    p.add_argument("--dataset", default="sst2", help="sst2, cola, mrpc, stsb or rte (GLUE); ignored with --train-file")
+    p.add_argument("--model", default="roberta-base",
+                   help="hub name, local checkpoint folder, 'minilm' (offline all-MiniLM-L6-v2) or 'mpnet' (all-mpnet-base-v2: make mpnet)")
+    p.add_argument("--freeze", type=int, default=0,
+                   help="-1: embeddings only; 0: nothing; k: embeddings and the first k layers (LoRA never trains the "
+                        "embeddings, so under it -1 is 0's computation with them cached; BitFit at -1 leaves their biases frozen)")
+    p.add_argument("--size", type=train_size, default=50,
+                   help="training examples (a stratified subset), or 'all': the whole train split")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--reinit", type=int, default=0, help="reset the top N layers before fine-tuning (k + N <= L)")
+    p.add_argument("--protocol", choices=["blog", "lee"],
+                   help="blog: the blog study's (the default); lee: Lee et al. 2019's (see protocol.py)")
+    p.add_argument("--epochs", type=int, help="default: the protocol's (blog 10; lee 3 for BERT, 10 for RoBERTa)")
+    p.add_argument("--lr", type=float, help="default: the method's at this train size (python -m methods lists them)")
+    p.add_argument("--batch-size", type=int, help="default: the protocol's, 16")
+    p.add_argument("--glue-dir", help="local GLUE folder (SST-2/, CoLA/, MRPC/, STS-B/, RTE/); default $GLUE_DIR, else the hub")
+    p.add_argument("--train-file", help="your own task: a CSV/TSV with a header (needs --dev-file)")
+    p.add_argument("--dev-file")
+    p.add_argument("--text-column", default="sentence")
+    p.add_argument("--text-pair-column", help="your own task: the second text of a sentence pair")
+    p.add_argument("--label-column", default="label",
+                   help="integer classes 0..C-1, or class names (numbered in sorted order)")
+    p.add_argument("--regression", action="store_true", help="your own task: the labels are numbers to predict")
+    p.add_argument("--out", help="result JSON (default results/<dataset>/<model>/ and the run's name, result.py)")
+    p.add_argument("--method", choices=methods.NAMES, default=methods.FINETUNE.name,
+                   help="finetune: the protocol's head and fine-tune (the default); lora, bitfit: trainable.py; setfit: "
+                        "SetFit's contrastive fine-tuning, then a logistic-regression head (contrastive.py); probe (with "
+                        "--freeze L): a linear model fitted to the frozen model's sentence embedding (probe.py)")
+    p.add_argument("--probe", dest="method", action="store_const", const="probe", help="the same as --method probe")
+    for name, default in trainable.LORA_DEFAULTS.items():  # --lora-rank, --lora-alpha, --lora-dropout, --lora-targets
+        p.add_argument(f"--lora-{name}", type=type(default) if name != "targets" else str, default=default,
+                       nargs="+" if name == "targets" else None, help=f"--method lora (default {default})")
+    p.add_argument("--num-iterations", type=int,
+                   help="--method setfit: num_iterations x n pairs of each kind instead of setfit's oversampling")
+    p.add_argument("--pooling", choices=["first", "mean"],
+                   help="what stands for a sentence: its first token or the mean of its tokens. Default: the "
+                        "first token for finetune, lora and bitfit (as the studies' classifiers read it); for probe and "
+                        "setfit the checkpoint's own sentence embedding (its sentence-transformers files)")
+    p.add_argument("--save", metavar="DIR", help="also keep the trained fine-tune in the new folder DIR as a "
+                   "transformers checkpoint (predict.py labels a CSV with it)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="run the whole network every step, frozen layers in training mode (the Trainer's way)")
+    p.add_argument("--cache-dir", default="cache", help="frozen-prefix and token-id cache")
+    p.add_argument("--splits-dir", help="the drawn training subsets (default splits; not with --size all)")
+    p.add_argument("--precision", choices=["fp16", "bf16", "fp32"],
+                   help="default: fp16 mixed precision on CUDA (the study's); on a CPU, bf16 mixed precision "
+                        "where it multiplies bfloat16 natively (AVX512-BF16, AMX), else fp32")
+    p.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: cuda if available)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.error = lambda message: fail(message)  # one line, not argparse's usage block
+    return p
+
+
+def train_size(text):
+    if text == "all":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a number of examples nor all") from None
+
+
+def fail(message):
+    print(f"freeze_study.py: error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+@dataclass
+class Plan:
+    """What a run decides once, from its options, its task and its checkpoint, before it computes
+    anything. Every step after it reads the plan, never the command line."""
+    options: dict  # the command line's options, defaults resolved: what the record says of them
+    method: methods.Method
+    method_options: dict  # the method's own settings (LoRA's rank, ...), as trainable.py reads them
+    folder: str  # the checkpoint's folder
+    freeze: int  # -1: the embeddings; 0: nothing; k: the embeddings and the first k layers
+    reinit: int  # the top layers reset before training
+    size: int | str  # the training subset's size, or "all"
+    device: torch.device
+    precision: str
+    pooling: str  # what stands for a sentence: its first token, or the mean of its tokens
+    normalize: bool  # the sentence embedding is L2-normalised (a sentence embedder's own)
+    cached_depth: int | None  # None: the inputs are token ids; k: the frozen prefix's states after k layers
+    train_config: protocol.TrainConfig
+    max_length: float  # the protocol's (and a sentence embedder's) longest sequence; inf: the model's own
+    cache_dir: str
+    out: str  # the result file
+    save: str | None  # keep the trained classifier in this new folder
+    quiet: bool
+
+
+def plan_run(args, task):
+    """Decide the run from its options (checked), its task and its checkpoint."""
+    method = methods.get(args.method)
+    check_options(args, method, task)
+    device, precision = device_and_precision(args)
+    folder = hub.checkpoint_folder(args.model)
+    config = families.read_config(folder)
+    if method.every_layer_frozen and args.freeze != config.num_layers:
+        raise ValueError(f"--method {method.name} fits a linear model to the frozen model's features: use it with "
+                         f"--freeze {config.num_layers} (every layer of this model frozen)")
+    pooling, normalize, own_max_length = pooling_of(args, method, folder)
+    check_save(args, pooling)
+    options = resolved_options(args, method)
+    train_config, max_length = protocol.config(options["protocol"], config.model_type,
+                                               epochs=args.epochs, batch_size=args.batch_size, lr=options["lr"],
+                                               seed=args.seed, precision=precision, metric=task.metric,
+                                               num_iterations=args.num_iterations)
+    # frozen layers are read from the cache (--no-cache runs them every step, the Trainer's way; a
+    # method that trains nothing always reads it)
+    cached = args.freeze != 0 and (method.every_layer_frozen or not args.no_cache)
+    return Plan(options, method, {name: options[name] for name in method.options}, folder, args.freeze, args.reinit,
+                args.size, device, precision, pooling, normalize, cached_depth=max(args.freeze, 0) if cached else None,
+                train_config=train_config, max_length=min(max_length, own_max_length or math.inf),
+                cache_dir=args.cache_dir, out=result_path(args, task, options), save=args.save, quiet=args.quiet)
+
+
+def check_options(args, method, task):
+    """The options that cannot go together, each refused in one line."""
+    for name in ("lr", "epochs", "batch_size"):
+        if getattr(args, name) is not None and not getattr(args, name) > 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be positive (got {getattr(args, name)})")
+    if args.num_iterations is not None and args.num_iterations < 1:
+        raise ValueError("--num-iterations is a positive number of SetFit's pairs per example")
+    if bool(args.train_file) != bool(args.dev_file):
+        raise ValueError("--train-file and --dev-file go together")
+    if not args.train_file and (args.text_pair_column or args.regression):
+        raise ValueError("--text-pair-column and --regression describe your own files: they go with --train-file")
+    if args.size == "all" and args.splits_dir:
+        raise ValueError("--size all trains on the whole train split: --splits-dir (subsets) does not apply")
+    defaults = vars(parser().parse_args([]))
+    given = [name for name, value in vars(args).items() if name != "method" and value != defaults[name]]
+    flag = lambda name: "--" + name.replace("_", "-")
+    for name in given:
+        owner = next((other for other in methods.METHODS if name in other.options), method)
+        if owner is not method:
+            raise ValueError(f"{flag(name)} is --method {owner.name}'s own option: it goes with --method {owner.name}")
+        if name in method.ignores:
+            raise ValueError(f"--method {method.name} would ignore {flag(name)}: {method.ignores_why}")
+    if task.regression and method.needs_classes:
+        raise ValueError(f"{task.name} is a regression task, and --method {method.name} needs classes: use the "
+                         "default --method finetune")
+
+
+def device_and_precision(args):
+    """Where the run runs, and in which precision: (device, precision)."""
+    try:
+        device = torch.device(args.device or machine.pick_device())
+    except RuntimeError:
+        raise ValueError(f"unknown --device {args.device!r}: use cpu, cuda or cuda:N") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda, but no CUDA GPU is available")
+    precision = args.precision or machine.default_precision(device)
+    if precision == "fp16" and device.type != "cuda":
+        raise ValueError("--precision fp16 needs a CUDA device; use fp32 (or bf16) on the CPU")
+    return device, precision
+
+
+def pooling_of(args, method, folder):
+    """(pooling, normalize, longest sequence or None): a method that reads a sentence embedding reads
+    the checkpoint's own (its sentence-transformers files); the others read the first token."""
+    own = checkpoint.sentence_embedding_spec(folder)
+    if not method.sentence_embedding:
+        return args.pooling or "first", False, None
+    if not args.pooling and own["pooling"] not in ("first", "mean"):
+        raise ValueError(f"{args.model}'s sentence embedding pools by {own['pooling']}; this tool pools by the "
+                         "first token or the mean: pass --pooling first or --pooling mean")
+    return args.pooling or own["pooling"], own["normalize"], own["max_length"]
+
+
+def resolved_options(args, method):
+    """The options as the record says them: the method's name, the protocol and the rate resolved."""
+    return {**vars(args), "method": method.name, "protocol": args.protocol or "blog",
+            "lr": args.lr or method.default_lr(args.size)}
+
+
+def result_path(args, task, options):
+    """Where the result goes: --out, or results/<task>/<model>/ and the run's name (result.py)."""
+    run_name = result.name_of(options)
+    out = args.out or result.default_path(task.name, args.model, run_name)
+    if result.NAME.fullmatch(os.path.basename(out)) and os.path.basename(out) != run_name.file_name():
+        raise ValueError(f"{out}: a result's name says what ran, and this run is {run_name.file_name()} "
+                         "(learning rates written as 3e-4, the method's own at this train size left out)")
+    return out
+
+
+def check_save(args, pooling):
+    """--save writes a new *ForSequenceClassification checkpoint, which reads the first token."""
+    if args.save and pooling != "first":
+        raise ValueError("--save writes a *ForSequenceClassification checkpoint, which reads the first token: "
+                         "--pooling mean does not go with it")
+    if args.save and os.path.exists(args.save):
+        raise ValueError(f"--save {args.save} exists: name a new folder")
