@@ -14,11 +14,10 @@ import math
 
 import numpy as np
 
-from result import DEFAULT_LRS, cell_of, lr_text, method_of, mixed_setting
+import methods
+from methods import lr_text
+from result import cell_of, method_of, mixed_setting
 from study.results import describe, device_of, median_of, number
-
-METHOD_NAMES = {"finetune": "fine-tune", "setfit": "SetFit", "probe": "probe", "lora": "LoRA", "bitfit": "BitFit"}
-
 
 def size_order(size):
     return (size == "all", 0 if size == "all" else size)  # 50, 100, ..., then the whole set
@@ -26,12 +25,13 @@ def size_order(size):
 
 def kind_name(config):
     """The method, at whatever rate: 'fine-tune', 'fine-tune, top 2 reset', 'SetFit', 'probe'."""
-    return METHOD_NAMES[method_of(config)] + (f", top {config['reinit']} reset" if config["reinit"] else "")
+    return methods.get(method_of(config)).label + (f", top {config['reinit']} reset" if config["reinit"] else "")
 
 
 def other_rate(config):
-    """'2e-4' when the run's rate is not its method's own, else ''."""
-    return lr_text(config["lr"]) if config["lr"] not in (None, DEFAULT_LRS[method_of(config)]) else ""
+    """'2e-4' when the run's rate is not its method's own at its train size, else ''."""
+    own = methods.get(method_of(config)).default_lr(config["size"])
+    return lr_text(config["lr"]) if config["lr"] not in (None, own) else ""
 
 
 def method_name(config):
@@ -103,6 +103,14 @@ def share_cost_across_rates(rows):
         row["cost"] = min(timed) if timed else float("nan")
 
 
+def cheapest_within(rows, floor, score, cost):
+    """The study's one recommendation rule: of the rows whose `score` is at least `floor`, the
+    cheapest by `cost` (of equal costs, the better score); None when none is. The answer applies it
+    to every method's cells (recommend), the recipe's own table to its depths (study/report.py)."""
+    good = [row for row in rows if row[score] >= floor and not np.isnan(row[cost])]
+    return min(good, key=lambda row: (row[cost], -row[score])) if good else None
+
+
 def recommend(cells, metric):
     """(the recommended cell, the best, the noise band): the cheapest cell whose fair mean is within
     the band of the best fair mean, the band the larger of the best cell's seed std and the dev
@@ -115,8 +123,17 @@ def recommend(cells, metric):
                          "seconds a run: move one device's runs to a folder of their own")
     best = max(cells, key=lambda row: row["fair_mean"])
     band = max(np.nan_to_num(best["fair_std"]), dev_standard_error(best["fair_mean"], metric, best["dev_size"]))
-    good = [row for row in cells if row["fair_mean"] >= best["fair_mean"] - band and not np.isnan(row["cost"])]
-    return (min(good, key=lambda row: (row["cost"], -row["fair_mean"])) if good else best), best, band
+    return cheapest_within(cells, best["fair_mean"] - band, "fair_mean", "cost") or best, best, band
+
+
+def runner_up(cells, pick, best, band):
+    """The answer's second choice: the rule applied to the cells of another method or depth than the
+    pick's (its other rates are the same choice), the next cheapest within the band, else the best of
+    them; None when there are none."""
+    rest = [row for row in cells if same_work(row["config"]) != same_work(pick["config"])]
+    if not rest:
+        return None
+    return cheapest_within(rest, best["fair_mean"] - band, "fair_mean", "cost") or max(rest, key=lambda row: row["fair_mean"])
 
 
 def rates_by_depth(cells):
@@ -194,25 +211,28 @@ def depths_at_rates_lines(cells):
 
 
 def missing_text(cells, here):
-    """'fine-tune, lr 2e-4 at k = -1, 1, 2; SetFit at k = 4': the cells run at some size but not at
-    this one, less the depths at a rate this size's own line search did not pick; and the depths
-    run here at another rate but not at the pick (a depth that trains nothing needs no rate)."""
+    """'fine-tune, lr 2e-4 at k = -1, 1, 2; SetFit at k = 4': the cells (a method at a rate and a
+    depth) run at some size but not at this one, less the depths at a rate this size's own line
+    search did not pick; and the depths run here at another rate but not at the pick (a depth that
+    trains nothing needs no rate). Each is named as this size's table would name it."""
     searches = line_searches(here)
-    configs = {(row["method"], row["freeze"]): row["config"] for row in cells}  # one per cell, any size
+    cell = lambda row: (kind_name(row["config"]), row["config"]["lr"], row["freeze"])
+    configs = {cell(row): row["config"] for row in cells}  # one per cell, any size
+    ran_here = {cell(row) for row in here}
     missing = {}  # (kind, lr) -> (a config at that rate, the depths not run)
-    for (method, k), config in sorted(configs.items()):
-        name = kind_name(config)
-        if name in searches and config["lr"] != searches[name][2] and k != searches[name][0]:
+    for (name, lr, k), config in sorted(configs.items(), key=lambda item: (item[0][0], item[0][1] or 0.0, item[0][2])):
+        if name in searches and lr != searches[name][2] and k != searches[name][0]:
             continue  # a depth at a rate this size's search did not pick: not to run here
-        if not any(row["method"] == method and row["freeze"] == k for row in here):
-            missing.setdefault((name, config["lr"]), (config, set()))[1].add(k)
+        if (name, lr, k) not in ran_here:
+            missing.setdefault((name, lr), (config, set()))[1].add(k)
     for name, grid in rates_by_depth(here).items():
         if name in searches:
             pick = searches[name][2]
             for (k, _), row in sorted(grid.items()):
                 if (k, pick) not in grid and row["steps"] != 0:
                     missing.setdefault((name, pick), ({**row["config"], "lr": pick}, set()))[1].add(k)
-    return "; ".join(sorted(rates_text(group) for group in same_depths(missing)))
+    size = here[0]["size"]
+    return "; ".join(sorted(rates_text(group, size) for group in same_depths(missing)))
 
 
 def same_depths(missing):
@@ -223,13 +243,13 @@ def same_depths(missing):
     return [(configs, depths) for (_, depths), configs in groups.items()]
 
 
-def rates_text(group):
-    """'LoRA, lr 1e-3, 2e-3 at k = 0, 3' for several rates; one rate is named as the table names
-    it ('fine-tune at k = 2', its own rate unsaid)."""
+def rates_text(group, size):
+    """'LoRA, lr 1e-3, 2e-3 at k = 0, 3' for several rates; one rate is named as the table at `size`
+    names it ('fine-tune at k = 2', the method's own rate at that size unsaid)."""
     configs, depths = group
     at = f" at k = {', '.join(str(k) for k in depths)}"
     if len(configs) == 1:
-        return method_name(configs[0]) + at
+        return method_name({**configs[0], "size": size}) + at
     rates = sorted(config["lr"] for config in configs)  # several configs: a method with rates (never the probe)
     return f"{kind_name(configs[0])}, lr {', '.join(lr_text(lr) for lr in rates)}" + at
 
@@ -258,7 +278,8 @@ def recommendation_lines(pick, best, band, here):
 
 def answer_lines(runs, metric):
     """report.md lines: per train size the table of every cell, the recommendation, and what was
-    not run there; with the rule they follow. Returns (lines, {size: recommended row})."""
+    not run there; with the rule they follow. Returns (lines, {size: (recommended row, runner-up
+    row or None)})."""
     cells = answer_cells(runs, metric)
     if len({(row["method"], row["freeze"]) for row in cells}) < 2:
         return [], {}
@@ -291,10 +312,25 @@ def answer_lines(runs, metric):
         except ValueError as e:
             lines += ["", f"No recommendation: {e}."]
         else:
-            picks[size] = pick
+            picks[size] = pick, runner_up(here, pick, best, band)
             lines += recommendation_lines(pick, best, band, here)
         lines += rate_search_lines(here, metric)
         missing = missing_text(cells, here)
         lines += [f"Not run at n = {size}: {missing}." if missing else f"Every cell ran at n = {size}."]
         lines += depths_at_rates_lines(here) or [""]
     return lines, picks
+
+
+def summary_lines(picks):
+    """The report's opening: per train size the recommended cell, its fair score and cost, and the
+    runner-up (answer_lines' picks)."""
+    cell = lambda row: (f"{row['method']}, freeze {row['freeze']} | {number(row['fair_mean'])} | {number(row['cost'], 1)}"
+                        if row else "| |")
+    lines = ["## The answer", "",
+             "Per train size, the recommended cell: the cheapest within noise of the best, every method and rate read "
+             "alike on the fair score (each run's dev score at a point the dev split did not choose). *Runner-up*: the "
+             "next cheapest cell of another method or depth within that noise, else the best of them. How the rule reads every cell: *The answer: "
+             "every method side by side*, below.", "",
+             "| train size | recommended | fair | s / run | runner-up | fair | s / run |", "|---|---|---|---|---|---|---|"]
+    lines += [f"| {size} | {cell(pick)} | {cell(second)} |" for size, (pick, second) in picks.items()]
+    return lines + [""]

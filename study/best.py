@@ -11,6 +11,7 @@ The recommendation is study/answer.py's, read from the same folder the report re
 import argparse
 import sys
 
+import methods
 from result import name_of
 from study.answer import answer_cells, recommend
 from study.published import reports_mcc
@@ -29,7 +30,7 @@ def best_flags(folder, size, seed):
         raise ValueError(f"{folder} has no runs at n = {size} (it has n = {', '.join(sizes)})")
     pick, _, _ = recommend(cells, metric)
     config = pick["config"]
-    if config["pooling"] != "first" or name_of(config).method != "finetune":
+    if config["pooling"] != "first" or name_of(config).method != methods.FINETUNE.name:
         raise ValueError(f"the recommended cell at n = {size} is {pick['method']} at k = {pick['freeze']}, which reads "
                          "the mean of a sentence's tokens: --save keeps a fine-tune only")
     flags = name_of(dict(config, seed=seed)).flags()

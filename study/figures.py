@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from cache import write_atomically
+from atomic import write_atomically
 from result import model_label
 from study.answer import answer_cells, kind_name, other_rate, size_order
 from study.published import blog_rows, reference_depth, reports_mcc
@@ -108,7 +108,8 @@ def write_cost_figure(folder, rows):
 
 def write_answer_figure(folder, runs, picks, metric):
     """answer.png: per train size every method's cells, fair mean (seed std as a bar) against the
-    median seconds a run on a log scale, a marker per method, the recommended cell ringed."""
+    median seconds a run on a log scale, a marker per method, the recommended cell ringed; only the
+    cells on the score-against-cost front, and the pick, are named."""
     plt = pyplot()
     if plt is None:
         return False
@@ -130,7 +131,7 @@ def write_answer_figure(folder, runs, picks, metric):
                 ax.errorbar([r["seconds"] for r in here], [r["fair_mean"] for r in here],
                             yerr=[np.nan_to_num(r["fair_std"]) for r in here], fmt=markers[kind], markersize=4,
                             color=colors[kind], capsize=2, label=kind)
-        pick = picks[size]
+        pick = picks[size][0]
         ax.scatter([pick["seconds"]], [pick["fair_mean"]], s=160, facecolors="none", edgecolors="tab:red",
                    linewidths=1.5, label="recommended")
         ax.set_xscale("log")
@@ -148,13 +149,29 @@ def write_answer_figure(folder, runs, picks, metric):
     figure.legend(legend.values(), legend.keys(), loc="lower center", ncol=len(legend), fontsize=8, frameon=False)
     figure.suptitle("every method's cells: score against cost, the recommended one ringed")
     figure.tight_layout(rect=(0, 0.08 / rows, 1, 1))
-    for ax, size in zip(axes.flat, sizes):  # each cell's depth, and its rate where it is not the method's own
-        label_points(ax, [(r["seconds"], r["fair_mean"], f"k={r['freeze']}" + (
-            f", {other_rate(r['config'])}" if other_rate(r["config"]) else "")) for r in cells if r["size"] == size],
-            fontsize=6)
+    for ax, size in zip(axes.flat, sizes):  # the front and the pick: method, depth, and a rate not the method's own
+        named = front([r for r in cells if r["size"] == size]) + [picks[size][0]]
+        label_points(ax, [(r["seconds"], r["fair_mean"], f"{kind_name(r['config'])} k={r['freeze']}" + (
+            f", {other_rate(r['config'])}" if other_rate(r["config"]) else "")) for r in unique(named)], fontsize=6)
     write_atomically(os.path.join(folder, "answer.png"), lambda f: figure.savefig(f, format="png", dpi=110))
     plt.close(figure)
     return True
+
+
+def front(cells):
+    """The cells no other cell beats on both score and cost (fair mean against median seconds)."""
+    on_front, best = [], -np.inf
+    for row in sorted(cells, key=lambda row: (row["seconds"], -row["fair_mean"])):
+        if row["fair_mean"] > best:
+            on_front.append(row)
+            best = row["fair_mean"]
+    return on_front
+
+
+def unique(rows):
+    """rows, each cell once (a cell: its method, with its rate, and its depth)."""
+    keys = [(row["method"], row["freeze"]) for row in rows]
+    return [row for i, row in enumerate(rows) if keys[i] not in keys[:i]]
 
 
 def label_points(ax, points, fontsize):

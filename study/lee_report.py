@@ -27,9 +27,10 @@ import sys
 
 import numpy as np
 
-from cache import write_atomically
-from result import lr_text, method_of, model_label
-from study.answer import METHOD_NAMES
+from atomic import write_atomically
+import methods
+from methods import lr_text
+from result import method_of, model_label
 from study.published import LEE_MODELS, REFERENCE_LAYERS, lee_rows, lora_paper_rows
 from study.results import devices_line, load_results, median_of, number, pool_devices, precision_of
 
@@ -91,7 +92,7 @@ def summarize_method(method, runs):
     try:
         return summarize(runs)
     except ValueError as e:
-        raise ValueError(f"{METHOD_NAMES[method]}: {e}") from None
+        raise ValueError(f"{methods.get(method).label}: {e}") from None
 
 
 def task_lines(s):
@@ -157,47 +158,47 @@ def edge_lines(named):
     return lines + [""] if lines else []
 
 
-def method_lines(summaries, methods):
+def method_lines(summaries, beside):
     """Each other method beside the recipe, per task: its line search and its depths at its pick,
     as a share of the recipe's full fine-tune, and the recipe at the same depth; cost in seconds."""
-    if not any(methods):
+    if not any(beside):
         return []
     lines = ["## Other methods beside the recipe", "",
              "Each method's rate is its own line search's pick at k = 0, by the recipe's rule; its depths run "
              "at it. *Of the full fine-tune*: its mean over the recipe's k = 0 mean. Seconds: the median run.", "",
              "| task | method | line search (score) | frozen | runs | mean | std | of the full fine-tune "
              "| the recipe at this depth | s a run | the recipe's s a run |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for s, others in zip(summaries, methods):
+    for s, others in zip(summaries, beside):
         for method, m in others.items():
             search = ", ".join(f"{'**' if lr == m['lr'] else ''}{lr_text(lr)} {number(score)}{'**' if lr == m['lr'] else ''}"
                                for lr, score in sorted(m["search_score"].items()))
             for k, d in m["depths"].items():
                 theirs = s["depths"].get(k, {})
-                lines.append(f"| {s['task']} | {METHOD_NAMES[method]} | {search if k == 0 else ''} | {k} "
+                lines.append(f"| {s['task']} | {methods.get(method).label} | {search if k == 0 else ''} | {k} "
                              f"| {len(d['scores'])} | {number(d['mean'])} | {number(d['std'])} "
                              f"| {d['mean'] / s['depths'][0]['mean']:.1%} | {number(theirs['mean']) if theirs else 'not run'} "
                              f"| {number(d['seconds'], 0)} | {number(theirs.get('seconds', float('nan')), 0)} |")
-    return lines + [""] + edge_lines([(f"{s['task']}, {METHOD_NAMES[method]}", m)
-                                      for s, others in zip(summaries, methods) for method, m in others.items()])
+    return lines + [""] + edge_lines([(f"{s['task']}, {methods.get(method).label}", m)
+                                      for s, others in zip(summaries, beside) for method, m in others.items()])
 
 
-def lora_paper_lines(summaries, methods):
+def lora_paper_lines(summaries, beside):
     """Each task of the LoRA paper's Table 2: its roberta-base rows (the full fine-tune, BitFit, LoRA)
     beside ours at k = 0, each method at its own pick, read in the paper's metric; each score also as
     a share of its own side's full fine-tune, which is what compares across two models."""
     def cells(scores):  # the full fine-tune, then BitFit and LoRA with their share of it
-        full = scores.get("finetune")
+        full = scores.get(methods.FINETUNE.name)
         return [number(full) if full is not None else "not recorded"] + [
             "not run" if scores.get(m) is None else number(scores[m]) + (f" ({scores[m] / full:.1%})" if full else "")
             for m in ("bitfit", "lora")]
 
     rows = []
-    for s, others in zip(summaries, methods):
+    for s, others in zip(summaries, beside):
         paper = lora_paper_rows(s["task"])
         if paper is None:
             continue
         metric, theirs = paper
-        ours = {method: m["depths"][0]["readings"].get(metric) for method, m in {"finetune": s, **others}.items()}
+        ours = {method: m["depths"][0]["readings"].get(metric) for method, m in {methods.FINETUNE.name: s, **others}.items()}
         rows.append(f"| {s['task']} | {metric} | {' | '.join(cells(theirs) + cells(ours))} |")
     if not rows:
         return []
@@ -214,7 +215,7 @@ def lora_paper_lines(summaries, methods):
             "| LoRA |", "|---|---|---|---|---|---|---|---|"] + rows + [""]
 
 
-def write_report(folder, summaries, results, methods):
+def write_report(folder, summaries, results, beside):
     runs = sum(len(r) for r in results)
     precisions = sorted({precision_of(r, s["task"]) for r, s in zip(results, summaries)})
     lines = [f"# Lee et al. (2019)'s tables: {summaries[0]['model']}, full training sets", "",
@@ -240,7 +241,7 @@ def write_report(folder, summaries, results, methods):
                          f"| {len(values)} | {number(float(np.mean(values)))} | {number(float(std))} "
                          f"| {'yes' if lr == s['lr'] else ''} |")
     lines += [""] + edge_lines([(s["task"], s) for s in summaries])
-    lines += method_lines(summaries, methods) + lora_paper_lines(summaries, methods) + ["## Per task", ""]
+    lines += method_lines(summaries, beside) + lora_paper_lines(summaries, beside) + ["## Per task", ""]
     for s in summaries:
         lines += task_lines(s)
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write("\n".join(lines).encode()))
@@ -294,21 +295,21 @@ def main(argv=None):
                                  "run the grid first (make grid PROTOCOL=lee SIZES=all ...)")
             precision_of(runs, folder)
             results.append(runs)
-        summaries, methods = [], []  # the recipe's summary per task, and {method: its summary} beside it
+        summaries, beside = [], []  # the recipe's summary per task, and {method: its summary} beside it
         for runs in results:
             by_method = {}
             for r in runs:
                 by_method.setdefault(method_of(r["config"]), []).append(r)
-            if "finetune" not in by_method:
+            if methods.FINETUNE.name not in by_method:
                 raise ValueError(f"{runs[0]['config']['task']}: no runs of the recipe, the table every method is read against")
-            summaries.append(summarize(by_method.pop("finetune")))
-            methods.append({method: summarize_method(method, these) for method, these in sorted(by_method.items())})
+            summaries.append(summarize(by_method.pop(methods.FINETUNE.name)))
+            beside.append({method: summarize_method(method, these) for method, these in sorted(by_method.items())})
     except ValueError as e:
         print(f"lee_report.py: error: {e}", file=sys.stderr)
         sys.exit(2)
     out = args.out or args.folders[0]
     os.makedirs(out, exist_ok=True)
-    write_report(out, summaries, results, methods)
+    write_report(out, summaries, results, beside)
     write_figure(out, summaries)
     print(f"lee report: {sum(map(len, results))} runs of {len(results)} tasks -> {out}/report.md, figure.png")
 

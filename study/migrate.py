@@ -7,9 +7,12 @@ no reader keeps a code path for an old one:
 For every run result below the folders: the keys it lacks, from what it recorded (a run from before
 --pooling read the first token; one from before --method fine-tuned; an unrecorded processor or
 training score is null; a SetFit run trained at setfit's 2e-5 whatever --lr said; a probe has no
-rate), the best constant prediction's scores and the size of the dev split it read, and its file
-renamed to the name result.py gives its configuration. Each file is rewritten atomically; a second
-pass changes nothing.
+rate), the best constant prediction's scores and the size of the dev split it read; what later
+versions say otherwise (a probe is --method probe, not a flag beside it; no method's record of its
+own is null; skip_padding left the record); and its file renamed to the name result.py gives its
+configuration (a rate is left out where it is the method's default at the run's size, methods.py).
+Each file is rewritten atomically; the renames go through temporary names, so two files may swap
+names; a second pass changes nothing.
 """
 
 import argparse
@@ -19,11 +22,13 @@ import os
 import sys
 
 import data
+import methods
 import metrics
 import result
 
-CONFIG_DEFAULTS = dict(pooling="first", normalize=False, method="finetune", num_iterations=None, probe=False, reinit=0)
-RESULT_DEFAULTS = dict(processor=None, setfit=None, probe=None, train_at_score=None)
+CONFIG_DEFAULTS = dict(pooling="first", normalize=False, method="finetune", num_iterations=None, reinit=0)
+RESULT_DEFAULTS = dict(processor=None, train_at_score=None)
+SETFIT_LIBRARY_LR = 2e-5  # what SetFit runs trained at before --lr reached SetFit's body
 
 
 def dev_labels(config, glue_dir, tasks={}):
@@ -42,6 +47,16 @@ def dev_labels(config, glue_dir, tasks={}):
 def migrate(run, glue_dir):
     """Add what `run` lacks, in place; returns the names of the keys added."""
     added = []
+    if "probe" in run["config"]:  # a flag beside --method once; --method probe since
+        if run["config"].pop("probe"):
+            run["config"]["method"] = "probe"
+        added.append("config.method (no config.probe)")
+    if run["config"].pop("skip_padding", None) is not None:
+        added.append("no config.skip_padding")
+    for name in methods.NAMES:  # a method's record of its own is there only for the method that made it
+        if name in run and run[name] is None:
+            del run[name]
+            added.append(f"no null {name}")
     for key, value in CONFIG_DEFAULTS.items():
         if key not in run["config"]:
             run["config"][key] = value
@@ -58,8 +73,8 @@ def migrate(run, glue_dir):
         run["constant"] = metrics.constant_scores(*dev_labels(run["config"], glue_dir))
         added.append("constant")
     method = result.method_of(run["config"])
-    if method == "setfit" and "lr" not in run["setfit"]:  # --lr reached SetFit's body only later: it trained at 2e-5
-        run["config"]["lr"] = run["setfit"]["lr"] = result.DEFAULT_LRS["setfit"]
+    if method == "setfit" and "lr" not in run["setfit"]:  # --lr reached SetFit's body only later
+        run["config"]["lr"] = run["setfit"]["lr"] = SETFIT_LIBRARY_LR
         added.append("setfit.lr")
     if method == "probe" and run["config"]["lr"] is not None:  # a probe is fitted, at no rate
         run["config"]["lr"] = None
@@ -70,13 +85,21 @@ def migrate(run, glue_dir):
     return added
 
 
+def rename_all(renames):
+    """{path: new path} done through temporary names, so that two files may swap names."""
+    for path in renames:
+        os.replace(path, path + ".migrating")
+    for path, target in renames.items():
+        os.replace(path + ".migrating", target)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description="Run results of earlier versions brought to today's format.")
     p.add_argument("folders", nargs="+", help="searched for run results (*.json) at any depth")
     p.add_argument("--glue-dir", help="the GLUE folder, for runs that lack the constant prediction's scores "
                                       "(default: where each run read it)")
     args = p.parse_args(argv)
-    changed = 0
+    changed, renames = 0, {}
     for path in sorted(p for folder in args.folders for p in glob.glob(os.path.join(folder, "**", "*.json"), recursive=True)):
         with open(path) as f:
             run = json.load(f)
@@ -84,15 +107,18 @@ def main(argv=None):
             continue  # not a run result
         added = migrate(run, args.glue_dir)
         target = os.path.join(os.path.dirname(path), result.name_of(run["config"]).file_name())
-        if target != path and os.path.exists(target):
-            sys.exit(f"migrate: {path} should be named {os.path.basename(target)}, which exists")
+        if added:
+            result.write(path, run)
+        if target != path:
+            renames[path] = target
         if added or target != path:
-            result.write(target, run)
-            if target != path:
-                os.remove(path)
             changed += 1
-            print(f"{path}: {', '.join(added) or 'no key added'}" + (f"; renamed {os.path.basename(target)}"
-                                                                       if target != path else ""))
+            print(f"{path}: {', '.join(added) or 'no key added'}"
+                  + (f"; renamed {os.path.basename(target)}" if target != path else ""))
+    taken = [target for target in renames.values() if target not in renames and os.path.exists(target)]
+    if taken or len(set(renames.values())) < len(renames):
+        sys.exit(f"migrate: two runs would share a name ({(taken or ['two of the renamed'])[0]}); nothing renamed")
+    rename_all(renames)
     print(f"migrate: {changed} run results changed")
 
 

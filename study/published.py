@@ -8,6 +8,7 @@ LoRA paper's GLUE rows.
 import csv
 import os
 
+import methods
 from study.results import STATISTICS
 
 REFERENCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference")
@@ -22,7 +23,8 @@ LEE_MODELS = ("bert-base", "roberta-base")
 # read MRPC's F1, and Pearson where we read STS-B's Spearman
 LORA_PAPER_COLUMNS = {"cola": ("CoLA_MCC", "mcc"), "sst2": ("SST-2_acc", "accuracy"), "mrpc": ("MRPC_acc", "accuracy"),
                       "stsb": ("STS-B_pearson", "pearson"), "rte": ("RTE_acc", "accuracy")}
-LORA_PAPER_METHODS = {"full fine-tune": "finetune", "BitFit": "bitfit", "LoRA": "lora"}
+# its rows name a method as our reports label it (methods.py), the full fine-tune apart
+LORA_PAPER_METHODS = {"full fine-tune": methods.FINETUNE.name, **{method.label: method.name for method in methods.METHODS}}
 
 
 def blog_rows(task):

@@ -20,12 +20,13 @@ import sys
 
 import numpy as np
 
-from cache import write_atomically
-from result import DEFAULT_LRS, method_of, model_label
+from atomic import write_atomically
+import methods
+from result import method_of, model_label
 from study import figures
 from study.published import REFERENCE_LAYERS, blog_rows, reference_depth, reports_mcc
-from study.answer import answer_lines
-from study.methods import probe_lines, reinit_lines, setfit_lines
+from study.answer import answer_lines, cheapest_within, summary_lines
+from study.sections import probe_lines, reinit_lines, setfit_lines
 from study.results import STATISTICS, cells_of, devices_line, difference, load_results, number, precision_of, table
 
 
@@ -36,9 +37,9 @@ def recommendation(rows, size, figure="accuracy"):
     cells = {row["frozen_layers"]: row for row in rows if row["train_size"] == size}
     if 0 not in cells or np.isnan(cells[0][f"{figure}_std"]):
         return None
-    floor = cells[0][f"{figure}_mean"] - cells[0][f"{figure}_std"]
-    good = [row for row in cells.values() if row[f"{figure}_mean"] >= floor and not np.isnan(row["seconds_median"])]
-    return (min(good, key=lambda row: row["seconds_median"]), cells[0]) if good else None
+    floor = cells[0][f"{figure}_mean"] - cells[0][f"{figure}_std"]  # the blog's yardstick: k = 0, its seed std
+    cheapest = cheapest_within(list(cells.values()), floor, f"{figure}_mean", "seconds_median")
+    return (cheapest, cells[0]) if cheapest else None
 
 
 def cost_lines(rows, model_name, figure="accuracy"):
@@ -178,8 +179,7 @@ def grid_lines(folder, rows, results, seeds, with_mcc, published):
     """The report's title, what its runs were, and the table of every (train size, k) cell."""
     first = results[0]["config"]
     precision, device = precision_of(results, folder), devices_line(results)
-    method = " (SetFit)" if first["method"] == "setfit" else ""
-    lines = [f"# {first['task']} with {first['model']}{method}: best dev accuracy per run", "",
+    lines = ["## Best dev accuracy per run", "",
              f"{len(results)} runs, all in {precision} on {device}. Majority-class baseline: "
              f"{results[0]['majority_accuracy']:.3f}. A cell with fewer runs than the {seeds} seeds shows them as "
              f"runs/{seeds}; a cell of one run has no std."]
@@ -204,7 +204,7 @@ def grid_lines(folder, rows, results, seeds, with_mcc, published):
 def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), probe_runs=(), setfit_runs=(),
                  every_run=()):
     """report.csv and report.md in `folder`; `against` = (folder, results) adds a comparison, and
-    reset_runs (--reinit), probe_runs (--probe) and setfit_runs (--method setfit) sections of their own,
+    reset_runs (--reinit), probe_runs (--method probe) and setfit_runs (--method setfit) sections of their own,
     then the answer across every run (study/answer.py). Returns the answer's picks per size."""
     first = results[0]["config"]
     task, num_layers = first["task"], first["num_layers"]
@@ -217,7 +217,10 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
     columns += [f"mcc_{s}" for s in STATISTICS] if with_mcc else []
     columns += ["published_frozen_layers", "published_mean", "published_std"] if reference_rows else []
     write_csv(folder, rows, columns)
-    lines = grid_lines(folder, rows, results, seeds, with_mcc, bool(reference_rows))
+    answer, picks = answer_lines(every_run or results, "mcc" if with_mcc else "accuracy")
+    method = " (SetFit)" if method_of(first) == "setfit" else ""
+    lines = [f"# {task} with {model_name}{method}", ""] + (summary_lines(picks) if picks else [])
+    lines += grid_lines(folder, rows, results, seeds, with_mcc, bool(reference_rows))
     lines += ["", "## Per train size", "",
               "k = 0 (nothing frozen) is the yardstick and its seed std the noise. *Most frozen within 1 std*: "
               "walking k = 1, 2, ... over the depths in the grid, the last k before a mean falls more than one "
@@ -234,7 +237,6 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
         lines += comparison_lines(results, against[1], against[0],
                                   ("best_accuracy", "best_mcc") if with_mcc else ("best_accuracy",))
     lines += reinit_lines(reset_runs, results) + probe_lines(probe_runs, results, num_layers)
-    answer, picks = answer_lines(every_run or results, "mcc" if with_mcc else "accuracy")
     lines += setfit_lines(setfit_runs, results) + answer
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write(("\n".join(lines)).encode()))
     return picks
@@ -269,12 +271,12 @@ def main(argv=None):
     probes = [r for r in results if method_of(r["config"]) == "probe"]
     setfit = [r for r in results if method_of(r["config"]) == "setfit"]
     # the recipe's own tables read it at the study's rate; other rates are cells of the answer only
-    results = [r for r in results if not r["config"]["reinit"] and method_of(r["config"]) == "finetune"
-               and r["config"]["lr"] == DEFAULT_LRS["finetune"]]
+    results = [r for r in results if not r["config"]["reinit"] and method_of(r["config"]) == methods.FINETUNE.name
+               and r["config"]["lr"] == methods.FINETUNE.default_lr(r["config"]["size"])]
     if not results and setfit:
         results, setfit = setfit, []
     if not results:
-        print(f"report.py: error: {args.folder} holds only --reinit or --probe runs; the report sets them beside "
+        print(f"report.py: error: {args.folder} holds only --reinit or probe runs; the report sets them beside "
               "the plain cells: run those too (make grid)", file=sys.stderr)
         sys.exit(2)
     try:

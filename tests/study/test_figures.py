@@ -3,7 +3,7 @@
 import pytest
 
 from conftest import result_record
-from study import figures
+from study import answer, figures
 
 pytest.importorskip("matplotlib")
 
@@ -68,7 +68,15 @@ def test_answer_figure_wraps_its_panels_in_rows_of_three(tmp_path):
         folder.mkdir()
         runs = [result_record(k, n, seed, 0.7 + 0.01 * k, seconds={"total": 10.0 * (k + 1)})
                 for n in sizes for k in (0, 2) for seed in (1, 2)]
-        picks = {n: dict(seconds=10.0, fair_mean=0.7) for n in sizes}
+        picks = answer.answer_lines(runs, "accuracy")[1]  # {size: (the pick, the runner-up)}
         assert figures.write_answer_figure(folder, runs, picks, "accuracy")
         heights[len(sizes)] = png_size(folder / "answer.png")[1]
     assert heights[5] > 1.8 * heights[3]
+
+
+def test_the_answer_figure_names_the_cells_on_the_score_against_cost_front():
+    """The cells no other beats on both score and cost; the rest are drawn as plain points."""
+    cell = lambda name, seconds, score: dict(method=name, freeze=0, seconds=seconds, fair_mean=score)
+    cells = [cell("cheap", 1.0, 0.6), cell("dominated", 5.0, 0.55), cell("better", 10.0, 0.7),
+             cell("as good, dearer", 20.0, 0.7), cell("best", 100.0, 0.8)]
+    assert [row["method"] for row in figures.front(cells)] == ["cheap", "better", "best"]

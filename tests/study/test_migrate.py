@@ -11,8 +11,10 @@ def test_old_runs_gain_what_they_lack_and_today_s_name(tmp_path, capsys):
     folder.mkdir()
     for seed in (1, 2):
         old = result_record(0, "all", seed, 0.8, lr=5e-5)
-        for key in ("pooling", "method", "probe", "reinit"):
+        for key in ("pooling", "method", "reinit"):
             del old["config"][key]
+        old["config"].update(probe=False, skip_padding=True)  # once a flag beside --method; once recorded
+        old.update(probe=None, setfit=None)
         del old["processor"], old["train_at_score"]
         old["selection"] = "last"
         (folder / f"freeze0_sizeall_seed{seed}_lr5e-5.json").write_text(json.dumps(old))  # as make once named it
@@ -21,8 +23,9 @@ def test_old_runs_gain_what_they_lack_and_today_s_name(tmp_path, capsys):
     assert "2 run results changed" in capsys.readouterr().out
     assert sorted(p.name for p in folder.iterdir()) == ["freeze0_sizeall_seed1.json", "freeze0_sizeall_seed2.json", "notes.json"]
     run = json.loads((folder / "freeze0_sizeall_seed1.json").read_text())
-    assert {k: run["config"][k] for k in ("pooling", "method", "probe", "reinit", "selection")} == \
-        dict(pooling="first", method="finetune", probe=False, reinit=0, selection="last")
+    assert {k: run["config"][k] for k in ("pooling", "method", "reinit", "selection")} == \
+        dict(pooling="first", method="finetune", reinit=0, selection="last")
+    assert "probe" not in run["config"] and "skip_padding" not in run["config"] and "probe" not in run
     assert run["processor"] is None and run["train_at_score"] is None and run["constant"] == dict(accuracy=0.509, mcc=0.0)
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
     migrate.main([str(folder)])

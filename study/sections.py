@@ -1,13 +1,13 @@
 """
 The report's sections that set other ways of using the same examples beside the protocol's
-fine-tune: its top layers reset (--reinit N), SetFit (--method setfit), the linear probe (--probe),
+fine-tune: its top layers reset (--reinit N), SetFit (--method setfit), the linear probe (--method probe),
 each against the recipe's cells (study/answer.py sets every method side by side). study/report.py
 puts them after the grid's own tables.
 """
 
 import numpy as np
 
-from result import lr_text
+from methods import lr_text
 from study.results import cells_of, describe, difference, median_of, number
 
 
