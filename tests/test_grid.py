@@ -1,4 +1,7 @@
-"""make grid (the Makefile) end to end: a tiny random checkpoint, a tiny TSV task, one epoch per run."""
+"""make grid (the Makefile) end to end: a tiny random checkpoint, a tiny TSV task, one epoch per run.
+Two real grids: the recipe's (run once, resumed, killed and resumed, refused in another precision)
+and one folder of every other kind of run (reset tops, probes, SetFit); make best on the first; and Lee
+et al.'s line search."""
 
 import json
 import os
@@ -12,8 +15,8 @@ import pytest
 from conftest import ROOT, save_tiny_bert
 
 SEEDS = "1 2"
-SIZES = "4 8"
-EXPECTED = {f"freeze{k}_size{n}_seed{s}.json" for k in (-1, 0, 1) for n in (4, 8) for s in (1, 2)}
+SIZES = "8"
+EXPECTED = {f"freeze{k}_size8_seed{s}.json" for k in (-1, 0, 1) for s in (1, 2)}
 
 
 @pytest.fixture(scope="module")
@@ -38,11 +41,17 @@ def results(folder):
     return {p.name: p.stat().st_mtime_ns for p in folder.glob("*.json")}
 
 
-def test_grid_runs_everything_once_resumes_and_reports(grid):
+def test_grid_runs_everything_once_says_where_it_stands_resumes_and_reports(grid):
     folder, command = grid
-    first = subprocess.run(command, capture_output=True, text=True)
+    first = subprocess.run([arg.replace("-j2", "-j1") for arg in command], capture_output=True, text=True)
     assert first.returncode == 0, first.stdout + first.stderr
     assert set(results(folder)) == EXPECTED and runs_started(first.stdout) == len(EXPECTED)
+    # each finished run prints its place in the grid and the time left
+    places = [line for line in first.stdout.splitlines() if line.startswith("[")]
+    assert [line.split("]")[0] + "]" for line in places] == [f"[{i}/{len(EXPECTED)}]" for i in range(1, len(EXPECTED) + 1)]
+    assert all("best dev accuracy" in line and "left" in line for line in places[:-1])
+    status = subprocess.run([arg if arg != "grid" else "status" for arg in command], capture_output=True, text=True)
+    assert f"{len(EXPECTED)} of {len(EXPECTED)} runs done" in status.stdout
     for name in ("report.md", "report.csv"):
         assert (folder / name).exists()
     assert (folder / "figure.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -60,12 +69,14 @@ def test_grid_runs_everything_once_resumes_and_reports(grid):
 
 def test_killed_grid_resumes_and_leaves_no_partial_file(grid):
     folder, command = grid
-    for path in folder.glob("*.json"):
-        path.unlink()
+    subprocess.run(command, capture_output=True, text=True, check=True)  # complete
+    removed = sorted(EXPECTED)[:4]
+    for name in removed:
+        (folder / name).unlink()
     make = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.time() + 120
-    while len(results(folder)) < 3 and time.time() < deadline and make.poll() is None:
+    while len(results(folder)) < len(EXPECTED) - len(removed) + 1 and time.time() < deadline and make.poll() is None:
         time.sleep(0.05)
     os.killpg(make.pid, signal.SIGTERM)
     make.wait(timeout=60)
@@ -83,12 +94,12 @@ def test_killed_grid_resumes_and_leaves_no_partial_file(grid):
 def test_grid_does_not_fill_a_folder_s_gaps_in_another_precision(grid):
     folder, command = grid
     subprocess.run(command, capture_output=True, text=True, check=True)  # complete, in the default precision
-    (folder / "freeze1_size4_seed1.json").unlink()
+    (folder / "freeze1_size8_seed1.json").unlink()
     precision = "bf16" if "fp32" in (folder / "report.md").read_text() else "fp32"
     other = subprocess.run(command + [f"PRECISION={precision}"], capture_output=True, text=True)
     assert other.returncode != 0 and runs_started(other.stdout) == 0
     assert f"and this run would be {precision}" in other.stdout
-    assert not (folder / "freeze1_size4_seed1.json").exists()
+    assert not (folder / "freeze1_size8_seed1.json").exists()
 
 
 def run_variant(grid, folder, *variables):
@@ -97,6 +108,7 @@ def run_variant(grid, folder, *variables):
     command = [arg for arg in command if not arg.startswith(("RESULTS=", "SIZES=", "SEEDS="))]
     done = subprocess.run(command + [f"RESULTS={folder}", *variables], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+    return done
 
 
 def test_lee_grid_names_each_learning_rate_and_reports_the_line_search(grid, tmp_path):
@@ -110,59 +122,43 @@ def test_lee_grid_names_each_learning_rate_and_reports_the_line_search(grid, tmp
     assert (folder / "figure.png").exists()
 
 
-def test_grid_with_reset_tops_and_probes_reports_them_as_their_own_rows(grid, tmp_path):
-    folder = tmp_path / "alternatives"
+@pytest.fixture(scope="module")
+def every_kind(grid, tmp_path_factory):
+    """One folder of every kind of run at n = 8: the recipe at k = 0 and 1, its top reset (REINITS),
+    the probe (PROBE=1, at the last depth), seeds 1 and 2; then SetFit (METHOD=setfit) at k = 1, which
+    pools by the mean where the recipe reads the first token (the tiny checkpoint has no
+    sentence-transformers files, so --pooling mean says so): one folder, one pooling per method."""
+    folder = tmp_path_factory.mktemp("every-kind") / "runs"
     run_variant(grid, folder, "SIZES=8", "SEEDS=1 2", "FREEZE=0 1", "REINITS=0 1", "PROBE=1")
+    run_variant(grid, folder, "SIZES=8", "SEEDS=1", "FREEZE=1", "METHOD=setfit", "RUN_FLAGS=--pooling mean")
+    return folder
+
+
+def test_a_folder_of_every_kind_of_run_names_each_and_gives_one_report_and_one_answer(every_kind):
+    folder = every_kind
     expected = {f"freeze{k}_size8_seed{s}{suffix}.json" for s in (1, 2) for k, suffix in
-                ((0, ""), (0, "_reinit1"), (1, ""), (1, "_probe"))}
+                ((0, ""), (0, "_reinit1"), (1, ""), (1, "_probe"))} | {"freeze1_size8_seed1_setfit.json"}
     assert set(results(folder)) == expected  # REINITS reset the top of the k = 0 cells
+    run = json.loads((folder / "freeze1_size8_seed1_setfit.json").read_text())
+    assert run["config"]["method"] == "setfit" and run["selection"] == "setfit" and run["config"]["cache"]
+    assert run["config"]["epochs"] == 10  # the grid's EPOCHS=1 went to the methods with epochs alone
+    assert json.loads((folder / "freeze0_size8_seed1.json").read_text())["config"]["epochs"] == 1
     markdown = (folder / "report.md").read_text()
     assert "## Re-initialising the top" in markdown and "## Linear probe" in markdown
     assert "## What each depth costs" in markdown and "The recipe's cheapest depth at n = 8" in markdown
-    assert (folder / "cost.png").exists()
-
-
-def test_each_finished_run_says_its_place_and_the_time_left(grid):
-    folder, command = grid
-    for path in folder.glob("*.json"):
-        path.unlink()
-    done = subprocess.run([arg.replace("-j2", "-j1") for arg in command], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    places = [line for line in done.stdout.splitlines() if line.startswith("[")]
-    assert [line.split("]")[0] + "]" for line in places] == [f"[{i}/{len(EXPECTED)}]" for i in range(1, len(EXPECTED) + 1)]
-    assert all("best dev accuracy" in line and "left" in line for line in places[:-1])
-    status = subprocess.run([arg if arg != "grid" else "status" for arg in command], capture_output=True, text=True)
-    assert f"{len(EXPECTED)} of {len(EXPECTED)} runs done" in status.stdout
-
-
-def test_a_setfit_grid_names_its_files_and_reports_them(grid, tmp_path):
-    folder = tmp_path / "setfit"
-    run_variant(grid, folder, "SIZES=8", "SEEDS=1 2", "FREEZE=0 1", "METHOD=setfit")
-    assert set(results(folder)) == {f"freeze{k}_size8_seed{s}_setfit.json" for k in (0, 1) for s in (1, 2)}
-    run = json.loads((folder / "freeze1_size8_seed2_setfit.json").read_text())
-    assert run["config"]["method"] == "setfit" and run["selection"] == "setfit" and run["config"]["cache"]
-    assert "(SetFit): best dev accuracy per run" in (folder / "report.md").read_text().splitlines()[0]
-
-
-def test_two_methods_in_one_folder_give_one_report_and_one_answer(grid, tmp_path):
-    # the recipe reads the first token, SetFit the mean (the tiny checkpoint has no sentence-transformers
-    # files, so --pooling mean says so): one folder, one pooling per method, one recommendation across both
-    folder = tmp_path / "methods"
-    run_variant(grid, folder, "SIZES=8", "SEEDS=1 2", "FREEZE=0 1")
-    run_variant(grid, folder, "SIZES=8", "SEEDS=1 2", "FREEZE=0 1", "METHOD=setfit", "RUN_FLAGS=--pooling mean")
-    assert len(results(folder)) == 8
-    markdown = (folder / "report.md").read_text()
     assert markdown.count("Recommended at n = 8: **") == 1  # one answer, across methods
-    answer = markdown[markdown.index("## The answer"):]
-    assert "| fine-tune | 0 | 2 |" in answer and "| SetFit | 1 | 2 |" in answer
-    assert (folder / "answer.png").exists()
+    assert markdown.index("## The answer\n") < markdown.index("## Best dev accuracy per run")  # the answer first
+    answer = markdown[markdown.index("## The answer:"):]
+    assert "| fine-tune | 0 | 2 |" in answer and "| SetFit | 1 | 1 |" in answer and "| probe | 1 | 2 |" in answer
+    for figure in ("cost.png", "answer.png"):
+        assert (folder / figure).exists()
 
 
 def test_make_best_trains_the_recommended_cell_again_and_keeps_it(grid, tmp_path):
     import transformers
-    folder, saved = tmp_path / "best", tmp_path / "saved"
-    run_variant(grid, folder, "SIZES=8", "SEEDS=1 2", "FREEZE=0 1")
-    _, command = grid
+    folder, command = grid  # the recipe's grid: its pick is a fine-tune, which --save keeps
+    saved = tmp_path / "saved"
+    subprocess.run(command, capture_output=True, text=True, check=True)  # complete
     command = [arg for arg in command if not arg.startswith(("RESULTS=", "-j"))]
     done = subprocess.run([arg if arg != "grid" else "best" for arg in command] +
                           [f"RESULTS={folder}", "SIZE=8", f"SAVE={saved}"], capture_output=True, text=True)
