@@ -61,10 +61,27 @@ def test_example_grid_reports_what_docs_grid_quotes(tmp_path):
 
 
 def test_the_readme_stays_short_and_its_findings_take_a_glance():
-    lines = open(os.path.join(ROOT, "README.md")).read().splitlines()
-    assert len(lines) <= 200
+    text = open(os.path.join(ROOT, "README.md")).read()
+    lines = text.splitlines()
+    assert len(text.split()) <= 1200 and len(lines) <= 200
     rows = [line for line in lines if line.startswith("| ") and not line.startswith("|---")]
     assert rows and max(len(cell.strip()) for row in rows for cell in row.strip("|").split("|")) <= 100
+
+
+def test_what_the_readme_says_to_pick_is_each_report_s_answer():
+    """Each row of the README's table is the recommendation its report opens with (docs/results/...)."""
+    text = open(os.path.join(ROOT, "README.md")).read()
+    reports = dict(re.findall(r"\[([^]]+)\]\((docs/results/[^)]+/report\.md)\)", text))
+    task, model, checked = None, None, 0
+    for row in re.findall(r"^\| (.*) \|$", text.split("## What to pick")[1].split("##")[0], re.M)[1:]:
+        cells = [cell.strip() for cell in row.split("|")]
+        task, model = cells[0] or task, cells[1] or model
+        name = f"{task.split()[0]}, {'mpnet' if 'mpnet' in model else 'minilm'}"
+        report = open(os.path.join(ROOT, reports[name])).read()
+        opening = report.split("## The answer\n")[1].split("##")[0]
+        assert f"| {cells[2]} | {cells[3]} | {cells[4]} | {cells[5]} |" in opening, (row, reports[name])
+        checked += 1
+    assert checked == 13
 
 
 def test_docs_and_bench_map_every_file_they_hold():
