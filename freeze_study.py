@@ -57,7 +57,7 @@ def run(args, log=print):
     task, indices = load_task_and_subset(args)
     plan = plan_run(args, task)
     machine.prepare(plan.device)
-    result.check_folder(os.path.dirname(plan.out) or ".", cell_config(plan), precision_chosen=args.precision is not None)
+    result.check_folder(os.path.dirname(plan.out) or ".", cell_config(plan), plan.precision_chosen)
     classifier = build_and_freeze(plan, task)
     train_ids, dev_ids, max_length = tokenize_task(plan, classifier, task, indices)
     prefix_began = time.perf_counter()

@@ -21,7 +21,6 @@ names are imported when first called.
 
 import importlib
 import math
-import sys
 from dataclasses import dataclass
 from typing import Callable
 
@@ -162,4 +161,4 @@ def table(sizes=(50, 100, 200, 500, 1000, "all")):
 
 
 if __name__ == "__main__":  # python -m methods
-    print(table() if not sys.argv[1:] else " ".join(NAMES))
+    print(table())

@@ -112,6 +112,7 @@ class Plan:
     size: int | str  # the training subset's size, or "all"
     device: torch.device
     precision: str
+    precision_chosen: bool  # the user asked for it (else the device's default)
     pooling: str  # what stands for a sentence: its first token, or the mean of its tokens
     normalize: bool  # the sentence embedding is L2-normalised (a sentence embedder's own)
     cached_depth: int | None  # None: the inputs are token ids; k: the frozen prefix's states after k layers
@@ -144,9 +145,10 @@ def plan_run(args, task):
     # method that trains nothing always reads it)
     cached = args.freeze != 0 and (method.every_layer_frozen or not args.no_cache)
     return Plan(options, method, {name: options[name] for name in method.options}, folder, args.freeze, args.reinit,
-                args.size, device, precision, pooling, normalize, cached_depth=max(args.freeze, 0) if cached else None,
-                train_config=train_config, max_length=min(max_length, own_max_length or math.inf),
-                cache_dir=args.cache_dir, out=result_path(args, task, options), save=args.save, quiet=args.quiet)
+                args.size, device, precision, precision_chosen=args.precision is not None, pooling=pooling,
+                normalize=normalize, cached_depth=max(args.freeze, 0) if cached else None, train_config=train_config,
+                max_length=min(max_length, own_max_length or math.inf), cache_dir=args.cache_dir,
+                out=result_path(args, task, options), save=args.save, quiet=args.quiet)
 
 
 def check_options(args, method, task):

@@ -5,9 +5,10 @@ module reads a folder of run results (or schedules the runs that will fill it).
     results.py     a folder of runs read and summarised; where a grid stands (make's progress, make status)
     published.py   the published figures set beside ours: the blog's grid, Lee et al.'s operating points
     report.py      the blog study's report: tables, findings, costs (make report)
-    answer.py      every method's cells side by side, read alike, and the one recommendation
+    sections.py    the report's sections for reset tops, SetFit and the probe beside the recipe's cells
+    answer.py      every method's cells side by side, read alike, and the study's one recommendation rule
     best.py        the recommended cell's options, for make best
-    figures.py     its figures: figure.png and cost.png
+    figures.py     its figures: figure.png, cost.png and answer.png
     lee_report.py  Lee et al.'s tables and Figure 1 (make report PROTOCOL=lee)
     slurm.py       the grid as a Slurm job array (make slurm); local_slurm.sh starts a one-node cluster
     migrate.py     run results of earlier versions brought to today's format, once
