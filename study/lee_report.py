@@ -31,7 +31,7 @@ from atomic import write_atomically
 import methods
 from methods import lr_text
 from result import method_of, model_label
-from study.published import LEE_MODELS, REFERENCE_LAYERS, lee_rows, lora_paper_rows
+from study.published import LEE_MODELS, LORA_PAPER_METHODS, LORA_PAPER_ROWS, REFERENCE_LAYERS, lee_rows, lora_paper_rows
 from study.results import devices_line, load_results, median_of, number, pool_devices, precision_of
 
 
@@ -190,7 +190,7 @@ def lora_paper_lines(summaries, beside):
         full = scores.get(methods.FINETUNE.name)
         return [number(full) if full is not None else "not recorded"] + [
             "not run" if scores.get(m) is None else number(scores[m]) + (f" ({scores[m] / full:.1%})" if full else "")
-            for m in ("bitfit", "lora")]
+            for m in (LORA_PAPER_METHODS[row] for row in LORA_PAPER_ROWS[1:])]
 
     rows = []
     for s, others in zip(summaries, beside):

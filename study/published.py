@@ -23,7 +23,8 @@ LEE_MODELS = ("bert-base", "roberta-base")
 # read MRPC's F1, and Pearson where we read STS-B's Spearman
 LORA_PAPER_COLUMNS = {"cola": ("CoLA_MCC", "mcc"), "sst2": ("SST-2_acc", "accuracy"), "mrpc": ("MRPC_acc", "accuracy"),
                       "stsb": ("STS-B_pearson", "pearson"), "rte": ("RTE_acc", "accuracy")}
-# its rows name a method as our reports label it (methods.py), the full fine-tune apart
+# its rows, as the paper names them: the full fine-tune, then two methods as our reports label them (methods.py)
+LORA_PAPER_ROWS = ("full fine-tune", "BitFit", "LoRA")
 LORA_PAPER_METHODS = {"full fine-tune": methods.FINETUNE.name, **{method.label: method.name for method in methods.METHODS}}
 
 
