@@ -14,7 +14,7 @@ A cached prefix is valid exactly while these hold, and its key holds each of the
 - the examples, their tokenizer and length limit: the token ids themselves (and BERT's segment ids)
   are hashed, so they stand for the task, the split, the texts and the tokenizer at once;
 - the depth k, the device type and the precision it was computed in;
-- nothing the run trains or changes is inside the prefix: freezing (loop.freeze) sets
+- nothing the run trains or changes is inside the prefix: freezing (trainable.freeze) sets
   requires_grad off for exactly the embeddings and layers 1..k (and, for k >= 1, MPNet's relative
   position bias, which every layer reads: k in the key says it is frozen), a reset (--reinit N) touches only
   the top N layers and is refused where they overlap the frozen ones, and the prefix is computed in

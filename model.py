@@ -133,7 +133,7 @@ class Classifier(nn.Module):
         self.config = config
         # what stands for a sentence: its "first" token (<s> or [CLS]), which the studies'
         # *ForSequenceClassification reads, or the "mean" of its tokens, a sentence embedder's own;
-        # normalize: a sentence embedder's output is L2-normalised (loop.sentence_embeddings)
+        # normalize: a sentence embedder's output is L2-normalised (probe.sentence_embeddings)
         self.pooling, self.normalize = pooling, normalize
         self.embed = Embeddings(config)
         self.layers = nn.ModuleList(Layer(config) for _ in range(config.num_layers))

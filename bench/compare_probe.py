@@ -19,7 +19,6 @@ import numpy as np
 import families
 import hub
 import freeze_study  # the same subsets, cache and embedding as a probe run
-import loop
 import probe
 
 
@@ -29,14 +28,13 @@ def embeddings(args, size):
     run = freeze_study.parse_args(["--dataset", args.dataset, "--model", args.model, "--glue-dir", args.glue_dir,
                                    "--size", str(size), "--method", "probe", "--freeze", str(depth), "--precision", "fp32",
                                    "--splits-dir", args.splits_dir, "--cache-dir", args.cache_dir])
-    device, precision = freeze_study.check_args(run)
     task, indices = freeze_study.load_task_and_subset(run)
-    folder = hub.checkpoint_folder(args.model)
-    plan = freeze_study.plan_run(run, task, folder, device, precision)
-    classifier = freeze_study.build_and_freeze(run, plan, task, folder)
-    train_ids, dev_ids, _ = freeze_study.tokenize_task(run, plan, classifier, task, indices)
-    train, dev = freeze_study.frozen_prefix_states(run, plan, classifier, task, train_ids, dev_ids)
-    embed = lambda states: loop.all_sentence_embeddings(classifier, states, depth, device, precision).astype(np.float64)
+    plan = freeze_study.plan_run(run, task)
+    classifier = freeze_study.build_and_freeze(plan, task)
+    train_ids, dev_ids, _ = freeze_study.tokenize_task(plan, classifier, task, indices)
+    train, dev = freeze_study.frozen_prefix_states(plan, classifier, task, train_ids, dev_ids)
+    embed = lambda states: probe.all_sentence_embeddings(classifier, states, depth, plan.device,
+                                                         plan.precision).astype(np.float64)
     return embed(train), task.train_labels[indices], embed(dev), task.dev_labels
 
 
