@@ -1,7 +1,6 @@
 """make grid (the Makefile) end to end: a tiny random checkpoint, a tiny TSV task, one epoch per run.
 Two real grids: the recipe's (run once, resumed, killed and resumed, refused in another precision)
-and one folder of every other kind of run (reset tops, probes, SetFit); make best on the first; and Lee
-et al.'s line search."""
+and one folder of the recipe, probes and SetFit; make best on the first; and Lee et al.'s line search."""
 
 import json
 import os
@@ -124,12 +123,12 @@ def test_lee_grid_names_each_learning_rate_and_reports_the_line_search(grid, tmp
 
 @pytest.fixture(scope="module")
 def every_kind(grid, tmp_path_factory):
-    """One folder of every kind of run at n = 8: the recipe at k = 0 and 1, its top reset (REINITS),
-    the probe (PROBE=1, at the last depth), seeds 1 and 2; then SetFit (METHOD=setfit) at k = 1, which
+    """One folder of every kind of run at n = 8: the recipe at k = 0 and 1 and the probe (PROBE=1, at
+    the last depth), seeds 1 and 2; then SetFit (METHOD=setfit) at k = 1, which
     pools by the mean where the recipe reads the first token (the tiny checkpoint has no
     sentence-transformers files, so --pooling mean says so): one folder, one pooling per method."""
     folder = tmp_path_factory.mktemp("every-kind") / "runs"
-    run_variant(grid, folder, "SIZES=8", "SEEDS=1 2", "FREEZE=0 1", "REINITS=0 1", "PROBE=1")
+    run_variant(grid, folder, "SIZES=8", "SEEDS=1 2", "FREEZE=0 1", "PROBE=1")
     run_variant(grid, folder, "SIZES=8", "SEEDS=1", "FREEZE=1", "METHOD=setfit", "RUN_FLAGS=--pooling mean")
     return folder
 
@@ -137,14 +136,14 @@ def every_kind(grid, tmp_path_factory):
 def test_a_folder_of_every_kind_of_run_names_each_and_gives_one_report_and_one_answer(every_kind):
     folder = every_kind
     expected = {f"freeze{k}_size8_seed{s}{suffix}.json" for s in (1, 2) for k, suffix in
-                ((0, ""), (0, "_reinit1"), (1, ""), (1, "_probe"))} | {"freeze1_size8_seed1_setfit.json"}
-    assert set(results(folder)) == expected  # REINITS reset the top of the k = 0 cells
+                ((0, ""), (1, ""), (1, "_probe"))} | {"freeze1_size8_seed1_setfit.json"}
+    assert set(results(folder)) == expected
     run = json.loads((folder / "freeze1_size8_seed1_setfit.json").read_text())
     assert run["config"]["method"] == "setfit" and run["selection"] == "setfit" and run["config"]["cache"]
     assert run["config"]["epochs"] == 10  # the grid's EPOCHS=1 went to the methods with epochs alone
     assert json.loads((folder / "freeze0_size8_seed1.json").read_text())["config"]["epochs"] == 1
     markdown = (folder / "report.md").read_text()
-    assert "## Re-initialising the top" in markdown and "## Linear probe" in markdown
+    assert "## Linear probe" in markdown  # (reset tops' names and section: tests/test_result.py, study/test_sections.py)
     assert "## What each depth costs" in markdown and "The recipe's cheapest depth at n = 8" in markdown
     assert markdown.count("Recommended at n = 8: **") == 1  # one answer, across methods
     assert markdown.index("## The answer\n") < markdown.index("## Best dev accuracy per run")  # the answer first
