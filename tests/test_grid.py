@@ -13,9 +13,9 @@ import pytest
 
 from conftest import ROOT, save_tiny_bert
 
-SEEDS = "1 2"
+SEEDS = "1"
 SIZES = "8"
-EXPECTED = {f"freeze{k}_size8_seed{s}.json" for k in (-1, 0, 1) for s in (1, 2)}
+EXPECTED = {f"freeze{k}_size8_seed1.json" for k in (-1, 0, 1)}  # the tiny model's every depth, make's default FREEZE
 
 
 @pytest.fixture(scope="module")
@@ -59,17 +59,17 @@ def test_grid_runs_everything_once_says_where_it_stands_resumes_and_reports(grid
     second = subprocess.run(command, capture_output=True, text=True)
     assert second.returncode == 0 and runs_started(second.stdout) == 0 and results(folder) == done
 
-    (folder / "freeze0_size8_seed2.json").unlink()
+    (folder / "freeze0_size8_seed1.json").unlink()
     third = subprocess.run(command, capture_output=True, text=True)
     assert third.returncode == 0 and runs_started(third.stdout) == 1
     redone = results(folder)
-    assert {name for name in redone if redone[name] != done.get(name)} == {"freeze0_size8_seed2.json"}
+    assert {name for name in redone if redone[name] != done.get(name)} == {"freeze0_size8_seed1.json"}
 
 
 def test_killed_grid_resumes_and_leaves_no_partial_file(grid):
     folder, command = grid
     subprocess.run(command, capture_output=True, text=True, check=True)  # complete
-    removed = sorted(EXPECTED)[:4]
+    removed = sorted(EXPECTED)  # two start at once (-j2): when one is back, another is still running
     for name in removed:
         (folder / name).unlink()
     make = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
