@@ -137,7 +137,9 @@ METHODS = (
 )
 BY_NAME = {method.name: method for method in METHODS}
 NAMES = tuple(BY_NAME)
-FINETUNE = BY_NAME["finetune"]  # the protocol's own method, the default
+# the methods other modules name: the protocol's own (the default), the probe (--probe, make's PROBE=1)
+# and SetFit (a report section of its own)
+FINETUNE, PROBE, SETFIT = BY_NAME["finetune"], BY_NAME["probe"], BY_NAME["setfit"]
 OPTIONS = tuple(option for method in METHODS for option in method.options)  # every method's own options
 
 

@@ -60,7 +60,8 @@ def parser():
                    help="finetune: the protocol's head and fine-tune (the default); lora, bitfit: trainable.py; setfit: "
                         "SetFit's contrastive fine-tuning, then a logistic-regression head (contrastive.py); probe (with "
                         "--freeze L): a linear model fitted to the frozen model's sentence embedding (probe.py)")
-    p.add_argument("--probe", dest="method", action="store_const", const="probe", help="the same as --method probe")
+    p.add_argument("--probe", dest="method", action="store_const", const=methods.PROBE.name,
+                   help="the same as --method probe")
     for name, default in trainable.LORA_DEFAULTS.items():  # --lora-rank, --lora-alpha, --lora-dropout, --lora-targets
         p.add_argument(f"--lora-{name}", type=type(default) if name != "targets" else str, default=default,
                        nargs="+" if name == "targets" else None, help=f"--method lora (default {default})")

@@ -137,7 +137,7 @@ def grid_names(folder, freeze, sizes, seeds, lrs=(None,), reinits=(0,), probe=Fa
     (at k = 0 only) reset; then, with probe, a probe at the last depth per size and seed."""
     runs = [RunName(k, n, s, lr, r, method) for k in freeze for n in sizes for s in seeds for lr in lrs
             for r in (reinits if k == 0 else (0,))]
-    runs += [RunName(freeze[-1], n, s, method="probe") for n in sizes for s in seeds] if probe else []
+    runs += [RunName(freeze[-1], n, s, method=methods.PROBE.name) for n in sizes for s in seeds] if probe else []
     return [os.path.join(folder, run.file_name()) for run in runs]
 
 

@@ -218,7 +218,7 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
     columns += ["published_frozen_layers", "published_mean", "published_std"] if reference_rows else []
     write_csv(folder, rows, columns)
     answer, picks = answer_lines(every_run or results, "mcc" if with_mcc else "accuracy")
-    method = " (SetFit)" if method_of(first) == "setfit" else ""
+    method = f" ({methods.SETFIT.label})" if method_of(first) == methods.SETFIT.name else ""
     lines = [f"# {task} with {model_name}{method}", ""] + (summary_lines(picks) if picks else [])
     lines += grid_lines(folder, rows, results, seeds, with_mcc, bool(reference_rows))
     lines += ["", "## Per train size", "",
@@ -268,8 +268,8 @@ def main(argv=None):
     # seeds of the plain cells; a folder of SetFit runs alone has them as its cells
     every_run = results
     reset = [r for r in results if r["config"]["reinit"]]
-    probes = [r for r in results if method_of(r["config"]) == "probe"]
-    setfit = [r for r in results if method_of(r["config"]) == "setfit"]
+    probes = [r for r in results if method_of(r["config"]) == methods.PROBE.name]
+    setfit = [r for r in results if method_of(r["config"]) == methods.SETFIT.name]
     # the recipe's own tables read it at the study's rate; other rates are cells of the answer only
     results = [r for r in results if not r["config"]["reinit"] and method_of(r["config"]) == methods.FINETUNE.name
                and r["config"]["lr"] == methods.FINETUNE.default_lr(r["config"]["size"])]
