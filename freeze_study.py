@@ -3,12 +3,12 @@ One run of the freezing study, start to finish:
 
     python freeze_study.py --dataset sst2 --freeze 12 --size 50 --seed 7
 
-reads the task and its training subset (data.py), decides what the run is (its plan, plan.py), loads the
-checkpoint into our encoder (checkpoint.py, model.py) and freezes the embeddings and the first k
-layers, reads the token ids and the frozen prefix's output from the cache or computes them once
-(cache.py), trains the rest by its method (methods.py: the protocol's fine-tune, loop.py; LoRA or
-BitFit over it, trainable.py; SetFit, contrastive.py; a linear probe, probe.py), and writes the
-result (result.py). Offline here:
+reads the task and its training subset (data.py), decides what the run is (its plan, plan.py),
+loads the checkpoint into our encoder (checkpoint.py, model.py) and freezes the embeddings and the
+first k layers (trainable.py), reads the token ids and the frozen prefix's output from the cache or
+computes them once (cache.py), trains the rest by its method (methods.py: the protocol's
+fine-tune, loop.py, and LoRA or BitFit over it; SetFit, contrastive.py; a linear probe, probe.py),
+and writes the result (result.py). Offline here:
 
     python freeze_study.py --model minilm --glue-dir ../shared/glue --freeze 2 --size 200 --seed 1
 """

@@ -8,9 +8,9 @@ A result's file name says what the run was, and nothing else does:
 
 the learning rate only where it is not the method's default at that train size (methods.py; a
 probe has none), written as 3e-4; the reset top layers only where there are some; the method's
-suffix (methods.py) unless it is the protocol's fine-tune. The Makefile asks this module for a grid's names and for the options
-each name stands for (python -m result names ... / flags NAME), so make and the tool cannot
-disagree. Runs that differ in nothing but their seed form a cell, and a report pools them; what
+suffix (methods.py), none for the protocol's fine-tune. The Makefile asks this module for a grid's
+names and for the options each name stands for (python -m result names ... / flags NAME), so make
+and the tool cannot disagree. Runs that differ in nothing but their seed form a cell, and a report pools them; what
 else can change a run's answer (its precision, the way it pools a sentence) must then be the same
 for every run of a folder, and check_folder refuses a run that would mix them; settings_of names
 what else a cell's runs must share (SetFit's pairs, LoRA's rank, ...): check_folder refuses a run
@@ -50,11 +50,11 @@ class RunName:
     method: str = methods.FINETUNE.name  # a name of methods.py's table
 
     def file_name(self):
-        default_lr = methods.get(self.method).default_lr(self.size)
+        method = methods.get(self.method)
         return (f"freeze{self.freeze}_size{self.size}_seed{self.seed}"
-                + (f"_lr{lr_text(self.lr)}" if self.lr not in (None, default_lr) else "")
+                + (f"_lr{lr_text(self.lr)}" if self.lr not in (None, method.default_lr(self.size)) else "")
                 + (f"_reinit{self.reinit}" if self.reinit else "")
-                + methods.get(self.method).suffix + ".json")
+                + method.suffix + ".json")
 
     def flags(self, shared=None):
         """freeze_study.py's options for this run, and of `shared` ({option: value}, a grid's options
