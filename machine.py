@@ -60,10 +60,27 @@ def processor_name(device):
 
 
 def peak_memory_mb(device):
-    """The run's peak memory: the GPU's allocations, or on a CPU the process's resident set."""
+    """The run's peak memory: the GPU's allocations, or on a CPU the process's resident set (its
+    high-water mark, which restart_peak_memory lowers between the runs of one process)."""
     if device.type == "cuda":
         return torch.cuda.max_memory_allocated(device) / 2**20
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024  # kB
+    except (OSError, StopIteration):  # not Linux
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def restart_peak_memory():
+    """Before each run of a process that runs several (study/worker.py): the heap an earlier run
+    freed goes back to the system and the resident set's high-water mark restarts from what is
+    resident now (Linux's clear_refs), so a run's peak is its own, as in a process of its own."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except (OSError, AttributeError):  # not Linux or not glibc: the process's peak so far
+        pass
 
 
 def versions():
