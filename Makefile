@@ -47,6 +47,12 @@ AGAINST ?=
 # the blog's protocol is a run's default; a method with a schedule of its own (SetFit) ignores PROTOCOL
 # and EPOCHS, and a run refuses them, so result.py passes them only to the methods that read them
 PROTOCOL_FLAG = $(if $(filter-out blog,$(PROTOCOL)),--protocol $(PROTOCOL))
+# a run's options: its own, from its result file's name (result.py, with the grid's SHARED_FLAGS where
+# they apply to it), then RUN_OPTIONS, the same for every run of the grid
+SHARED_FLAGS = $(PROTOCOL_FLAG) $(if $(EPOCHS),--epochs $(EPOCHS)) --splits-dir $(SPLITS_DIR)
+RUN_OPTIONS = --dataset $(DATASET) --model $(MODEL) $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) \
+  $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) --cache-dir $(CACHE_DIR) \
+  $(if $(PRECISION),--precision $(PRECISION)) $(RUN_FLAGS)
 # the grid's result files, named by result.py (the one place a name is made and read)
 RUNS = $(shell $(PYTHON) -m result names $(RESULTS) --freeze $(FREEZE) --sizes $(SIZES) --seeds $(SEEDS) \
   $(if $(or $(LRS),$(LR)),--lrs $(or $(LRS),$(LR))) --reinits $(REINITS) $(if $(PROBE),--probe) \
@@ -101,17 +107,16 @@ grid:
 	  $(MAKE) --no-print-directory runs FREEZE="$$freeze"
 	@$(MAKE) --no-print-directory report
 
-runs: $(if $(filter runs,$(MAKECMDGOALS)),$(RUNS))
+# the grid's missing runs, by make -j N's N worker processes, each running one run after another
+# without a start-up each (study/worker.py); each run's output in its log beside its result
+runs:
+	@$(PYTHON) -m study.worker $(SHARED_FLAGS) $(RUNS) -- $(RUN_OPTIONS)
 
-# a result file's name stands for the run's own options (python -m result flags NAME, with the grid's
-# PROTOCOL and EPOCHS for the methods that read them); the grid's variables give the rest
+# one result file, in a process of its own (`make <result>`, a Slurm task): the same run and log
 $(RESULTS)/freeze%.json:
 	@mkdir -p $(@D)
-	@flags=$$($(PYTHON) -m result flags $(@F) $(PROTOCOL_FLAG) $(if $(EPOCHS),--epochs $(EPOCHS))) || exit 2; \
-	$(PYTHON) freeze_study.py $$flags --dataset $(DATASET) --model $(MODEL) \
-	  $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) \
-	  --cache-dir $(CACHE_DIR) $(if $(findstring _sizeall_,$(@F)),,--splits-dir $(SPLITS_DIR)) \
-	  $(if $(PRECISION),--precision $(PRECISION)) $(RUN_FLAGS) --out $@ > $(basename $@).log 2>&1 \
+	@flags=$$($(PYTHON) -m result flags $(@F) $(SHARED_FLAGS)) || exit 2; \
+	$(PYTHON) freeze_study.py $$flags $(RUN_OPTIONS) --out $@ > $(basename $@).log 2>&1 \
 	  || { tail -n 1 $(basename $@).log; exit 1; }
 	@$(PYTHON) -m study.results progress $@ $(RUNS)
 
@@ -148,11 +153,8 @@ SAVE ?= saved/$(DATASET)-$(notdir $(patsubst %/,%,$(MODEL)))-n$(SIZE)
 best:
 	@flags=$$($(PYTHON) -m study.best $(RESULTS) --size $(SIZE) --seed $(SEED)) || exit 2; \
 	echo "make best: $$flags"; \
-	$(PYTHON) freeze_study.py $$flags --dataset $(DATASET) --model $(MODEL) $(PROTOCOL_FLAG) \
-	  $(if $(EPOCHS),--epochs $(EPOCHS)) $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) \
-	  $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) --cache-dir $(CACHE_DIR) \
-	  $(if $(filter-out all,$(SIZE)),--splits-dir $(SPLITS_DIR)) $(if $(PRECISION),--precision $(PRECISION)) \
-	  --quiet --save $(SAVE) --out $(SAVE).json
+	$(PYTHON) freeze_study.py $$flags $(PROTOCOL_FLAG) $(if $(EPOCHS),--epochs $(EPOCHS)) \
+	  $(if $(filter-out all,$(SIZE)),--splits-dir $(SPLITS_DIR)) $(RUN_OPTIONS) --quiet --save $(SAVE) --out $(SAVE).json
 
 status:
 	@echo "$(RESULTS): $$($(PYTHON) -m study.results status $(RUNS))"

@@ -58,8 +58,9 @@ class RunName:
 
     def flags(self, shared=None):
         """freeze_study.py's options for this run, and of `shared` ({option: value}, a grid's options
-        for every run: EPOCHS, PROTOCOL) those its method reads."""
-        ignored = methods.get(self.method).ignores
+        for every run: EPOCHS, PROTOCOL, the subsets' folder) those that apply to it: those its method
+        reads, and the subsets' folder but for the whole train split."""
+        ignored = set(methods.get(self.method).ignores) | ({"splits_dir"} if self.size == "all" else set())
         return (["--freeze", str(self.freeze), "--size", str(self.size), "--seed", str(self.seed)]
                 + (["--lr", lr_text(self.lr)] if self.lr is not None else [])
                 + (["--reinit", str(self.reinit)] if self.reinit else [])
@@ -259,13 +260,14 @@ def main(argv=None):
     flags.add_argument("name")
     flags.add_argument("--epochs", help="the grid's, for the runs whose method has epochs")
     flags.add_argument("--protocol", help="the grid's, for the runs whose method follows a protocol")
+    flags.add_argument("--splits-dir", help="the grid's subsets, for the runs of a subset")
     args = p.parse_args(argv)
     if args.command == "flags":
         run = parse_name(args.name)
         if run is None:
             sys.exit(f"result.py: {args.name} is not a result's name (freeze<k>_size<n>_seed<s>[_lr<rate>]"
                      f"[_reinit<N>][{'|'.join(filter(None, SUFFIXES))}].json, rates written as 3e-4)")
-        print(" ".join(run.flags(dict(epochs=args.epochs, protocol=args.protocol))))
+        print(" ".join(run.flags(dict(epochs=args.epochs, protocol=args.protocol, splits_dir=args.splits_dir))))
         return
     sizes = [size if size == "all" else int(size) for size in args.sizes]
     print("\n".join(grid_names(args.folder, args.freeze, sizes, args.seeds, args.lrs or [None],

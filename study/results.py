@@ -189,11 +189,27 @@ def duration(seconds):
     return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
 
 
+def make_jobs():
+    """The N of `make -j N` this process was started under (1 without; all the cores for a bare -j)."""
+    jobs = re.findall(r"(?:^|\s)-j\s*(\d*)", os.environ.get("MAKEFLAGS", ""))
+    if not jobs:
+        return 1
+    return int(jobs[-1]) if jobs[-1] else os.cpu_count() or 1
+
+
+def progress_line(finished, runs):
+    """A run just finished: its place in the grid, its result's line (the last of its log), the time left."""
+    count = time_left(runs)[0]
+    with open(finished.removesuffix(".json") + ".log") as f:
+        last = f.read().rstrip().splitlines()[-1]
+    return f"[{count}/{len(runs)}] {last} | {where_the_grid_stands(runs).split(', ', 1)[-1]}"
+
+
 def where_the_grid_stands(runs):
     """'57 of 200 runs done, about 1 h 12 min left' (divided over make -j N's runs at once); the runs
     of a depth and size not yet timed are counted apart, never guessed."""
     count, left, untimed = time_left(runs)
-    jobs = int((re.findall(r"(?:^|\s)-j\s*(\d+)", os.environ.get("MAKEFLAGS", "")) or ["1"])[-1])
+    jobs = make_jobs()
     text = f"{count} of {len(runs)} runs done"
     if left is None:
         return text + ", no estimate until one is"
@@ -207,11 +223,7 @@ def where_the_grid_stands(runs):
 
 def main(argv):
     if len(argv) >= 2 and argv[0] == "progress":  # a run just finished: its place, its line, the time left
-        finished, runs = argv[1], argv[2:]
-        count = time_left(runs)[0]
-        with open(finished.removesuffix(".json") + ".log") as f:
-            last = f.read().rstrip().splitlines()[-1]
-        print(f"[{count}/{len(runs)}] {last} | {where_the_grid_stands(runs).split(', ', 1)[-1]}")
+        print(progress_line(argv[1], argv[2:]))
     elif argv and argv[0] == "status":
         print(where_the_grid_stands(argv[1:]))
     else:

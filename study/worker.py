@@ -1,0 +1,175 @@
+"""
+A grid's runs in a few long-lived processes instead of a process each: `make grid` (make runs)
+hands its missing result files to this module, which starts N worker processes (make -j N) and
+gives each run to the next one free. A worker imports torch once and runs one freeze_study.run
+after another, so a run pays no Python, torch or transformers start-up (3-5 s on a CPU, more
+than a run with every layer frozen takes to train: docs/performance.md).
+
+    make ─► python -m study.worker --splits-dir S RESULT... -- --dataset sst2 --model minilm ...
+                │  (this process: no torch; prints each finished run's place in the grid)
+                ├─ stdin: {"argv": [...], "log": ...} ─► worker 1: freeze_study.main(argv), output into the log
+                │◄──────────── stdout: its exit code ──┘
+                └─ ... worker N
+
+A run in a worker is the same computation as in a process of its own, bit for bit
+(tests/study/test_worker.py): every random draw of a run comes from its own seed, and nothing a run
+computes outlives it. What a worker changes is what measures the machine: a run's seconds no
+longer count the start-up, and its peak memory counts from its start (machine.restart_peak_memory).
+The Makefile's rule for one result file (`make <result>`, a Slurm task) still runs one process.
+"""
+
+import argparse
+import contextlib
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+
+import result
+from study.results import make_jobs, progress_line
+
+
+# ----------------------------------------------------------------------------------------------
+# The worker: one process, many runs
+
+def serve():
+    """Read runs from stdin, one JSON line each; run each; answer its exit code on stdout."""
+    answers = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)  # stray prints between runs go to stderr, never into the answers
+    import freeze_study  # torch, once for every run
+    import machine
+    try:
+        for line in sys.stdin:
+            job = json.loads(line)
+            machine.restart_peak_memory()
+            with output_to(job["log"]):
+                code = exit_code(freeze_study.main, job["argv"])
+            print(code, file=answers)
+            if code == 130:  # interrupted: make is being stopped
+                break
+    except KeyboardInterrupt:  # killed while waiting for a run
+        sys.exit(130)
+
+
+def exit_code(main, argv):
+    """What `python freeze_study.py argv` would exit with: 0, 2 for bad input (plan.fail), 130 when
+    interrupted, 1 for an error (its traceback in the log)."""
+    try:
+        main(argv)
+        return 0
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 1
+    except Exception:
+        import traceback
+        traceback.print_exc()
+        return 1
+
+
+@contextlib.contextmanager
+def output_to(path):
+    """Everything the process writes to stdout and stderr, Python's or not, into the file at `path`."""
+    sys.stdout.flush(), sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    try:
+        with open(path, "w") as log:
+            os.dup2(log.fileno(), 1), os.dup2(log.fileno(), 2)
+            try:
+                yield
+            finally:
+                sys.stdout.flush(), sys.stderr.flush()
+    finally:
+        os.dup2(saved[0], 1), os.dup2(saved[1], 2)
+        os.close(saved[0]), os.close(saved[1])
+
+
+# ----------------------------------------------------------------------------------------------
+# The pool: the runs not yet done, handed to N workers
+
+def job_of(path, shared, run_flags):
+    """A run's command line, as the Makefile's rule for its result file writes it."""
+    run = result.parse_name(path)
+    if run is None:
+        raise ValueError(f"{path} is not a result's name")
+    return dict(argv=run.flags(shared) + run_flags + ["--out", path], log=path.removesuffix(".json") + ".log")
+
+
+def run_all(runs, shared, run_flags, jobs, echo=print):
+    """Every run of `runs` (result paths) whose result is missing, by `jobs` workers; after each
+    finished run its progress line. The first failure stops the handing out (the runs under way
+    finish, as under make); returns the exit code: 0, or the first failed run's."""
+    pending = queue.Queue()
+    for path in runs:
+        if not os.path.exists(path):
+            pending.put((path, job_of(path, shared, run_flags)))  # every name checked before any run
+    failures, lock = [], threading.Lock()
+
+    def work():
+        worker = subprocess.Popen([sys.executable, "-m", "study.worker", "--serve"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, bufsize=1)
+        while not failures:
+            try:
+                path, job = pending.get_nowait()
+            except queue.Empty:
+                break
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            worker.stdin.write(json.dumps(job) + "\n")
+            answer = worker.stdout.readline()
+            code = int(answer) if answer.strip() else 1  # no answer: the worker died
+            with lock:
+                if code == 0:
+                    echo(progress_line(path, runs))
+                else:
+                    failures.append(code)
+                    echo(last_line(path) or f"study.worker: {path} failed (exit code {code})")
+        worker.stdin.close()
+        worker.wait()
+
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(min(jobs, pending.qsize()))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return failures[0] if failures else 0
+
+
+def last_line(path):
+    try:
+        with open(path.removesuffix(".json") + ".log") as f:
+            return (f.read().rstrip().splitlines() or [""])[-1]
+    except OSError:
+        return ""
+
+
+def interrupted(signum, frame):
+    raise KeyboardInterrupt  # make's SIGTERM: the workers, in the same process group, stop their runs
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--serve"]:
+        return serve()
+    ours, run_flags = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, [])
+    p = argparse.ArgumentParser(prog="python -m study.worker",
+                                description="The missing runs of a grid, in N long-lived processes.")
+    p.add_argument("runs", nargs="*", help="result files; those that exist are done")
+    p.add_argument("--jobs", type=int, help="processes at once (default: make -j N's N, else 1)")
+    p.add_argument("--epochs", help="the grid's, for the runs whose method has epochs")
+    p.add_argument("--protocol", help="the grid's, for the runs whose method follows a protocol")
+    p.add_argument("--splits-dir", help="the grid's subsets, for the runs of a subset")
+    args = p.parse_args(ours)
+    shared = dict(epochs=args.epochs, protocol=args.protocol, splits_dir=args.splits_dir)
+    signal.signal(signal.SIGTERM, interrupted)
+    try:
+        sys.exit(run_all(args.runs, shared, run_flags, args.jobs or make_jobs()))
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except ValueError as e:
+        print(f"study.worker: {e}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""study/worker.py: many runs in one process are the runs of processes of their own, bit for bit."""
+
+import json
+import subprocess
+import sys
+
+from conftest import ROOT
+from study import worker
+
+# one worker runs them in this order, so that what one kind of run leaves behind in the process
+# (SetFit's pairs and frozen head, the probe's fit, a cache built, a fine-tune's weights) would show
+# in the next
+NAMES = ["freeze1_size8_seed1_setfit.json", "freeze0_size8_seed2.json", "freeze3_size8_seed1_probe.json",
+         "freeze1_size8_seed1.json"]
+MEASURES = ("seconds", "peak_memory_mb")  # of the machine, not of the run: a worker pays no start-up
+
+
+def tiny_task(folder):
+    rows = [f"{word} film {i}\t{i % 2}\n" for i, word in enumerate(["good", "bad", "fine", "dull"] * 6)]
+    (folder / "train.tsv").write_text("sentence\tlabel\n" + "".join(rows))
+    (folder / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:10]))
+
+
+def record(path):
+    run = json.loads(path.read_text())
+    run["config"].pop("out")
+    for point in run["curve"]:
+        point.pop("seconds")  # the seconds since the run began, at each evaluation
+    return {key: value for key, value in run.items() if key not in MEASURES}
+
+
+def test_runs_in_one_worker_equal_runs_in_processes_of_their_own_and_a_failure_stops_it(tiny_bert, tmp_path):
+    tiny_task(tmp_path)
+    shared = dict(epochs=2, protocol=None, splits_dir=str(tmp_path / "splits"))
+    options = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
+               "--dev-file", str(tmp_path / "dev.tsv"), "--cache-dir", str(tmp_path / "cache"),
+               "--precision", "fp32", "--pooling", "mean"]
+    alone, together = tmp_path / "alone", tmp_path / "together"
+    processes = [subprocess.Popen([sys.executable, "freeze_study.py",
+                                   *worker.job_of(str(alone / name), shared, options)["argv"]], cwd=ROOT,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for name in NAMES]
+    assert all(process.wait() == 0 for process in processes), [p.stderr.read() for p in processes]
+
+    # the worker, one process: the runs above, then one the 3-layer model refuses, then one never started
+    lines = []
+    runs = [str(together / name) for name in NAMES + ["freeze9_size8_seed1.json", "freeze2_size8_seed1.json"]]
+    code = worker.run_all(runs, shared, options, jobs=1, echo=lines.append)
+    for name in NAMES:
+        assert record(together / name) == record(alone / name), name
+    assert [line.split("]")[0] + "]" for line in lines[:len(NAMES)]] == [f"[{i}/6]" for i in range(1, 5)]
+    assert code == 2 and "--freeze 9" in lines[-1] and len(lines) == len(NAMES) + 1
+    assert not (together / "freeze9_size8_seed1.json").exists() and not (together / "freeze2_size8_seed1.json").exists()
+    assert (together / "freeze9_size8_seed1.log").read_text().strip().splitlines()[-1] == lines[-1]
