@@ -132,3 +132,19 @@ def write_result(folder, freeze, size, seed, accuracy, **fields):
     """A run's result JSON (result_record) under the name freeze_study.py gives it."""
     record = result_record(freeze, size, seed, accuracy, **fields)
     (folder / result.name_of(record["config"]).file_name()).write_text(json.dumps(record))
+
+
+@pytest.fixture
+def tables_only(request, monkeypatch):
+    """A report's tables without its figures (tests/study/test_figures.py draws them), but for a test
+    that asks for `drawn` too."""
+    if "drawn" not in request.fixturenames:
+        from study import figures
+        for name in ("write_figure", "write_cost_figure"):
+            monkeypatch.setattr(figures, name, lambda *args: True)
+        monkeypatch.setattr(figures, "write_answer_figure", lambda *args: None)
+
+
+@pytest.fixture
+def drawn():
+    """A report's figures drawn, for a test that reads them (with tables_only)."""

@@ -40,8 +40,9 @@ def test_same_seed_gives_identical_figures(tmp_path, tiny_bert, glue_dir, extra)
     first = run(tmp_path, tiny_bert, glue_dir, *extra, "--seed", "7")  # dropout is on
     second = run(tmp_path, tiny_bert, glue_dir, *extra, "--seed", "7", out="again.json")
     assert figures(first) == figures(second)
-    other = run(tmp_path, tiny_bert, glue_dir, *extra, "--seed", "8", out="other.json")
-    assert other["train_losses"] != first["train_losses"]
+    if extra == ["--freeze", "1"]:  # (once: another seed draws other dropout masks)
+        other = run(tmp_path, tiny_bert, glue_dir, *extra, "--seed", "8", out="other.json")
+        assert other["train_losses"] != first["train_losses"]
 
 
 def test_pairs_through_the_cache_give_the_same_training(tmp_path, tiny_bert_no_dropout, glue_dir):

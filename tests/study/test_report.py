@@ -9,6 +9,8 @@ import pytest
 from conftest import write_result
 from study import published, report
 
+pytestmark = pytest.mark.usefixtures("tables_only")  # conftest: the figures only where a test asks for `drawn`
+
 
 @pytest.fixture
 def folder(tmp_path):
@@ -130,7 +132,7 @@ def test_against_a_second_folder_weighs_the_difference_against_seed_noise(tmp_pa
     assert exit_.value.code == 2 and "no run results in" in capsys.readouterr().err
 
 
-def test_cost_per_depth_and_the_recommendation(tmp_path):
+def test_cost_per_depth_and_the_recommendation(tmp_path, drawn):
     # k = 0: 0.80 +- 0.01 in 100 s; k = 2 stays within one std in 40 s; k = 4 is cheaper but drops
     for k, accuracies, seconds in ((0, (0.79, 0.80, 0.81), 100.0), (2, (0.795, 0.80, 0.805), 40.0),
                                    (4, (0.70, 0.71, 0.72), 10.0)):

@@ -10,6 +10,9 @@ from conftest import write_result
 from study import best, report
 
 
+pytestmark = pytest.mark.usefixtures("tables_only")  # conftest: the figures only where a test asks for `drawn`
+
+
 def test_reinit_runs_are_rows_of_their_own(tmp_path):
     for seed, (plain, reset) in enumerate([(0.70, 0.74), (0.72, 0.75), (0.71, 0.76)], start=1):
         write_result(tmp_path, 0, 100, seed, plain)
@@ -108,7 +111,7 @@ def write_method_cells(folder, cells, task="sst2"):
             (folder / f"freeze{k}_size50_seed{seed}{suffix}.json").write_text(json.dumps(result))
 
 
-def test_methods_side_by_side_recommend_the_cheapest_within_noise_of_the_best(tmp_path):
+def test_methods_side_by_side_recommend_the_cheapest_within_noise_of_the_best(tmp_path, drawn):
     # fine-tune k = 0: 0.60 in 100 s; SetFit k = 0: 0.66 +- 0.01 in 40 s, k = 4: 0.655 in 15 s; probe 0.62 in 5 s
     write_method_cells(tmp_path, [("_setfit", 0, (0.65, 0.66, 0.67), 40.0), ("_setfit", 4, (0.65, 0.655, 0.66), 15.0),
                                   ("_probe", 6, (0.62, 0.62, 0.62), 5.0),
@@ -277,7 +280,7 @@ def test_a_search_run_at_another_size_is_one_entry_of_what_is_not_run(tmp_path):
     assert "Not run at n = 100: fine-tune, lr 5e-5, 1e-4, 2e-4 at k = 0, 3." in markdown
 
 
-def test_the_answer_figure_draws_one_method_at_many_rates(tmp_path):
+def test_the_answer_figure_draws_one_method_at_many_rates(tmp_path, drawn):
     # more rates than markers: each rate is a cell, drawn in its method's marker and labelled with its rate
     for i, lr in enumerate((2e-3, 1e-3, 5e-4, 3e-4, 2e-4, 1e-4, 7e-5, 5e-5, 3e-5, 2e-5, 1e-5)):
         for seed in (1, 2):
