@@ -15,6 +15,8 @@ A run in a worker is the same computation as in a process of its own, bit for bi
 (tests/study/test_worker.py): every random draw of a run comes from its own seed, and nothing a run
 computes outlives it. What a worker changes is what measures the machine: a run's seconds no
 longer count the start-up, and its peak memory counts from its start (machine.restart_peak_memory).
+N workers share the cores (threads_each), and fp32 sums may round their last bit differently at
+another thread count, as they would under OMP_NUM_THREADS.
 The Makefile's rule for one result file (`make <result>`, a Slurm task) still runs one process.
 """
 
@@ -106,9 +108,12 @@ def run_all(runs, shared, run_flags, jobs, echo=print):
             pending.put((path, job_of(path, shared, run_flags)))  # every name checked before any run
     failures, lock = [], threading.Lock()
 
+    workers = min(jobs, pending.qsize())
+    environment = dict(os.environ, **threads_each(workers))
+
     def work():
         worker = subprocess.Popen([sys.executable, "-m", "study.worker", "--serve"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True, bufsize=1)
+                                  stdout=subprocess.PIPE, text=True, bufsize=1, env=environment)
         while not failures:
             try:
                 path, job = pending.get_nowait()
@@ -127,12 +132,22 @@ def run_all(runs, shared, run_flags, jobs, echo=print):
         worker.stdin.close()
         worker.wait()
 
-    threads = [threading.Thread(target=work, daemon=True) for _ in range(min(jobs, pending.qsize()))]
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(workers)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     return failures[0] if failures else 0
+
+
+def threads_each(workers):
+    """Each of `workers` processes its share of the cores, unless the user has set the thread count:
+    torch would give every process all of them, and N processes each running every core's thread
+    wait on each other (docs/performance.md measures it)."""
+    if "OMP_NUM_THREADS" in os.environ or not workers:
+        return {}
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return {"OMP_NUM_THREADS": str(max(1, cores // workers))}
 
 
 def last_line(path):
