@@ -144,7 +144,7 @@ def threads_each(workers):
     """Each of `workers` processes its share of the cores, unless the user has set the thread count:
     torch would give every process all of them, and N processes each running every core's thread
     wait on each other (docs/performance.md measures it)."""
-    if "OMP_NUM_THREADS" in os.environ or not workers:
+    if "OMP_NUM_THREADS" in os.environ or workers <= 1:  # one: torch's own choice, as a process of its own
         return {}
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return {"OMP_NUM_THREADS": str(max(1, cores // workers))}
