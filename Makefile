@@ -75,7 +75,7 @@ help:
 	@echo "make slurm DATASET=sst2       the missing runs as one Slurm job array, the report as a job after it"
 	@echo "make best DATASET=sst2 SIZE=n  the report's recommended cell at n, trained again and kept in SAVE (--save)"
 	@echo "make clean                    the caches and the runs' logs (never results, subsets or docs/)"
-	@echo "                              (SLURM_MAX tasks at once, SLURM_PARTITION, SLURM_TIME, SLURM_GPUS, SBATCH_FLAGS)"
+	@echo "                              (SLURM_RUNS_PER_TASK, SLURM_MAX tasks at once, SLURM_PARTITION, SLURM_TIME, SLURM_GPUS, SBATCH_FLAGS)"
 	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
 	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE METHOD (python -m methods)"
 	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, bf16 on a CPU that has it, else fp32) GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
@@ -124,6 +124,8 @@ $(RESULTS)/freeze%.json:
 # The grid on a Slurm cluster: its missing runs as one job array, each task `make <its result>`
 # with these same variables, then the report as a job that waits for the array
 SLURM_MAX ?= 4
+# runs an array task runs one after another in one worker: more for short runs, which then pay one start-up
+SLURM_RUNS_PER_TASK ?= 1
 SLURM_PARTITION ?=
 SLURM_TIME ?=
 SLURM_GPUS ?=
@@ -134,7 +136,7 @@ slurm:
 	@freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; }; \
 	  $(MAKE) --no-print-directory slurm-array FREEZE="$$freeze"
 slurm-array:
-	@$(PYTHON) -m study.slurm submit $(foreach v,$(GRID_VARIABLES),--var '$(v)=$($(v))') --max $(SLURM_MAX) \
+	@$(PYTHON) -m study.slurm submit $(foreach v,$(GRID_VARIABLES),--var '$(v)=$($(v))') --max $(SLURM_MAX) --runs-per-task $(SLURM_RUNS_PER_TASK) \
 	  $(if $(SLURM_PARTITION),--partition $(SLURM_PARTITION)) $(if $(SLURM_TIME),--time $(SLURM_TIME)) \
 	  $(if $(SLURM_GPUS),--gpus $(SLURM_GPUS)) --sbatch '$(SBATCH_FLAGS)' -- $(RUNS)
 

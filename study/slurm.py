@@ -1,13 +1,15 @@
 """
 The grid on a Slurm cluster: the runs of `make grid` that are not done yet, handed to the
-scheduler as one job array (one run per array task), and the report as a job that waits for it.
-Each task runs `make <its result file>` with the grid's own variables, so a run is the same
-computation whichever way it was launched. make calls this (make slurm, make status):
+scheduler as one job array (a few runs per array task, --runs-per-task), and the report as a job
+that waits for it. Each task runs `make runs RUNS="<its result files>"` with the grid's own
+variables, one worker for its runs (study/worker.py), so a run is the same computation whichever
+way it was launched, and a task of short runs pays one start-up. make calls this (make slurm,
+make status):
 
-    python -m study.slurm submit --var DATASET=sst2 --var ... [--max 4 --partition p --time 1:00:00 --gpus 1] -- RUNS...
+    python -m study.slurm submit --var DATASET=sst2 --var ... [--runs-per-task 1 --max 4 --partition p --time 1:00:00 --gpus 1] -- RUNS...
     python -m study.slurm status -- RUNS...
 
-Every submission leaves <results>/.slurm/<array job id>.runs (its runs, in task order) and the
+Every submission leaves <results>/.slurm/<array job id>.runs (a line per task, its runs) and the
 tasks' output beside it; a resubmission skips the runs that are done or still in the queue.
 """
 
@@ -34,11 +36,11 @@ def queue():
 
 
 def submitted(folder):
-    """{array job id: [runs in task order]} of the submissions recorded in folder/.slurm."""
+    """{array job id: [each task's runs, in task order]} of the submissions recorded in folder/.slurm."""
     arrays = {}
     for path in glob.glob(os.path.join(folder, ".slurm", "*.runs")):
         with open(path) as f:
-            arrays[os.path.basename(path)[:-len(".runs")]] = f.read().split()
+            arrays[os.path.basename(path)[:-len(".runs")]] = [line.split() for line in f if line.strip()]
     return arrays
 
 
@@ -48,7 +50,7 @@ def in_queue(runs):
     for folder in {os.path.dirname(run) for run in runs}:
         for array, listed in submitted(folder).items():
             for index, state in jobs.get(array, {}).items():
-                states[listed[index]] = state
+                states.update(dict.fromkeys(listed[index], state))
     return states
 
 
@@ -62,10 +64,11 @@ def submit(args):
     make = ["make", "-C", ROOT, "--no-print-directory"] + args.var
     folder = os.path.join(os.path.dirname(pending[0]), ".slurm")
     os.makedirs(folder, exist_ok=True)
+    tasks = [" ".join(pending[i:i + args.runs_per_task]) for i in range(0, len(pending), args.runs_per_task)]
     # the run list travels inside the script: sbatch keeps a copy, so the tasks read what was submitted
-    script = "\n".join(["#!/bin/bash", f"runs=({shlex.join(pending)})",
-                        f'exec {shlex.join(make)} "${{runs[$SLURM_ARRAY_TASK_ID]}}"', ""])
-    options = [f"--array=0-{len(pending) - 1}%{args.max}", "--job-name=freeze-study",
+    script = "\n".join(["#!/bin/bash", f"tasks=({shlex.join(tasks)})",
+                        f'exec {shlex.join(make)} runs RUNS="${{tasks[$SLURM_ARRAY_TASK_ID]}}"', ""])
+    options = [f"--array=0-{len(tasks) - 1}%{args.max}", "--job-name=freeze-study",
                f"--output={folder}/%A_%a.out"] + \
         ([f"--partition={args.partition}"] if args.partition else []) + \
         ([f"--time={args.time}"] if args.time else []) + \
@@ -75,11 +78,11 @@ def submit(args):
         sys.exit(f"slurm: sbatch refused the array: {array.stderr.strip()}")
     array = array.stdout.strip().split(";")[0]
     with open(os.path.join(folder, f"{array}.runs"), "w") as f:
-        f.write("\n".join(pending) + "\n")
+        f.write("\n".join(tasks) + "\n")
     report = subprocess.run(["sbatch", "--parsable", f"--dependency=afterany:{array}", "--job-name=freeze-study-report",
                              f"--output={folder}/report-%j.out", *options[3:],
                              "--wrap", shlex.join(make + ["report"])], capture_output=True, text=True, check=True)
-    print(f"slurm: submitted {len(pending)} runs as job array {array} (at most {args.max} at once); "
+    print(f"slurm: submitted {len(pending)} runs as job array {array} of {len(tasks)} tasks (at most {args.max} at once); "
           f"the report follows as job {report.stdout.strip().split(';')[0]}")
 
 
@@ -99,6 +102,7 @@ def main(argv=None):
     p.add_argument("command", choices=["submit", "status"])
     p.add_argument("--var", action="append", default=[], help="a make variable of the grid, NAME=value")
     p.add_argument("--max", type=int, default=4, help="array tasks at once (%%N)")
+    p.add_argument("--runs-per-task", type=int, default=1, help="runs one task runs, one after another")
     p.add_argument("--partition")
     p.add_argument("--time", help="each task's time limit")
     p.add_argument("--gpus", help="GPUs per task")

@@ -61,8 +61,11 @@ def figures(path):
 def test_slurm_grid_equals_make_grid_and_resubmits_only_what_is_missing(cluster, tiny, tmp_path):
     by_make, by_slurm = tmp_path / "make", tmp_path / "slurm"
     assert make(cluster, "grid", *tiny, f"RESULTS={by_make}").returncode == 0
-    submitted = make(cluster, "slurm", *tiny, f"RESULTS={by_slurm}", "SLURM_MAX=2")
+    submitted = make(cluster, "slurm", *tiny, f"RESULTS={by_slurm}", "SLURM_MAX=2", "SLURM_RUNS_PER_TASK=2")
     assert submitted.returncode == 0 and "submitted 2 runs as job array" in submitted.stdout, submitted.stdout + submitted.stderr
+    array = submitted.stdout.split("job array ")[1].split()[0]
+    assert "of 1 tasks" in submitted.stdout  # both runs in one task, one worker
+    assert len((by_slurm / ".slurm" / f"{array}.runs").read_text().splitlines()) == 1
     wait_for_the_queue(cluster)
     names = sorted(p.name for p in by_make.glob("freeze*.json"))
     assert len(names) == 2 and sorted(p.name for p in by_slurm.glob("freeze*.json")) == names
