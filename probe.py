@@ -41,46 +41,95 @@ def fit(features, labels, num_labels, l2):
         gram = centred.T @ centred / len(x) + l2 * torch.eye(x.shape[1], dtype=torch.float64)
         weight = torch.linalg.solve(gram, centred.T @ (y - y.mean()) / len(x))[:, None]
         return weight, (y.mean() - mean_x @ weight[:, 0]).reshape(1)
-    return fit_softmax(x, torch.as_tensor(labels, dtype=torch.long), num_labels, l2)
+    labels = torch.as_tensor(labels, dtype=torch.long)
+    if len(x) >= x.shape[1]:
+        return fit_softmax(x, labels, num_labels, l2)
+    # fewer examples than features: the optimum's weight lies in the span of the examples (a part
+    # outside it changes no score and adds to the penalty), so fit in an orthonormal basis of that
+    # span, n numbers an example instead of H; the same optimum, the same penalty
+    basis, _ = torch.linalg.qr(x.T)  # (H, n)
+    weight, bias = fit_softmax(x @ basis, labels, num_labels, l2)
+    return basis @ weight, bias
 
 
-def fit_softmax(x, y, num_labels, l2, tolerance=1e-10, max_steps=100):
-    """Softmax regression minimised by Newton's method, each step its exact Hessian's solve, halved
-    until the loss falls enough (Armijo), until the largest gradient is below `tolerance`: a few
-    steps to float64's precision, without torch.optim (whose first use imports torch's compiler).
-    x (n, H) float64, y (n,) long -> weight (H, C), bias (C,)."""
+def fit_softmax(x, y, num_labels, l2, tolerance=1e-10, max_steps=100, solve=None):
+    """Softmax regression minimised by Newton's method, each step halved until the loss falls
+    enough (Armijo), until the largest gradient is below `tolerance`: a few steps to float64's
+    precision, without torch.optim (whose first use imports torch's compiler). Each step solves the
+    Hessian's system: exactly for two classes (hessian_solve), by conjugate gradients with more
+    (conjugate_gradient_solve), whose cost grows with the classes, not with their cube; the same
+    optimum either way (tests/test_probe.py). x (n, H) float64, y (n,) long -> weight (H, C), bias (C,)."""
     n, C = len(x), num_labels
+    solve = solve or (hessian_solve if C == 2 else conjugate_gradient_solve)
     x1 = torch.cat([x, x.new_ones(n, 1)], 1)  # (n, D): the bias as one more feature, D = H + 1
     D = x1.shape[1]
     onehot = F.one_hot(y, C).to(x.dtype)
-    penalised = x.new_ones(D, 1)
-    penalised[-1] = 0.0  # the bias is not penalised
+    ridge = x.new_full((D, 1), 2 * l2)
+    ridge[-1] = 0.0  # the bias is not penalised
     loss = lambda theta: F.cross_entropy(x1 @ theta, y) + l2 * (theta[:-1] ** 2).sum()
     # adding one number to every class's bias changes nothing: the Hessian's one flat direction,
     # given curvature 1 here so the solve is defined; the gradient has no part along it, so neither
     # has the step
-    flat = x.new_zeros(C, D)
-    flat[:, -1] = C ** -0.5
-    flat = flat.reshape(-1)
+    flat = x.new_zeros(D, C)
+    flat[-1] = C ** -0.5
     theta = x.new_zeros(D, C)  # (D, C): the weight, then the bias as its last row
     value = loss(theta)
     for _ in range(max_steps):
         p = torch.softmax(x1 @ theta, 1)  # (n, C)
-        gradient = x1.T @ (p - onehot) / n + 2 * l2 * penalised * theta  # (D, C)
+        gradient = x1.T @ (p - onehot) / n + ridge * theta  # (D, C)
         if gradient.abs().max() < tolerance:
             break
-        hessian = x.new_empty(C, D, C, D)  # block (a, b): x1^T diag(p_a (1[a = b] - p_b)) x1 / n
-        for a in range(C):
-            for b in range(a, C):
-                hessian[a, :, b] = hessian[b, :, a] = (x1.T * (p[:, a] * (float(a == b) - p[:, b]))) @ x1 / n
-        hessian = (hessian.reshape(C * D, C * D) + torch.diag((2 * l2 * penalised[:, 0]).repeat(C))
-                   + torch.outer(flat, flat))
-        step = torch.linalg.solve(hessian, -gradient.T.reshape(-1)).reshape(C, D).T
+        step = solve(x1, p, gradient, ridge, flat)
         size = 1.0
         while (new_value := loss(theta + size * step)) > value + 1e-4 * size * (gradient * step).sum() and size > 1e-10:
             size /= 2
         theta, value = theta + size * step, new_value
     return theta[:-1], theta[-1]
+
+
+def hessian_solve(x1, p, gradient, ridge, flat):
+    """Newton's step from the Hessian built whole: a (C D)-square system, C^3 D^3 to solve."""
+    (n, D), C = x1.shape, p.shape[1]
+    hessian = x1.new_empty(C, D, C, D)  # block (a, b): x1^T diag(p_a (1[a = b] - p_b)) x1 / n
+    for a in range(C):
+        for b in range(a, C):
+            hessian[a, :, b] = hessian[b, :, a] = (x1.T * (p[:, a] * (float(a == b) - p[:, b]))) @ x1 / n
+    hessian = hessian.reshape(C * D, C * D) + torch.diag(ridge[:, 0].repeat(C)) + torch.outer(flat.T.reshape(-1), flat.T.reshape(-1))
+    return torch.linalg.solve(hessian, -gradient.T.reshape(-1)).reshape(C, D).T
+
+
+def hessian_times(x1, p, ridge, flat, v):
+    """The Hessian times v (D, C), without the Hessian: each example's softmax curvature
+    diag(p) - p p^T applied to its scores x v."""
+    s = p * (x1 @ v)  # (n, C)
+    return x1.T @ (s - p * s.sum(1, keepdim=True)) / len(x1) + ridge * v + flat * (flat * v).sum()
+
+
+def conjugate_gradient_solve(x1, p, gradient, ridge, flat):
+    """Newton's step by conjugate gradients on hessian_times, preconditioned by each class's own
+    block of the Hessian (C Cholesky factors of D x D), to a residual that shrinks with the gradient
+    (inexact Newton's forcing term), so the last steps are as exact as hessian_solve's."""
+    (n, D), C = x1.shape, p.shape[1]
+    curvature = p * (1 - p)  # (n, C): each class's own block's weights
+    blocks = torch.einsum("na,nd,ne->ade", curvature, x1, x1) / n + torch.diag(ridge[:, 0]) + \
+        torch.einsum("da,ea->ade", flat, flat)  # (C, D, D)
+    factors = torch.linalg.cholesky(blocks)
+    precondition = lambda r: torch.cholesky_solve(r.T.unsqueeze(-1), factors).squeeze(-1).T
+    target = -gradient
+    enough = min(0.5, target.norm().sqrt().item()) * target.norm()
+    step, residual = torch.zeros_like(target), target.clone()
+    z = precondition(residual)
+    direction, rz = z, (residual * z).sum()
+    for _ in range(C * D):
+        h = hessian_times(x1, p, ridge, flat, direction)
+        alpha = rz / (direction * h).sum()
+        step, residual = step + alpha * direction, residual - alpha * h
+        if residual.norm() <= enough:
+            break
+        z = precondition(residual)
+        rz, previous = (residual * z).sum(), rz
+        direction = z + (rz / previous) * direction
+    return step - flat * (flat * step).sum()  # no part along the flat direction, as hessian_solve's
 
 
 def l2_of(C, n, num_labels):

@@ -16,13 +16,27 @@ def toy(n, seed, dim=20, classes=3):
     return x, np.argmax(x @ directions + rng.normal(scale=2.0, size=(n, classes)), axis=1)
 
 
-def test_softmax_regression_is_at_its_optimum():
-    x, y = toy(300, 1)
+@pytest.mark.parametrize("n", [300, 40])  # more examples than the 60 features, and fewer (fit in their span)
+def test_softmax_regression_is_at_its_optimum(n):
+    x, y = toy(n, 1, dim=60)
     weight, bias = probe.fit(x, y, 3, l2=0.01)
     w, b = weight.clone().requires_grad_(True), bias.clone().requires_grad_(True)
     loss = F.cross_entropy(torch.as_tensor(x) @ w + b, torch.as_tensor(y)) + 0.01 * (w ** 2).sum()
     loss.backward()
     assert w.grad.abs().max() < 1e-5 and b.grad.abs().max() < 1e-5  # the gradient vanishes: the exact fit
+
+
+@pytest.mark.parametrize("classes", [3, 6])
+def test_conjugate_gradients_reach_the_whole_hessian_s_optimum(classes):
+    # the faster solve (more than two classes) against the plain one, at a weak and a strong penalty
+    x, y = toy(120, 3, dim=30, classes=classes)
+    for l2 in (1e-5, 0.1):
+        plain = probe.fit_softmax(torch.as_tensor(x), torch.as_tensor(y), classes, l2, solve=probe.hessian_solve)
+        fast = probe.fit_softmax(torch.as_tensor(x), torch.as_tensor(y), classes, l2)
+        for a, b in zip(plain, fast):  # both at the optimum, to fit_softmax's tolerance
+            assert torch.allclose(a, b, atol=1e-6, rtol=0)
+        scores = [torch.as_tensor(x) @ weight + bias for weight, bias in (plain, fast)]
+        assert torch.equal(scores[0].argmax(1), scores[1].argmax(1))
 
 
 def test_ridge_matches_the_normal_equations():
