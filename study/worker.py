@@ -2,8 +2,9 @@
 A grid's runs in a few long-lived processes instead of a process each: `make grid` (make runs)
 hands its missing result files to this module, which starts N worker processes (make -j N) and
 gives each run to the next one free. A worker imports torch once and runs one freeze_study.run
-after another, so a run pays no Python, torch or transformers start-up (3-5 s on a CPU, more
-than a run with every layer frozen takes to train: docs/performance.md).
+after another, so a run pays no Python, torch or transformers start-up, which on a CPU is more
+than a run with every layer frozen takes to train (docs/performance.md). A Slurm task runs its
+runs the same way (study/slurm.py).
 
     make ─► python -m study.worker --splits-dir S RESULT... -- --dataset sst2 --model minilm ...
                 │  (this process: no torch; prints each finished run's place in the grid)
@@ -17,7 +18,7 @@ computes outlives it. What a worker changes is what measures the machine: a run'
 longer count the start-up, and its peak memory counts from its start (machine.restart_peak_memory).
 N workers share the cores (threads_each), and fp32 sums may round their last bit differently at
 another thread count, as they would under OMP_NUM_THREADS.
-The Makefile's rule for one result file (`make <result>`, a Slurm task) still runs one process.
+The Makefile's rule for one result file (`make <result>`) still runs one process.
 """
 
 import argparse
