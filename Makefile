@@ -112,7 +112,7 @@ grid:
 runs:
 	@$(PYTHON) -m study.worker $(SHARED_FLAGS) $(RUNS) -- $(RUN_OPTIONS)
 
-# one result file, in a process of its own (`make <result>`, a Slurm task): the same run and log
+# one result file, in a process of its own (`make <result>`): the same run and log
 $(RESULTS)/freeze%.json:
 	@mkdir -p $(@D)
 	@flags=$$($(PYTHON) -m result flags $(@F) $(SHARED_FLAGS)) || exit 2; \
@@ -121,8 +121,8 @@ $(RESULTS)/freeze%.json:
 	@$(PYTHON) -m study.results progress $@ $(RUNS)
 
 # Lee et al.'s protocol has its own tables (study/lee_report.py; several tasks' folders at once by hand)
-# The grid on a Slurm cluster: its missing runs as one job array, each task `make <its result>`
-# with these same variables, then the report as a job that waits for the array
+# The grid on a Slurm cluster: its missing runs as one job array, each task `make runs RUNS=<its
+# results>` with these same variables, then the report as a job that waits for the array
 SLURM_MAX ?= 4
 # runs an array task runs one after another in one worker: more for short runs, which then pay one start-up
 SLURM_RUNS_PER_TASK ?= 1

@@ -244,8 +244,24 @@ def write(path, result):
     write_atomically(path, lambda f: f.write(json.dumps(result, indent=1).encode()))
 
 
+def log_of(path):
+    """A run's log, beside its result file: what it printed (make's rule and study/worker.py write it)."""
+    return path.removesuffix(".json") + ".log"
+
+
 # ----------------------------------------------------------------------------------------------
 # For make
+
+def add_shared_options(parser):
+    """The grid's options for every run, which flags() passes on to the runs they apply to."""
+    parser.add_argument("--epochs", help="the grid's, for the runs whose method has epochs")
+    parser.add_argument("--protocol", help="the grid's, for the runs whose method follows a protocol")
+    parser.add_argument("--splits-dir", help="the grid's subsets, for the runs of a subset")
+
+
+def shared_options(args):
+    return dict(epochs=args.epochs, protocol=args.protocol, splits_dir=args.splits_dir)
+
 
 def main(argv=None):
     p = argparse.ArgumentParser(description="Result file names, for make: a grid's, or one name's options.")
@@ -258,16 +274,14 @@ def main(argv=None):
     names.add_argument("--method", default=methods.FINETUNE.name, choices=methods.NAMES)
     flags = sub.add_parser("flags", help="the freeze_study.py options a result file's name stands for")
     flags.add_argument("name")
-    flags.add_argument("--epochs", help="the grid's, for the runs whose method has epochs")
-    flags.add_argument("--protocol", help="the grid's, for the runs whose method follows a protocol")
-    flags.add_argument("--splits-dir", help="the grid's subsets, for the runs of a subset")
+    add_shared_options(flags)
     args = p.parse_args(argv)
     if args.command == "flags":
         run = parse_name(args.name)
         if run is None:
             sys.exit(f"result.py: {args.name} is not a result's name (freeze<k>_size<n>_seed<s>[_lr<rate>]"
                      f"[_reinit<N>][{'|'.join(filter(None, SUFFIXES))}].json, rates written as 3e-4)")
-        print(" ".join(run.flags(dict(epochs=args.epochs, protocol=args.protocol, splits_dir=args.splits_dir))))
+        print(" ".join(run.flags(shared_options(args))))
         return
     sizes = [size if size == "all" else int(size) for size in args.sizes]
     print("\n".join(grid_names(args.folder, args.freeze, sizes, args.seeds, args.lrs or [None],

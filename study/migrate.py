@@ -26,7 +26,7 @@ import methods
 import metrics
 import result
 
-CONFIG_DEFAULTS = dict(pooling="first", normalize=False, method="finetune", num_iterations=None, reinit=0)
+CONFIG_DEFAULTS = dict(pooling="first", normalize=False, method=methods.FINETUNE.name, num_iterations=None, reinit=0)
 RESULT_DEFAULTS = dict(processor=None, train_at_score=None)
 SETFIT_LIBRARY_LR = 2e-5  # what SetFit runs trained at before --lr reached SetFit's body
 
@@ -49,7 +49,7 @@ def migrate(run, glue_dir):
     added = []
     if "probe" in run["config"]:  # a flag beside --method once; --method probe since
         if run["config"].pop("probe"):
-            run["config"]["method"] = "probe"
+            run["config"]["method"] = methods.PROBE.name
         added.append("config.method (no config.probe)")
     if run["config"].pop("skip_padding", None) is not None:
         added.append("no config.skip_padding")
@@ -73,10 +73,10 @@ def migrate(run, glue_dir):
         run["constant"] = metrics.constant_scores(*dev_labels(run["config"], glue_dir))
         added.append("constant")
     method = result.method_of(run["config"])
-    if method == "setfit" and "lr" not in run["setfit"]:  # --lr reached SetFit's body only later
-        run["config"]["lr"] = run["setfit"]["lr"] = SETFIT_LIBRARY_LR
+    if method == methods.SETFIT.name and "lr" not in run[method]:  # --lr reached SetFit's body only later
+        run["config"]["lr"] = run[method]["lr"] = SETFIT_LIBRARY_LR
         added.append("setfit.lr")
-    if method == "probe" and run["config"]["lr"] is not None:  # a probe is fitted, at no rate
+    if method == methods.PROBE.name and run["config"]["lr"] is not None:  # a probe is fitted, at no rate
         run["config"]["lr"] = None
         added.append("config.lr (none)")
     if "dev_size" not in run:

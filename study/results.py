@@ -197,12 +197,19 @@ def make_jobs():
     return int(jobs[-1]) if jobs[-1] else os.cpu_count() or 1
 
 
+def last_log_line(path):
+    """The last line a run printed: its result's summary, or why it stopped ('' without a log)."""
+    try:
+        with open(run_result.log_of(path)) as f:
+            return (f.read().rstrip().splitlines() or [""])[-1]
+    except OSError:
+        return ""
+
+
 def progress_line(finished, runs):
     """A run just finished: its place in the grid, its result's line (the last of its log), the time left."""
     count = time_left(runs)[0]
-    with open(finished.removesuffix(".json") + ".log") as f:
-        last = f.read().rstrip().splitlines()[-1]
-    return f"[{count}/{len(runs)}] {last} | {where_the_grid_stands(runs).split(', ', 1)[-1]}"
+    return f"[{count}/{len(runs)}] {last_log_line(finished)} | {where_the_grid_stands(runs).split(', ', 1)[-1]}"
 
 
 def where_the_grid_stands(runs):

@@ -20,6 +20,8 @@ import shlex
 import subprocess
 import sys
 
+from result import log_of
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the Makefile's folder
 
 
@@ -91,10 +93,9 @@ def status(runs):
     waiting = in_queue(runs)
     queued = sum(state == "PENDING" for state in waiting.values())
     running = sum(state in ("RUNNING", "CONFIGURING", "COMPLETING") for state in waiting.values())
-    failed = [run for run in runs if not os.path.exists(run) and run not in waiting
-              and os.path.exists(run[:-len(".json")] + ".log")]
+    failed = [run for run in runs if not os.path.exists(run) and run not in waiting and os.path.exists(log_of(run))]
     text = f"Slurm: {queued} queued, {running} running, {len(failed)} failed"
-    return text + (f" (see {failed[0][:-len('.json')]}.log)" if failed else "")
+    return text + (f" (see {log_of(failed[0])})" if failed else "")
 
 
 def main(argv=None):

@@ -32,7 +32,7 @@ import sys
 import threading
 
 import result
-from study.results import make_jobs, progress_line
+from study.results import last_log_line, make_jobs, progress_line
 
 
 # ----------------------------------------------------------------------------------------------
@@ -96,7 +96,7 @@ def job_of(path, shared, run_flags):
     run = result.parse_name(path)
     if run is None:
         raise ValueError(f"{path} is not a result's name")
-    return dict(argv=run.flags(shared) + run_flags + ["--out", path], log=path.removesuffix(".json") + ".log")
+    return dict(argv=run.flags(shared) + run_flags + ["--out", path], log=result.log_of(path))
 
 
 def run_all(runs, shared, run_flags, jobs, echo=print):
@@ -129,7 +129,7 @@ def run_all(runs, shared, run_flags, jobs, echo=print):
                     echo(progress_line(path, runs))
                 else:
                     failures.append(code)
-                    echo(last_line(path) or f"study.worker: {path} failed (exit code {code})")
+                    echo(last_log_line(path) or f"study.worker: {path} failed (exit code {code})")
         worker.stdin.close()
         worker.wait()
 
@@ -151,14 +151,6 @@ def threads_each(workers):
     return {"OMP_NUM_THREADS": str(max(1, cores // workers))}
 
 
-def last_line(path):
-    try:
-        with open(path.removesuffix(".json") + ".log") as f:
-            return (f.read().rstrip().splitlines() or [""])[-1]
-    except OSError:
-        return ""
-
-
 def interrupted(signum, frame):
     raise KeyboardInterrupt  # make's SIGTERM: the workers, in the same process group, stop their runs
 
@@ -172,14 +164,11 @@ def main(argv=None):
                                 description="The missing runs of a grid, in N long-lived processes.")
     p.add_argument("runs", nargs="*", help="result files; those that exist are done")
     p.add_argument("--jobs", type=int, help="processes at once (default: make -j N's N, else 1)")
-    p.add_argument("--epochs", help="the grid's, for the runs whose method has epochs")
-    p.add_argument("--protocol", help="the grid's, for the runs whose method follows a protocol")
-    p.add_argument("--splits-dir", help="the grid's subsets, for the runs of a subset")
+    result.add_shared_options(p)
     args = p.parse_args(ours)
-    shared = dict(epochs=args.epochs, protocol=args.protocol, splits_dir=args.splits_dir)
     signal.signal(signal.SIGTERM, interrupted)
     try:
-        sys.exit(run_all(args.runs, shared, run_flags, args.jobs or make_jobs()))
+        sys.exit(run_all(args.runs, result.shared_options(args), run_flags, args.jobs or make_jobs()))
     except KeyboardInterrupt:
         sys.exit(130)
     except ValueError as e:
