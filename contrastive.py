@@ -115,7 +115,8 @@ def train(model, config, inputs, log=print):
     head = fit_head(train_x, train_labels, num_labels)
     dev_x = embed(inputs.dev)
     score = lambda x, y: metrics.scores(y, probe.predict(head, x, num_labels), num_labels)
-    return TrainResult(chosen=dict(step=body["total_steps"], **score(dev_x, inputs.dev_labels)),
+    dev = metrics.dev_scores(inputs.dev_labels, probe.predict(head, dev_x, num_labels), num_labels)
+    return TrainResult(chosen=dict(step=body["total_steps"], **dev),
                        train_scores=score(train_x, train_labels), losses=body["losses"],
                        total_steps=body["total_steps"], warmup_steps=body["warmup_steps"],
                        details=dict(pairs=body["pairs"], num_iterations=config.num_iterations, lr=config.lr),

@@ -129,7 +129,7 @@ def evaluation_point(model, config, inputs, step, steps_per_epoch, losses, lr, b
     predictions = predict(model, inputs.dev, inputs.cached_depth, inputs.device, config.precision,
                           config.eval_batch_size)
     return dict(step=step, epoch=round(step / steps_per_epoch, 2), train_loss=float(np.mean(losses)), lr=lr,
-                **metrics.scores(inputs.dev_labels, predictions, model.config.num_labels),
+                **metrics.dev_scores(inputs.dev_labels, predictions, model.config.num_labels),
                 seconds=round(time.perf_counter() - began, 2))
 
 
@@ -138,6 +138,8 @@ def train(model, config, inputs, log=print):
     Fine-tune the parameters that require grad on inputs.train. Evaluates on the whole dev split
     every half epoch and picks the run's evaluation (config.selection: its best, the first of equal
     bests, or its last); then scores the training subset with that evaluation's weights, restored.
+    config.evaluations == "last": only the last of those evaluations (the fair score), and no step
+    after it: the same computation up to there, for the search that reads nothing else.
     """
     n, device = len(inputs.train_labels), inputs.device
     steps_per_epoch, total_steps, warmup_steps, eval_every = schedule(n, config)
@@ -149,14 +151,20 @@ def train(model, config, inputs, log=print):
     shuffle = torch.Generator().manual_seed(config.seed)
     curve, losses, eval_seconds, began = [], [], 0.0, time.perf_counter()
     chosen, chosen_weights, step = None, None, 0
+    last_evaluation = total_steps if config.eval_at_end else total_steps - total_steps % eval_every
     for epoch in range(config.epochs):
+        if config.evaluations == "last" and step >= last_evaluation:
+            break  # nothing after the last evaluation is read: a run that reads only it stops there
         for batch in torch.randperm(n, generator=shuffle).split(config.batch_size):
+            if config.evaluations == "last" and step >= last_evaluation:
+                break
             for group in optimizer.param_groups:
                 group["lr"] = lr_at(step, warmup_steps, total_steps, config.lr)
             losses.append(train_step(model, optimizer, scaler, params, [inputs.train[i] for i in batch],
                                      labels[batch.to(device)], inputs.cached_depth, device, config))
             step += 1
-            if step % eval_every == 0 or (config.eval_at_end and step == total_steps):
+            evaluates = step % eval_every == 0 or (config.eval_at_end and step == total_steps)
+            if evaluates and (config.evaluations == "every" or step == last_evaluation):
                 eval_began = time.perf_counter()
                 point = evaluation_point(model, config, inputs, step, steps_per_epoch, losses[-eval_every:],
                                          optimizer.param_groups[0]["lr"], began)

@@ -66,6 +66,21 @@ def scores(labels, predictions, num_labels):
     return result
 
 
+def halves(size):
+    """Two fixed halves of a dev split of `size` examples, the same for every run (a seeded
+    permutation): `make advise` picks on the first and reports its pick's score on the second,
+    which the pick never saw (study/advise.py)."""
+    order = np.random.default_rng(0).permutation(size)
+    return np.sort(order[:size // 2]), np.sort(order[size // 2:])
+
+
+def dev_scores(labels, predictions, num_labels):
+    """scores(), and under "halves" the same on each of the dev split's two fixed halves."""
+    labels, predictions = np.asarray(labels), np.asarray(predictions)
+    return dict(scores(labels, predictions, num_labels),
+                halves=[scores(labels[half], predictions[half], num_labels) for half in halves(len(labels))])
+
+
 def constant_scores(labels, num_labels):
     """What the best constant prediction scores on these labels, metric by metric: one class for
     every example (the majority class for accuracy, always class 1 for F1; MCC is 0 for any), or for

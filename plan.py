@@ -81,6 +81,9 @@ def parser():
                    help="default: fp16 mixed precision on CUDA (the study's); on a CPU, bf16 mixed precision "
                         "where it multiplies bfloat16 natively (AVX512-BF16, AMX), else fp32")
     p.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: cuda if available)")
+    p.add_argument("--evaluations", choices=["every", "last"], default="every",
+                   help="every: the dev split every half epoch (the study's best of them); last: only the last of "
+                        "those, the fair score, and no step after it (make advise reads nothing else)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.error = lambda message: fail(message)  # one line, not argparse's usage block
     return p
@@ -142,6 +145,7 @@ def plan_run(args, task):
                                                epochs=args.epochs, batch_size=args.batch_size, lr=options["lr"],
                                                seed=args.seed, precision=precision, metric=task.metric,
                                                num_iterations=args.num_iterations)
+    train_config.evaluations = args.evaluations
     # frozen layers are read from the cache (--no-cache runs them every step, the Trainer's way; a
     # method that trains nothing always reads it)
     cached = args.freeze != 0 and (method.every_layer_frozen or not args.no_cache)

@@ -189,7 +189,7 @@ def run(train_features, train_labels, dev_features, dev_labels, num_labels, metr
     model = fit(train_features, train_labels, num_labels, l2)
     return dict(l2=l2, C=None if num_labels == 1 else strength, cross_validation=cv,
                 train=metrics.scores(train_labels, predict(model, train_features, num_labels), num_labels),
-                dev=metrics.scores(dev_labels, predict(model, dev_features, num_labels), num_labels))
+                dev=metrics.dev_scores(dev_labels, predict(model, dev_features, num_labels), num_labels))
 
 
 # ----------------------------------------------------------------------------------------------

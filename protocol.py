@@ -36,6 +36,7 @@ class TrainConfig:
     max_grad_norm: float = 1.0
     warmup_epochs: int = 1  # linear warmup over this many epochs (the study: one; Lee et al.: none)
     eval_at_end: bool = False  # also evaluate after the last step when it is not on the interval
+    evaluations: str = "every"  # every half epoch (the study's), or "last": only the last of them (make advise)
     metric: str = "accuracy"  # the task's primary metric: it picks the run's evaluation
     selection: str = "best"  # the run's evaluation: its best (the study), or its last (Lee et al.)
     eval_batch_size: int = 64  # evaluation only: it changes speed, not results

@@ -209,6 +209,8 @@ def build(config, task, history, trainable, total, seconds, peak_memory_mb, proc
         # the training subset, scored with the weights of that evaluation: the gap shows over-fitting
         train_at_score=history.train_scores,
         best={name: max(point[name] for point in curve or [chosen]) for name in names},  # each metric's own best
+        # the fair score (the last evaluation, or the one score) on the dev split's two fixed halves (make advise)
+        dev_halves=(curve[-1] if curve else chosen).get("halves"),
         constant=metrics.constant_scores(task.dev_labels, task.num_labels),  # what one class for all scores
         dev_size=len(task.dev_labels),  # how far the dev split alone moves a score (study/answer.py)
         label_names=task.label_names, curve=curve, train_losses=history.losses,

@@ -73,7 +73,9 @@ def answer_cells(runs, metric):
             setting, values = mixed
             raise ValueError(f"the cell n = {size}, {name}, k = {k} mixes {setting} {' and '.join(values)}: "
                              "its runs cannot be pooled; move one kind to a folder of its own")
-        best, fair = describe([r["best"][metric] for r in cell]), describe([fair_score(r, metric) for r in cell])
+        # the best of evaluations, of the runs that made them (make advise's evaluate once)
+        best = describe([r["best"][metric] for r in cell if r["config"].get("evaluations") != "last"] or [float("nan")])
+        fair = describe([fair_score(r, metric) for r in cell])
         train = [r["train_at_score"][metric] for r in cell if r["train_at_score"]]
         rows.append(dict(size=size, method=name, freeze=k, runs=len(cell), best_mean=best["mean"], fair_mean=fair["mean"],
                          fair_std=fair["std"], train_mean=float(np.mean(train)) if train else float("nan"),

@@ -24,13 +24,17 @@ STATISTICS = ("mean", "median", "std", "min", "max")
 
 def load_results(folder, figure="best_accuracy"):
     """Every parsable run result in `folder` that holds `figure` (the blog study's best accuracy;
-    lee_report.py asks for the score); a file that cannot be read is named and skipped."""
+    lee_report.py asks for the score); a file that cannot be read is named and skipped. A run that
+    evaluated only once (make advise's: --evaluations last) has no best of evaluations: the study's
+    figure skips it, and the answer (figure="score") reads it."""
     results = []
     for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
         try:
             with open(path) as f:
                 result = json.load(f)
             result["config"]["freeze"], result["config"]["size"], result[figure]
+            if figure == "best_accuracy" and result["config"].get("evaluations") == "last":
+                continue
             results.append(result)
         except (ValueError, KeyError, TypeError) as e:
             print(f"report.py: skipping {path}: not a run result ({type(e).__name__})", file=sys.stderr)
