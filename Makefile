@@ -58,7 +58,7 @@ RUNS = $(shell $(PYTHON) -m result names $(RESULTS) --freeze $(FREEZE) --sizes $
   $(if $(or $(LRS),$(LR)),--lrs $(or $(LRS),$(LR))) --reinits $(REINITS) $(if $(PROBE),--probe) \
   $(if $(METHOD),--method $(METHOD)))
 
-.PHONY: help setup mpnet test check-quotes grid runs report status slurm slurm-array best clean
+.PHONY: help setup mpnet test check-quotes grid runs report status slurm slurm-array best advise clean
 # a run writes its result atomically (temporary name, then rename), so a result file is always
 # whole: make must not delete one that finished just before a Ctrl-C or a kill
 .PRECIOUS: $(RESULTS)/freeze%.json
@@ -68,6 +68,7 @@ help:
 	@echo "make mpnet                    the 12-layer all-mpnet-base-v2 for MODEL=mpnet (make setup runs it)"
 	@echo "make test                     the whole test suite (it checks the README's quoted run too)"
 	@echo "make check-quotes             the documents' quoted outputs, the example grid's included"
+	@echo "make advise SIZE=200 BUDGET=2 the grid's answer at one size without the grid, cheapest first (your CSV: TRAIN_FILE, DEV_FILE)"
 	@echo "make grid DATASET=sst2        every run of the study that is not done yet, then the report (make -j N: N at once)"
 	@echo "make report DATASET=sst2      tables and figure from the results so far: $(REPORT_DIR)/report.md, report.csv, figure.png"
 	@echo "                              (PROTOCOL=lee: study/lee_report.py, Lee et al.'s tables and Figure 1)"
@@ -93,8 +94,11 @@ setup:
 mpnet:
 	.venv/bin/python -m hub install-mpnet
 
+# the suite in TEST_JOBS processes (pytest-xdist), each torch on one thread unless OMP_NUM_THREADS says
+# otherwise: on 2 cores, 3.4 minutes against 5.3 in one process (docs/records/advise-2026-11-27/suite.txt)
+TEST_JOBS ?= 2
 test:
-	$(PYTHON) -m pytest -q tests
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(PYTHON) -m pytest -q -n $(TEST_JOBS) tests
 
 # the documents' quoted outputs against today's code, the example grid included (a few minutes)
 check-quotes:
@@ -157,6 +161,17 @@ best:
 	echo "make best: $$flags"; \
 	$(PYTHON) freeze_study.py $$flags $(PROTOCOL_FLAG) $(if $(EPOCHS),--epochs $(EPOCHS)) \
 	  $(if $(filter-out all,$(SIZE)),--splits-dir $(SPLITS_DIR)) $(RUN_OPTIONS) --quiet --save $(SAVE) --out $(SAVE).json
+
+# the grid's answer at SIZE without the grid: cheapest first, seeds where they decide (study/advise.py),
+# for at most BUDGET hours of runs (each run's own seconds; -j N runs N at once), over METHODS (empty:
+# every method of methods.py); its runs go to RESULTS as the grid's do, its pick to SAVE, its report
+# to RESULTS/advise.md. A killed search resumes with the same command
+BUDGET ?= 2
+METHODS ?=
+advise:
+	@freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; }; \
+	$(PYTHON) -m study.advise $(RESULTS) --size $(SIZE) --budget $(BUDGET) --depths $$freeze --save $(SAVE) \
+	  $(if $(METHODS),--methods $(METHODS)) $(SHARED_FLAGS) -- $(RUN_OPTIONS)
 
 status:
 	@echo "$(RESULTS): $$($(PYTHON) -m study.results status $(RUNS))"

@@ -53,7 +53,7 @@ def serve():
             print(code, file=answers)
             if code == 130:  # interrupted: make is being stopped
                 break
-    except KeyboardInterrupt:  # killed while waiting for a run
+    except (KeyboardInterrupt, BrokenPipeError):  # killed while waiting for a run, or the parent was
         sys.exit(130)
 
 
@@ -103,42 +103,74 @@ def run_all(runs, shared, run_flags, jobs, echo=print):
     """Every run of `runs` (result paths) whose result is missing, by `jobs` workers; after each
     finished run its progress line. The first failure stops the handing out (the runs under way
     finish, as under make); returns the exit code: 0, or the first failed run's."""
-    pending = queue.Queue()
-    for path in runs:
-        if not os.path.exists(path):
-            pending.put((path, job_of(path, shared, run_flags)))  # every name checked before any run
-    failures, lock = [], threading.Lock()
+    with Workers(jobs) as workers:
+        return workers.run_all(runs, shared, run_flags, echo)
 
-    workers = min(jobs, pending.qsize())
-    environment = dict(os.environ, **threads_each(workers))
 
-    def work():
-        worker = subprocess.Popen([sys.executable, "-m", "study.worker", "--serve"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True, bufsize=1, env=environment)
-        while not failures:
-            try:
-                path, job = pending.get_nowait()
-            except queue.Empty:
-                break
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-            worker.stdin.write(json.dumps(job) + "\n")
-            answer = worker.stdout.readline()
-            code = int(answer) if answer.strip() else 1  # no answer: the worker died
-            with lock:
-                if code == 0:
-                    echo(progress_line(path, runs))
-                else:
-                    failures.append(code)
-                    echo(last_log_line(path) or f"study.worker: {path} failed (exit code {code})")
-        worker.stdin.close()
-        worker.wait()
+class Workers:
+    """Up to `jobs` worker processes, started as runs need them and kept until closed, so that
+    rounds of runs (make advise's) pay one start-up, not one a round."""
 
-    threads = [threading.Thread(target=work, daemon=True) for _ in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return failures[0] if failures else 0
+    def __init__(self, jobs):
+        self.jobs, self.idle = jobs, queue.Queue()
+        self.environment = dict(os.environ, **threads_each(jobs))  # each its share, however many start
+        self.started = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception):
+        for process in self.started:
+            process.stdin.close()
+        for process in self.started:
+            process.wait()
+
+    def take(self):
+        """An idle worker, or a new one."""
+        try:
+            return self.idle.get_nowait()
+        except queue.Empty:
+            process = subprocess.Popen([sys.executable, "-m", "study.worker", "--serve"], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, text=True, bufsize=1, env=self.environment)
+            self.started.append(process)
+            return process
+
+    def run_all(self, runs, shared, run_flags, echo=print, more=lambda: True):
+        """run_all's work, with these workers; a run is handed out only while more() says so (a
+        search's budget)."""
+        pending = queue.Queue()
+        for path in runs:
+            if not os.path.exists(path):
+                pending.put((path, job_of(path, shared, run_flags)))  # every name checked before any run
+        failures, lock = [], threading.Lock()
+
+        def work(worker):
+            while not failures and more():
+                try:
+                    path, job = pending.get_nowait()
+                except queue.Empty:
+                    break
+                os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+                worker.stdin.write(json.dumps(job) + "\n")
+                answer = worker.stdout.readline()
+                code = int(answer) if answer.strip() else 1  # no answer: the worker died
+                with lock:
+                    if code == 0:
+                        echo(progress_line(path, runs))
+                    else:
+                        failures.append(code)
+                        echo(last_log_line(path) or f"study.worker: {path} failed (exit code {code})")
+                if not answer.strip():
+                    return  # a dead worker goes back to no one
+            self.idle.put(worker)
+
+        threads = [threading.Thread(target=work, args=(self.take(),), daemon=True)
+                   for _ in range(min(self.jobs, pending.qsize()))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return failures[0] if failures else 0
 
 
 def threads_each(workers):

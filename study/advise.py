@@ -1,0 +1,369 @@
+"""
+`make advise`: the grid's answer for one train size without the grid. The policy (study/policy.py)
+says which runs come next; this module runs them, round by round, as ordinary runs in an ordinary
+results folder (the report reads them, a later `make grid` reuses them), until the answer is
+decided or the budget spent; then it keeps the pick and writes its report.
+
+    make advise DATASET=sst2 MODEL=minilm SIZE=200 BUDGET=2
+    python -m study.advise results/sst2/minilm --size 200 --budget 2 --depths -1 0 1 2 3 4 5 6 -- RUN_OPTIONS
+    python -m study.advise --replay docs/results/sst2-minilm/runs --size 200      (no runs: study/replay.py)
+
+    round ─► policy.next_runs(what ran) ─► result files ─► study.worker.run_all (make -j N's N at once)
+      ▲                                                                     │
+      └──────────── each run's fair score on the dev split's first half ◄───┘
+
+Picked on one half, reported on the other: every run scores the dev split's two fixed halves
+(metrics.halves); the search reads only the first, so the second is a score the pick never chose
+by. A run evaluates once (--evaluations last): the search reads nothing else.
+The budget is hours of the runs' own seconds (each run's wall clock; with -j N, N of them pass at
+once). A killed search resumes from its folder without rerunning a finished run; a folder holds
+one search at a time (a lock file names its process).
+"""
+
+import argparse
+import json
+import math
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+import methods
+import result
+from atomic import write_atomically
+from study import policy, worker
+from study.answer import fair_score
+from study.published import reports_mcc
+from study.results import load_results, make_jobs
+
+LOCK = "advise.lock"
+REPORT = "advise.md"
+ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes
+
+
+# ----------------------------------------------------------------------------------------------
+# The folder: what has run, and what runs next
+
+def picked_score(run, metric):
+    """The score the search picks by: the fair score on the dev split's first half."""
+    return run["dev_halves"][0][metric]
+
+
+def reported_score(run, metric):
+    """The score the search reports: the fair score on the second half, which no choice read."""
+    return run["dev_halves"][1][metric]
+
+
+def read_folder(folder, size, space):
+    """(runs of the space at n = size in `folder`, {Cell: [(picked score, seconds)]}, metric)."""
+    runs = [r for r in load_results(folder, figure="score") if str(r["config"]["size"]) == str(size)
+            and r.get("dev_halves") and policy.Cell(r["config"]["method"], r["config"]["freeze"], r["config"]["lr"])
+            in space_cells(space)]
+    metric = ("mcc" if reports_mcc(runs[0]["config"]["task"]) else runs[0]["metric"]) if runs else None
+    observed = {}
+    for run in runs:
+        cell = policy.Cell(run["config"]["method"], run["config"]["freeze"], run["config"]["lr"])
+        observed.setdefault(cell, []).append((picked_score(run, metric), run["seconds"]["total"]))
+    return runs, observed, metric
+
+
+def space_cells(space):
+    """Every cell the space holds: each method at each depth at each rate of its ladder."""
+    return {policy.Cell(name, k, lr) for name, depths in space.depths.items() for k in depths
+            for lr in (space.ladder[name] or [space.default_rate[name]])}
+
+
+def path_of(folder, cell, size, seed):
+    method = methods.get(cell.method)
+    lr = None if cell.lr == method.default_lr(size) else cell.lr
+    return os.path.join(folder, result.RunName(cell.freeze, size, seed, lr, 0, cell.method).file_name())
+
+
+def next_seed(folder, cell, size, seeds):
+    """The first of seeds 1..seeds whose result is not in the folder (None: all are)."""
+    return next((s for s in range(1, seeds + 1) if not os.path.exists(path_of(folder, cell, size, s))), None)
+
+
+# ----------------------------------------------------------------------------------------------
+# The search
+
+def first_cell(space):
+    """The cheapest run there is, made alone first: it measures a run here and learns the task."""
+    name = "probe" if "probe" in space.depths else next(iter(space.depths))
+    return policy.Cell(name, max(space.depths[name]), space.default_rate[name])
+
+
+def screen_floor(space, seconds):
+    """The least the screen can cost: its runs at the first (the cheapest) run's seconds each."""
+    return len(policy.screen(space, {})) * seconds
+
+
+def search(folder, size, space, budget_seconds, shared, run_flags, workers, seeds=5, echo=print):
+    """Rounds of runs by `workers` (study.worker.Workers) until decided or the budget is spent.
+    Returns (observed, runs, metric, rounds: [(step, [paths])], decided, code: 0 or a failed run's
+    exit code)."""
+    rounds = []
+    flags = run_flags + ["--evaluations", "last"]
+    runs, observed, metric = read_folder(folder, size, space)
+    if not runs:
+        path = path_of(folder, first_cell(space), size, 1)
+        echo(f"advise: round 1 (first): {os.path.basename(path)}, alone, to time a run here")
+        code = workers.run_all([path], shared, flags, echo)
+        rounds.append(log_round(folder, "first", [path]))
+        if code:
+            return observed, runs, metric, rounds, False, code
+        runs, observed, metric = read_folder(folder, size, space)
+    if runs[0]["config"]["regression"]:  # SetFit needs classes
+        space = policy.Space({name: depths for name, depths in space.depths.items() if not methods.get(name).needs_classes},
+                             space.default_rate, space.ladder, space.available)
+    floor = screen_floor(space, runs[0]["seconds"]["total"])
+    if floor > budget_seconds:
+        raise BudgetTooSmall(f"a budget of {budget_seconds / 3600:.2g} h cannot screen the {len(policy.screen(space, {}))} "
+                             f"cells once: their runs take at least {floor / 3600:.2g} h here ({runs[0]['seconds']['total']:.0f} s "
+                             f"the cheapest); give BUDGET={math.ceil(10 * floor / 3600) / 10:g} or more, or fewer METHODS")
+    dev_half = runs[0]["dev_size"] // 2
+    space = available_in(space, folder, size, seeds)
+    while spent(observed) < budget_seconds:
+        wanted = policy.next_runs(space, observed, metric, dev_half, workers.jobs)
+        if not wanted.cells:
+            break
+        paths = [path_of(folder, cell, size, next_seed(folder, cell, size, seeds)) for cell in wanted.cells]
+        echo(f"advise: round {len(rounds) + 1} ({wanted.step}): {len(paths)} run{'s' * (len(paths) > 1)}, "
+             f"{spent(observed) / 3600:.2f} of {budget_seconds / 3600:.2g} h spent")
+        rounds.append(log_round(folder, wanted.step, paths))
+        code = workers.run_all(paths, shared, flags, echo, more=lambda: spent(observed) + seconds_of(paths) < budget_seconds)
+        runs, observed, metric = read_folder(folder, size, space)
+        if code:
+            return observed, runs, metric, rounds, False, code
+    chosen, decided = policy.pick(space, observed, metric, dev_half)
+    return observed, runs, metric, rounds, decided, 0
+
+
+def log_round(folder, step, paths):
+    """Add a round to the folder's history (the report lists them all, a killed search's too)."""
+    with open(os.path.join(folder, ROUNDS), "a") as f:
+        f.write(json.dumps(dict(step=step, runs=[os.path.basename(p) for p in paths])) + "\n")
+    return step, paths
+
+
+def rounds_of(folder):
+    """[(step, [result names])]: the folder's rounds, first to last."""
+    try:
+        with open(os.path.join(folder, ROUNDS)) as f:
+            return [(r["step"], r["runs"]) for r in map(json.loads, f)]
+    except FileNotFoundError:
+        return []
+
+
+def seconds_of(paths):
+    """The seconds of those of `paths` that have finished (a round under way)."""
+    total = 0.0
+    for path in paths:
+        try:
+            with open(path) as f:
+                total += json.load(f)["seconds"]["total"]
+        except (OSError, ValueError, KeyError):
+            pass
+    return total
+
+
+def spent(observed):
+    return sum(seconds for runs in observed.values() for _, seconds in runs)
+
+
+def available_in(space, folder, size, seeds):
+    """The space with `available`: a cell can run while it has fewer than `seeds` seeds in the folder."""
+    return policy.Space(space.depths, space.default_rate, space.ladder,
+                        available=lambda cell: next_seed(folder, cell, size, seeds) is not None)
+
+
+class BudgetTooSmall(ValueError):
+    pass
+
+
+class Busy(ValueError):
+    pass
+
+
+def holder(path):
+    """The process id a lock file names while that process lives, else None."""
+    try:
+        with open(path) as f:
+            pid = int(f.read().strip())
+        os.kill(pid, 0)
+    except (OSError, ValueError) as e:
+        return pid if isinstance(e, PermissionError) else None
+    return pid
+
+
+def take_lock(folder):
+    """The folder's lock, a file naming this process; refused while another search's process lives.
+    A lock whose process is gone (a killed search) is taken over."""
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, LOCK)
+    pid = holder(path)
+    if pid is not None:
+        raise Busy(f"{folder} is being searched by process {pid} (its lock: {path}); wait for it or stop it")
+    if os.path.exists(path):
+        os.remove(path)
+    try:
+        descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        raise Busy(f"{folder} is being searched by another process (its lock: {path})") from None
+    with os.fdopen(descriptor, "w") as f:
+        f.write(str(os.getpid()))
+    return path
+
+
+# ----------------------------------------------------------------------------------------------
+# The answer: the pick kept, and the report
+
+def cell_rows(observed, runs, metric, dev_half, space):
+    """Per cell that ran: its runs, both halves' means, cost and why it stopped getting seeds."""
+    state = policy.standing(observed, metric, dev_half)
+    by_cell = {}
+    for run in runs:
+        by_cell.setdefault(policy.Cell(run["config"]["method"], run["config"]["freeze"], run["config"]["lr"]), []).append(run)
+    mean = lambda values: sum(values) / len(values)
+    return [dict(cell=cell, label=methods.get(cell.method).label, runs=len(by_cell[cell]), picked=state.means[cell],
+                 reported=mean([reported_score(r, metric) for r in by_cell[cell]]),
+                 whole=mean([fair_score(r, metric) for r in by_cell[cell]]), cost=state.costs[cell],
+                 why=policy.stop_reason(cell, state, observed))
+            for cell in policy.by_cost(state, list(state.means))], state
+
+
+def rate_text(cell):
+    return methods.lr_text(cell.lr) if cell.lr is not None else "fitted"
+
+
+def report_lines(title, chosen, decided, rows, state, rounds, spent_seconds, wall_seconds, keep_line):
+    chosen_row = next(row for row in rows if row["cell"] == chosen)
+    best = next(row for row in rows if row["cell"] == state.best)
+    lines = [f"# {title}", "",
+             f"**Pick: {chosen_row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)}** "
+             + ("(decided: the cheapest cell within noise of the best, as the report's rule reads it)." if decided else
+                "(**not decided**: the budget ran out first; the pick is the report's rule over what ran)."),
+             "",
+             f"- Its honest score: **{chosen_row['reported']:.3f}** on the dev split's second half, which no choice read "
+             f"({chosen_row['runs']} runs); {chosen_row['picked']:.3f} on the first half, which picked it.",
+             f"- The best cell on the first half: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
+             f"{best['picked']:.3f} ({best['runs']} runs); noise band ± {state.band:.3f}.",
+             f"- Spent: {spent_seconds / 3600:.2f} h of runs ({sum(row['runs'] for row in rows)} runs in {len(rounds)} rounds)"
+             + (f"; {wall_seconds / 3600:.2f} h of wall clock for the last command's rounds." if wall_seconds else "."),
+             f"- {keep_line}", "",
+             "## Every cell that ran", "",
+             "Cheapest first. *First half*: the fair score the search picks by; *second half*: the same runs on the half "
+             "no choice read; *whole*: the whole dev split, as the grid's report reads it.", "",
+             "| method | frozen | rate | runs | first half | second half | whole | s / run | why it stopped |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {row['label']} | {row['cell'].freeze} | {rate_text(row['cell'])} | {row['runs']} | {row['picked']:.3f} "
+              f"| {row['reported']:.3f} | {row['whole']:.3f} | {row['cost']:.1f} | {row['why']} |" for row in rows]
+    lines += ["", "## The rounds", "", "| round | step | runs |", "|---|---|---|"]
+    lines += [f"| {i} | {step} | {', '.join(names)} |" for i, (step, names) in enumerate(rounds, 1)]
+    return lines + [""]
+
+
+def keep(chosen, size, shared, run_flags, save):
+    """Train the pick once more (seed 1) with --save, as make best does; (line for the report,
+    the command to label a CSV with it or to train it)."""
+    flags = result.RunName(chosen.freeze, size, 1, chosen.lr, 0, chosen.method).flags(shared) + run_flags
+    if chosen.method != methods.FINETUNE.name:
+        command = shlex.join([sys.executable, "freeze_study.py", *flags])
+        return (f"Not saved: --save keeps a fine-tune only, and the pick is {methods.get(chosen.method).label}; "
+                f"train it with `{command}`", command)
+    done = subprocess.run([sys.executable, "freeze_study.py", *flags, "--save", save, "--out", save + ".json", "--quiet"],
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError((done.stderr.strip().splitlines() or ["the run failed"])[-1])
+    command = f"python predict.py --model {shlex.quote(save)} --input YOUR.csv --text-column sentence --out labelled.csv"
+    return f"Saved as a transformers checkpoint in {save} (seed 1); label a CSV with `{command}`", command
+
+
+# ----------------------------------------------------------------------------------------------
+# The command line
+
+def parser():
+    p = argparse.ArgumentParser(prog="python -m study.advise", description="The grid's answer at one train size, "
+                                "searched cheapest first (make advise), or replayed over a committed grid's runs.")
+    p.add_argument("folder", nargs="?", help="the results folder the search's runs go to")
+    p.add_argument("--size", required=True, help="the train size (a number, or all)")
+    p.add_argument("--budget", type=float, help="hours of the runs' own seconds (each run's wall clock)")
+    p.add_argument("--methods", nargs="+", choices=methods.NAMES, default=list(methods.NAMES))
+    p.add_argument("--depths", type=int, nargs="+", help="the grid's depths (make's FREEZE); the deepest is L")
+    p.add_argument("--seeds", type=int, default=5, help="the most seeds a cell gets (the grid's 5)")
+    p.add_argument("--jobs", type=int, help="runs at once (default: make -j N's N)")
+    p.add_argument("--save", help="where the pick is kept (a fine-tune), as make best keeps it")
+    p.add_argument("--replay", metavar="FOLDER", help="drive the policy with this folder's runs instead of new ones")
+    result.add_shared_options(p)
+    p.error = lambda message: fail(message)
+    return p
+
+
+def fail(message):
+    print(f"advise: error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def run_replay(args):
+    from study.replay import replay
+    size = args.size if args.size == "all" else int(args.size)
+    outcome = replay(args.replay, size, budget_seconds=(args.budget or math.inf) * 3600)
+    for cell, seed, seconds, step in outcome["order"]:
+        print(f"{step:7s} {methods.get(cell.method).label:9s} k={cell.freeze:<3d} lr {rate_text(cell):7s} seed {seed} {seconds:8.1f} s")
+    keys = ("size", "pick", "grid_pick", "same", "decided", "seconds", "grid_seconds", "runs", "grid_runs")
+    print(json.dumps({key: outcome[key] for key in keys}))
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    ours, run_flags = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, [])
+    args = parser().parse_args(ours)
+    if args.replay:
+        try:
+            return run_replay(args)
+        except ValueError as e:
+            fail(e)
+    if not args.folder or not args.depths or args.budget is None:
+        fail("a search needs its results folder, --depths and --budget (hours); or --replay FOLDER")
+    if not args.budget > 0:
+        fail(f"--budget must be a positive number of hours (got {args.budget:g})")
+    size = args.size if args.size == "all" else int(args.size)
+    space = policy.space_for(size, max(args.depths), args.depths, args.methods)
+    shared = result.shared_options(args)
+    lock, began = None, time.time()
+    try:
+        lock = take_lock(args.folder)
+        with worker.Workers(args.jobs or make_jobs()) as workers:
+            observed, runs, metric, rounds, decided, code = search(args.folder, size, space, args.budget * 3600, shared,
+                                                                   run_flags, workers, args.seeds)
+        if code:
+            sys.exit(code)
+        dev_half = runs[0]["dev_size"] // 2
+        chosen, decided = policy.pick(available_in(space, args.folder, size, args.seeds), observed, metric, dev_half)
+        save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
+        keep_line, command = keep(chosen, size, shared, run_flags, save)
+        rows, state = cell_rows(observed, runs, metric, dev_half, space)
+        title = f"make advise: {runs[0]['config']['dataset']}, {result.model_label(runs[0]['config']['model'])}, n = {size}"
+        lines = report_lines(title, chosen, decided, rows, state, rounds_of(args.folder), spent(observed),
+                             time.time() - began if rounds else None, keep_line)
+        report = os.path.join(args.folder, REPORT)
+        write_atomically(report, lambda f: f.write("\n".join(lines).encode()))
+        row = next(row for row in rows if row["cell"] == chosen)
+        print(f"advise: {'decided' if decided else 'NOT decided (budget spent)'}: {row['label']}, freeze {chosen.freeze}, "
+              f"rate {rate_text(chosen)} | second half {row['reported']:.3f}, first half {row['picked']:.3f} | "
+              f"{spent(observed) / 3600:.2f} h of runs | {report}")
+        print(command)
+    except (ValueError, RuntimeError) as e:
+        fail(e)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    finally:
+        if lock and holder(lock) == os.getpid():
+            os.remove(lock)
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, worker.interrupted)
+    main()

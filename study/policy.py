@@ -1,0 +1,276 @@
+"""
+The search's policy (`make advise`): given what has run, which runs come next, and when the answer
+is decided. Its answer is the report's (study/answer.py): the cheapest cell whose fair mean is
+within noise of the best fair mean. The search only spends its runs where they can change that
+answer, in rounds:
+
+    screen   one seed of every method at every depth at its own rate (methods.py) ─┐
+    rates    per method still in the race, a line search along its 1-2-5 ladder    │ what a cell
+             at its best depth; a rate that wins there is screened at the others   │ is, one seed
+    best     seeds for the cells that could be the best, until its level is fixed  │ at a time
+    in/out   cheapest first, seeds for a cell until it is clearly out of the        │
+             band, or in it with PICK_SEEDS seeds ──────────────────────────────────┘
+    decided  the cheapest cell not out is in, and nothing can still be the best
+
+A cell is (method, depth, rate); what it has cost and scored is `observed`: {Cell: [(fair score,
+seconds), ...]}. These functions are plain and deterministic: the real search (study/advise.py)
+and its replay over a committed grid's runs call the same ones. The constants are named below;
+docs/findings-advise.md justifies them by that replay.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+import methods
+from study.answer import dev_standard_error
+
+# A cell is out when even Z_OUT of its mean's standard errors above its mean fall short of the band
+Z_OUT = 2.0
+# the seeds a pick needs, and the best cell, before its level counts as fixed (the grids ran 5)
+PICK_SEEDS = 5
+BEST_SEEDS = 2
+# the cells that can still be the best get seeds together, at most this many in a round
+BEST_CONTENDERS = 3
+# a seed's spread before two seeds of a cell measure it: the upper quartile of the committed minilm
+# grids' cells' seed std (0.018 SST-2, 0.020 CoLA; docs/findings-advise.md), on the side that keeps a
+# cell in; measured spreads replace it, never below the dev split's noise
+PRIOR_SEED_STD = 0.02
+
+
+@dataclass(frozen=True, order=True)
+class Cell:
+    method: str  # a name of methods.py's table
+    freeze: int
+    lr: float | None  # the run's rate (None: fitted, the probe)
+
+
+def same_work(cell):
+    """What a run's seconds depend on: its method and depth, never its rate (as the report reads cost)."""
+    return cell.method, cell.freeze
+
+
+@dataclass
+class Standing:
+    """Where the search stands: the best cell, the noise band around it, and each cell's state."""
+    best: Cell | None
+    band: float
+    seed_std: float
+    means: dict  # {Cell: mean fair score}
+    costs: dict  # {Cell: median seconds a run, shared across rates (the fastest of the same work)}
+    out: set  # cells that cannot reach the band
+    inside: set  # cells in the band with PICK_SEEDS seeds
+    contenders: list  # cells that could still be the best, best mean first
+
+
+def seed_std(observed, floor):
+    """The pooled within-cell standard deviation of the cells with two seeds or more (PRIOR_SEED_STD
+    before any has), never below `floor` (the dev split's own noise)."""
+    groups = [np.array([score for score, _ in runs]) for runs in observed.values() if len(runs) > 1]
+    freedom = sum(len(g) - 1 for g in groups)
+    if not freedom:
+        return max(PRIOR_SEED_STD, floor)
+    return max(math.sqrt(sum(((g - g.mean()) ** 2).sum() for g in groups) / freedom), floor)
+
+
+def shared_costs(observed):
+    """{Cell: its cost}: the fastest median seconds among the cells of the same work, as study/answer.py reads it."""
+    medians = {}
+    for cell, runs in observed.items():
+        if runs:
+            medians.setdefault(same_work(cell), []).append(float(np.median([s for _, s in runs])))
+    return {cell: min(medians[same_work(cell)]) for cell, runs in observed.items() if runs}
+
+
+def standing(observed, metric, dev_size):
+    """The search's state from what has run: the band is the report's (the larger of the best cell's
+    seed std and the dev split's standard error at its mean)."""
+    ran = {cell: runs for cell, runs in observed.items() if runs}
+    if not ran:
+        return Standing(None, 0.0, PRIOR_SEED_STD, {}, {}, set(), set(), [])
+    means = {cell: float(np.mean([score for score, _ in runs])) for cell, runs in ran.items()}
+    best = max(ran, key=lambda cell: (means[cell], -len(ran[cell])))
+    dev_noise = dev_standard_error(means[best], metric, dev_size)
+    spread = float(np.std([s for s, _ in ran[best]], ddof=1)) if len(ran[best]) > 1 else 0.0
+    band = max(spread, dev_noise)
+    sd = seed_std(ran, dev_noise)
+    error = lambda cell: sd / math.sqrt(len(ran[cell]))
+    out = {cell for cell in ran if means[cell] + Z_OUT * error(cell) < means[best] - band}
+    inside = {cell for cell in ran if means[cell] >= means[best] - band and len(ran[cell]) >= PICK_SEEDS}
+    contenders = []  # one per method and depth: its rates are one choice, read at the best of them
+    for cell in sorted(ran, key=lambda cell: -means[cell]):
+        if cell not in out and means[cell] + Z_OUT * error(cell) >= means[best] \
+                and same_work(cell) not in map(same_work, contenders):
+            contenders.append(cell)
+    return Standing(best, band, sd, means, shared_costs(ran), out, inside, contenders)
+
+
+# ----------------------------------------------------------------------------------------------
+# What to run next
+
+@dataclass(frozen=True)
+class Space:
+    """What the search may run: each method's depths and the rates of its ladder at this size,
+    and which cells can run (the replay can run only what its grid ran)."""
+    depths: dict  # {method name: [depths]}
+    default_rate: dict  # {method name: its rate at this size, None for the probe}
+    ladder: dict  # {method name: [rates, ascending]} ([] for the probe)
+    available: callable  # Cell -> whether another seed of it can run
+
+
+def space_for(size, num_layers, depths, method_names, available=lambda cell: True):
+    """The grid's space at n = size: every method of `method_names` at the grid's depths (the probe
+    at L only), its default rate, and its ladder."""
+    chosen = [methods.get(name) for name in method_names]
+    return Space(depths={m.name: [num_layers] if m.every_layer_frozen else list(depths) for m in chosen},
+                 default_rate={m.name: m.default_lr(size) for m in chosen},
+                 ladder={m.name: sorted(set(m.ladder(size)) | {m.default_lr(size)}) if m.default_lr(size) else []
+                         for m in chosen},
+                 available=available)
+
+
+def coarse(depths):
+    """Every other depth from the most frozen down, and the least frozen: 6 4 2 0 -1 of -1 ... 6."""
+    ordered = sorted(depths, reverse=True)
+    return sorted(set(ordered[::2]) | {ordered[-1]})
+
+
+def prior_cost(cell, space):
+    """Before a cell has run, how its cost compares with others': the layers it trains and the head
+    (SetFit's pairs about four times a fine-tune's steps), the probe a fit alone. It only orders a
+    round, so that a budget spent mid-round has bought the cheap runs."""
+    if cell.method == "probe":
+        return 0.5
+    num_layers = max(k for depths in space.depths.values() for k in depths)
+    return (num_layers - max(cell.freeze, 0) + 1) * (4 if cell.method == "setfit" else 1)
+
+
+def screen(space, observed):
+    """Round one: every method at every other depth (coarse) at its own rate, not yet run, the
+    cheapest first."""
+    cells = [Cell(name, k, space.default_rate[name]) for name, depths in space.depths.items() for k in coarse(depths)]
+    return sorted((cell for cell in cells if not observed.get(cell) and space.available(cell)),
+                  key=lambda cell: (prior_cost(cell, space), cell))
+
+
+def refine(space, observed, state, candidate):
+    """The depths the screen skipped that could still be the answer: cheaper than `candidate` (the
+    cheapest cell in the band; None: any), a score between its neighbours' that is not certainly
+    out. A skipped depth costs at least its more frozen neighbour and scores, as a rule, between its two."""
+    wanted = []
+    for name, depths in space.depths.items():
+        ordered = sorted(depths)
+        for i in range(1, len(ordered) - 1):
+            cell = Cell(name, ordered[i], space.default_rate[name])
+            below, above = (Cell(name, ordered[j], cell.lr) for j in (i - 1, i + 1))
+            if observed.get(cell) or not space.available(cell) or not (observed.get(below) and observed.get(above)):
+                continue
+            if below in state.out and above in state.out:
+                continue
+            if candidate is None or state.costs[above] < state.costs[candidate]:
+                wanted.append(cell)
+    return wanted
+
+
+def rate_search(space, observed, state):
+    """Per method not yet out: its line search at its best depth (the next rung beside its best
+    rate there); once a search ends at another rate than the method's own, that rate at the
+    method's other depths."""
+    wanted = []
+    for name, ladder in space.ladder.items():
+        mine = [cell for cell in state.means if cell.method == name]
+        if len(ladder) < 2 or not mine or all(cell in state.out for cell in mine):
+            continue
+        anchor = max(mine, key=lambda cell: state.means[cell])
+        at_anchor = {cell.lr: state.means[cell] for cell in mine if cell.freeze == anchor.freeze}
+        best_rate = max(at_anchor, key=at_anchor.get)
+        i = ladder.index(best_rate)
+        rungs = [Cell(name, anchor.freeze, ladder[j]) for j in (i - 1, i + 1) if 0 <= j < len(ladder)]
+        untried = [cell for cell in rungs if cell.lr not in at_anchor and space.available(cell)]
+        if untried:
+            wanted += untried
+        elif best_rate != space.default_rate[name]:
+            wanted += [cell for k in space.depths[name] for cell in [Cell(name, k, best_rate)]
+                       if not observed.get(cell) and space.available(cell)]
+    return wanted
+
+
+@dataclass
+class Round:
+    step: str  # screen, rates, best or in/out: why these cells run
+    cells: list  # one more seed of each
+
+
+def next_runs(space, observed, metric, dev_size, jobs=1):
+    """The next round ([] cells when the answer is decided or nothing that could change it can
+    run). `jobs` runs at once: the in/out step fills them."""
+    first = screen(space, observed)
+    if first:
+        return Round("screen", first)
+    state = standing(observed, metric, dev_size)
+    rates = rate_search(space, observed, state)
+    if rates:
+        return Round("rates", rates)
+    candidate, cheaper_open = cheapest_in(state, space)
+    skipped = refine(space, observed, state, candidate)
+    if skipped:
+        return Round("refine", skipped)
+    if cheaper_open:
+        return Round("in/out", cheaper_open[:max(jobs, 1)])
+    return Round("best", unfixed_best(state, observed, space, candidate))
+
+
+def unfixed_best(state, observed, space, candidate):
+    """The cells that could still be the best by enough to push `candidate` (the cheapest cell in
+    the band; None: any) out of the band, and lack BEST_SEEDS seeds (those that can run)."""
+    reach = lambda cell: state.means[cell] + Z_OUT * state.seed_std / math.sqrt(len(observed[cell]))
+    floor = -math.inf if candidate is None else state.means[candidate] + state.band
+    return [cell for cell in state.contenders[:BEST_CONTENDERS]
+            if len(observed[cell]) < BEST_SEEDS and reach(cell) > floor and space.available(cell)]
+
+
+def cheapest_in(state, space):
+    """(the cheapest cell in the band, or None; the cells cheaper than it that are neither out nor
+    in and can still run). A cell that can run no more seeds is in with those it has if its mean
+    is in the band, else it stays out of the answer."""
+    cheaper_open, floor = [], state.means[state.best] - state.band
+    for cell in by_cost(state, [cell for cell in state.means if cell not in state.out]):
+        if cell in state.inside or (not space.available(cell) and state.means[cell] >= floor):
+            return cell, cheaper_open  # in the band with PICK_SEEDS seeds, or every seed it can have
+        if space.available(cell):
+            cheaper_open.append(cell)
+    return None, cheaper_open
+
+
+def by_cost(state, cells):
+    """Cheapest first; of equal costs, the better mean (the report's order)."""
+    return sorted(cells, key=lambda cell: (state.costs[cell], -state.means[cell], cell))
+
+
+def pick(space, observed, metric, dev_size):
+    """(the answer, decided). Decided: nothing is left to screen or search, the best is fixed, and
+    the cheapest cell not out is in the band with its seeds: that cell. Else (a budget spent) the
+    report's rule over what ran: the cheapest cell within the band of the best, whatever its seeds."""
+    state = standing(observed, metric, dev_size)
+    if state.best is None:
+        return None, False
+    cell, cheaper_open = cheapest_in(state, space)
+    if cell is not None and not cheaper_open and not unfixed_best(state, observed, space, cell) \
+            and not refine(space, observed, state, cell) \
+            and not screen(space, observed) and not rate_search(space, observed, state):
+        return cell, True
+    floor = state.means[state.best] - state.band
+    return by_cost(state, [cell for cell in state.means if state.means[cell] >= floor])[0], False
+
+
+def stop_reason(cell, state, observed):
+    """Why a cell got no more seeds, for the search's report."""
+    runs = len(observed.get(cell, []))
+    if cell in state.out:
+        return f"out: {state.means[cell]:.3f} + {Z_OUT:g} x {state.seed_std:.3f}/√{runs} below the band"
+    if cell in state.inside:
+        return "in the band" + (", the best" if cell == state.best else "")
+    if cell == state.best:
+        return "the best"
+    return "open: cheaper cells decided the answer" if runs else "not run"

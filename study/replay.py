@@ -1,0 +1,102 @@
+"""
+The search's policy driven by a committed grid instead of new runs: what `make advise` would have
+run and answered at one train size, and what it would have cost, without running anything.
+
+    python -m study.advise --replay docs/results/sst2-minilm/runs --size 200
+
+Each run the policy asks for is the grid's next seed of that cell (seeds in order); a cell the grid
+never ran cannot run. A run costs its recorded seconds less what the search would not have made:
+the evaluations before its last (the search reads only the fair score, the last evaluation; each
+evaluation's share of the recorded evaluation seconds is taken from the dev and train sizes). The
+grid's cost at that size is the sum of its runs' recorded seconds; its answer, the report's.
+"""
+
+import functools
+
+from study import policy
+from study.answer import answer_cells, fair_score, recommend
+from study.published import reports_mcc
+from study.results import load_results
+
+
+def cell_of_run(config):
+    return policy.Cell(config["method"], config["freeze"], config["lr"])
+
+
+def search_cost(run):
+    """A run's seconds with one evaluation of the dev split (the fair score's) instead of its curve's."""
+    seconds, evaluations = run["seconds"], len(run["curve"])
+    if evaluations < 2:
+        return seconds["total"]
+    dev, train = run["dev_size"], run["config"]["size"]
+    one_evaluation = seconds["eval"] * dev / (dev * evaluations + train)  # the curve's passes, then the train split's one
+    return seconds["total"] - one_evaluation * (evaluations - 1)
+
+
+@functools.lru_cache(maxsize=4)
+def runs_of(folder):
+    """Every run of a committed grid, read once (a replay at each size reads them again)."""
+    return tuple(load_results(folder, figure="score"))
+
+
+def grid_at(folder, size):
+    """(the runs of `folder` at n = size, their metric, {Cell: [runs by seed]})."""
+    runs = [r for r in runs_of(folder) if str(r["config"]["size"]) == str(size)]
+    if not runs:
+        raise ValueError(f"{folder} has no runs at n = {size}")
+    metric = "mcc" if reports_mcc(runs[0]["config"]["task"]) else runs[0]["metric"]
+    cells = {}
+    for run in sorted(runs, key=lambda r: r["config"]["seed"]):
+        cells.setdefault(cell_of_run(run["config"]), []).append(run)
+    return runs, metric, cells
+
+
+def grid_answer(runs, metric):
+    """The report's recommendation over every run of the grid at one size, as a Cell."""
+    pick, _, _ = recommend(answer_cells(runs, metric), metric)
+    return cell_of_run(pick["config"])
+
+
+def space_of_grid(cells, size):
+    """The policy's space over the grid's cells: its depths and rates, as the grid ran them."""
+    first = next(iter(cells.values()))[0]
+    num_layers, names = first["config"]["num_layers"], sorted({cell.method for cell in cells})
+    depths = sorted({cell.freeze for cell in cells if cell.method != "probe"}) or [num_layers]
+    space = policy.space_for(size, num_layers, depths, names)
+    # a method the grid never ran at its own rate is screened at the rate the grid ran it at the most
+    ran_at = lambda name, lr: sum(cell.method == name and cell.lr == lr for cell in cells)
+    screened = {name: rate if ran_at(name, rate) else max({c.lr for c in cells if c.method == name},
+                                                          key=lambda lr: ran_at(name, lr))
+                for name, rate in space.default_rate.items()}
+    ladders = {name: sorted(set(ladder) | {screened[name]}) if ladder else [] for name, ladder in space.ladder.items()}
+    return policy.Space(space.depths, screened, ladders, space.available)
+
+
+def replay(folder, size, budget_seconds=float("inf"), jobs=1):
+    """Drive the policy with the grid's runs. Returns a dict: size, pick, grid_pick, seconds,
+    grid_seconds, runs, grid_runs, decided, and the order the runs were made in."""
+    runs, metric, cells = grid_at(folder, size)
+    dev_size = runs[0]["dev_size"]
+    observed, spent, order = {}, 0.0, []
+    served = lambda cell: len(observed.get(cell, []))
+    space = space_of_grid(cells, size)
+    space = policy.Space(space.depths, space.default_rate, space.ladder,
+                         available=lambda cell: served(cell) < len(cells.get(cell, [])))
+    while spent < budget_seconds:
+        wanted = policy.next_runs(space, observed, metric, dev_size, jobs)
+        if not wanted.cells:
+            break
+        for cell in wanted.cells:
+            if spent >= budget_seconds:
+                break  # the budget is checked before each run, as the search's workers check it
+            run = cells[cell][served(cell)]
+            cost = search_cost(run)
+            observed.setdefault(cell, []).append((fair_score(run, metric), cost))
+            spent += cost
+            order.append((cell, run["config"]["seed"], round(cost, 1), wanted.step))
+    chosen, decided = policy.pick(space, observed, metric, dev_size)
+    grid_pick = grid_answer(runs, metric)
+    as_dict = lambda cell: dict(method=cell.method, freeze=cell.freeze, lr=cell.lr)
+    return dict(folder=folder, size=size, pick=as_dict(chosen), grid_pick=as_dict(grid_pick), same=chosen == grid_pick,
+                decided=decided, seconds=round(spent, 1), grid_seconds=round(sum(r["seconds"]["total"] for r in runs), 1),
+                runs=len(order), grid_runs=len(runs), order=order, observed=observed, metric=metric, dev_size=dev_size)

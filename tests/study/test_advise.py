@@ -1,0 +1,168 @@
+"""make advise: the policy's rule is the report's, its replay reads a grid's runs, and a real search
+on a tiny model runs end to end, resumes after a kill without rerunning a finished run, and
+refuses a budget too small and a second search on its folder."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, write_result
+from study import advise, policy
+from study.answer import answer_cells, recommend
+from study.replay import replay
+from study.results import load_results
+
+# ----------------------------------------------------------------------------------------------
+# The policy, on made-up scores
+
+
+def space(depths=(-1, 0, 1, 2, 3), names=("finetune", "probe"), size=200, available=lambda cell: True):
+    return policy.space_for(size, max(depths), list(depths), list(names), available)
+
+
+def test_the_screen_runs_every_method_at_every_other_depth_at_its_own_rate():
+    wanted = policy.next_runs(space(depths=(-1, 0, 1, 2, 3, 4, 5, 6)), {}, "accuracy", 436)
+    assert wanted.step == "screen"
+    assert sorted((c.method, c.freeze, c.lr) for c in wanted.cells) == sorted(
+        [("finetune", k, 5e-5) for k in (-1, 0, 2, 4, 6)] + [("probe", 6, None)])
+
+
+def observed_of(scores, seconds):
+    """{Cell: [(score, seconds)]} from {(method, k, lr): [scores]} and {(method, k): seconds}."""
+    return {policy.Cell(*key): [(s, seconds[key[:2]]) for s in values] for key, values in scores.items()}
+
+
+SECONDS = {("probe", 3): 5.0, ("finetune", 3): 8.0, ("finetune", 2): 20.0, ("finetune", 1): 30.0,
+           ("finetune", 0): 40.0, ("finetune", -1): 45.0}
+
+
+def test_a_cell_far_below_the_band_is_out_after_one_seed_and_the_cheapest_in_is_the_answer():
+    scores = {("probe", 3, None): [0.60], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80, 0.81, 0.79, 0.80, 0.80],
+              ("finetune", 2, 5e-5): [0.80, 0.80, 0.81, 0.79, 0.80], ("finetune", 0, 5e-5): [0.81, 0.80],
+              ("finetune", -1, 5e-5): [0.81, 0.80]}
+    observed = observed_of(scores, SECONDS)
+    no_rates = policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, lambda cell: True)
+    state = policy.standing(observed, "accuracy", 436)
+    assert policy.Cell("probe", 3, None) in state.out and policy.Cell("finetune", 3, 5e-5) in state.out
+    assert policy.next_runs(no_rates, observed, "accuracy", 436).cells == []  # decided
+    chosen, decided = policy.pick(no_rates, observed, "accuracy", 436)
+    assert decided and chosen == policy.Cell("finetune", 2, 5e-5)
+    # the report's rule over the same cells picks the same one
+    runs = [dict(config=dict(method=c.method, freeze=c.freeze, lr=c.lr, size=200, seed=i, reinit=0, pooling="first",
+                             precision="fp32", device="cpu", protocol="blog", epochs=10, batch_size=16, warmup_epochs=1,
+                             weight_decay=0.0, normalize=False),
+                 best=dict(accuracy=s), curve=[dict(accuracy=s)], at_score=dict(accuracy=s), train_at_score=None,
+                 seconds=dict(total=t), peak_memory_mb=1.0, trainable_parameters=1, dev_size=436,
+                 constant=dict(accuracy=0.5))
+            for c, values in observed.items() for i, (s, t) in enumerate(values, 1)]
+    report_pick, _, _ = recommend(answer_cells(runs, "accuracy"), "accuracy")
+    assert (report_pick["config"]["method"], report_pick["freeze"]) == ("finetune", 2)
+
+
+def test_a_cheaper_cell_near_the_band_gets_seeds_before_the_answer_is_decided():
+    scores = {("probe", 3, None): [0.78], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80] * 5,
+              ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.81, 0.80], ("finetune", -1, 5e-5): [0.81, 0.80]}
+    no_rates = policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, lambda cell: True)
+    observed = observed_of(scores, SECONDS)
+    wanted = policy.next_runs(no_rates, observed, "accuracy", 436)
+    assert wanted.step == "in/out" and wanted.cells == [policy.Cell("probe", 3, None)]
+    assert policy.pick(no_rates, observed, "accuracy", 436)[1] is False
+
+
+def test_the_line_search_walks_the_ladder_from_the_best_depth():
+    scores = {("probe", 3, None): [0.5], ("finetune", 3, 5e-5): [0.5], ("finetune", 1, 5e-5): [0.7],
+              ("finetune", -1, 5e-5): [0.8]}
+    wanted = policy.next_runs(space(), observed_of(scores, SECONDS), "accuracy", 436)
+    assert wanted.step == "rates" and sorted(c.lr for c in wanted.cells) == [2e-5, 1e-4]
+    assert {c.freeze for c in wanted.cells} == {-1}
+
+
+# ----------------------------------------------------------------------------------------------
+# The replay, on a made-up grid
+
+
+def test_replay_reaches_a_clear_grids_answer_for_less_than_the_grid(tmp_path, capsys):
+    accuracy = {6: 0.55, 5: 0.80, 4: 0.81, 3: 0.815, 2: 0.82, 1: 0.82, 0: 0.82, -1: 0.82}
+    for k, mean in accuracy.items():
+        for seed in range(1, 6):
+            write_result(tmp_path, k, 200, seed, mean + 0.004 * (seed - 3), seconds=dict(total=10.0 * (8 - k), eval=0.0))
+    outcome = replay(str(tmp_path), 200)  # the band: the dev split's ± 0.013 at 0.82, so k = 5 is out, k = 4 in
+    assert outcome["same"] and outcome["pick"] == dict(method="finetune", freeze=4, lr=5e-5)
+    assert outcome["seconds"] < outcome["grid_seconds"] / 2
+    advise.main(["--replay", str(tmp_path), "--size", "200"])
+    last = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert last["pick"] == outcome["pick"] and {"size", "seconds", "grid_seconds"} <= set(last)
+
+
+# ----------------------------------------------------------------------------------------------
+# A real search on a tiny model
+
+
+def tiny_task(folder):
+    rows = [f"{word} film {i}\t{i % 2}\n" for i, word in enumerate(["good", "bad", "fine", "dull", "great", "awful"] * 8)]
+    (folder / "train.tsv").write_text("sentence\tlabel\n" + "".join(rows))
+    (folder / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:24]))
+
+
+@pytest.fixture(scope="module")
+def searched(tiny_bert, tmp_path_factory):
+    """A search killed after its first runs, then resumed to its end: (folder, the command, the
+    first runs' records as the kill left them, the resumed search's output)."""
+    tmp = tmp_path_factory.mktemp("advise")
+    tiny_task(tmp)
+    folder = tmp / "results"
+    command = [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "2",
+               "--depths", "1", "2", "3", "--methods", "finetune", "probe", "--save", str(tmp / "saved"),
+               "--splits-dir", str(tmp / "splits"), "--epochs", "2", "--", "--dataset", "tiny", "--model", tiny_bert,
+               "--train-file", str(tmp / "train.tsv"), "--dev-file", str(tmp / "dev.tsv"),
+               "--cache-dir", str(tmp / "cache"), "--precision", "fp32"]
+    first = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+    deadline = time.time() + 120
+    while len(list(folder.glob("*.json"))) < 2 and time.time() < deadline and first.poll() is None:
+        time.sleep(0.05)
+    os.killpg(first.pid, signal.SIGTERM)
+    first.wait(timeout=60)
+    time.sleep(0.5)
+    before = {p.name: p.read_bytes() for p in folder.glob("*.json")}
+    resumed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    return folder, command, before, resumed
+
+
+def test_a_killed_search_resumes_to_its_answer_without_rerunning_a_finished_run(searched):
+    folder, _, before, resumed = searched
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert 2 <= len(before) < len(list(folder.glob("*.json")))
+    assert all((folder / name).read_bytes() == data for name, data in before.items())
+    assert not (folder / advise.LOCK).exists() and not list(folder.glob("*.tmp*"))
+    line = resumed.stdout.strip().splitlines()[-2]
+    assert line.startswith("advise: decided: ") and "second half" in line
+    report = (folder / advise.REPORT).read_text()
+    assert report.startswith("# make advise: tiny") and "**Pick: " in report and "## The rounds" in report and "| 1 | first | freeze3_size16_seed1_probe.json |" in report
+    runs = load_results(str(folder), figure="score")
+    assert all(r["config"]["evaluations"] == "last" and len(r["curve"]) <= 1 for r in runs)
+
+
+def test_a_budget_too_small_and_a_second_search_are_refused_in_one_line(searched):
+    folder, command, _, _ = searched
+    small = subprocess.run([*command[:command.index("--budget") + 1], "0.00001", *command[command.index("--budget") + 2:]],
+                           cwd=ROOT, capture_output=True, text=True)
+    assert small.returncode == 2 and small.stderr.startswith("advise: error: a budget of") \
+        and len(small.stderr.strip().splitlines()) == 1
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (folder / advise.LOCK).write_text(str(other.pid))
+        busy = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        assert busy.returncode == 2 and f"being searched by process {other.pid}" in busy.stderr
+        assert len(busy.stderr.strip().splitlines()) == 1
+    finally:
+        other.kill()
+        other.wait()
+    (folder / advise.LOCK).write_text("999999999")  # a killed search's lock: taken over
+    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0 and "advise: decided" in again.stdout
