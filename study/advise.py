@@ -2,7 +2,7 @@
 `make advise`: the grid's answer for one train size without the grid. The policy (study/policy.py)
 says which runs come next; this module runs them, round by round, as ordinary runs in an ordinary
 results folder (the report reads them, a later `make grid` reuses them), until the answer is
-decided or the budget spent; then it keeps the pick and writes its report.
+decided or the budget spent; then it keeps the pick and writes its report (study/advise_report.py).
 
     make advise DATASET=sst2 MODEL=minilm SIZE=200 BUDGET=2
     python -m study.advise results/sst2/minilm --size 200 --budget 2 --depths -1 0 1 2 3 4 5 6 -- RUN_OPTIONS
@@ -24,9 +24,7 @@ import argparse
 import json
 import math
 import os
-import shlex
 import signal
-import subprocess
 import sys
 import time
 
@@ -34,7 +32,7 @@ import methods
 import result
 from atomic import write_atomically
 from study import policy, worker
-from study.answer import fair_score
+from study.advise_report import cell_rows, keep, picked_score, rate_text, report_lines
 from study.published import reports_mcc
 from study.results import load_results, make_jobs
 
@@ -45,16 +43,6 @@ ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON l
 
 # ----------------------------------------------------------------------------------------------
 # The folder: what has run, and what runs next
-
-def picked_score(run, metric):
-    """The score the search picks by: the fair score on the dev split's first half."""
-    return run["dev_halves"][0][metric]
-
-
-def reported_score(run, metric):
-    """The score the search reports: the fair score on the second half, which no choice read."""
-    return run["dev_halves"][1][metric]
-
 
 def read_folder(folder, size, space):
     """(runs of the space at n = size in `folder`, {Cell: [(picked score, seconds)]}, metric)."""
@@ -215,70 +203,6 @@ def take_lock(folder):
     with os.fdopen(descriptor, "w") as f:
         f.write(str(os.getpid()))
     return path
-
-
-# ----------------------------------------------------------------------------------------------
-# The answer: the pick kept, and the report
-
-def cell_rows(observed, runs, metric, dev_half, space):
-    """Per cell that ran: its runs, both halves' means, cost and why it stopped getting seeds."""
-    state = policy.standing(observed, metric, dev_half)
-    by_cell = {}
-    for run in runs:
-        by_cell.setdefault(policy.Cell(run["config"]["method"], run["config"]["freeze"], run["config"]["lr"]), []).append(run)
-    mean = lambda values: sum(values) / len(values)
-    return [dict(cell=cell, label=methods.get(cell.method).label, runs=len(by_cell[cell]), picked=state.means[cell],
-                 reported=mean([reported_score(r, metric) for r in by_cell[cell]]),
-                 whole=mean([fair_score(r, metric) for r in by_cell[cell]]), cost=state.costs[cell],
-                 why=policy.stop_reason(cell, state, observed))
-            for cell in policy.by_cost(state, list(state.means))], state
-
-
-def rate_text(cell):
-    return methods.lr_text(cell.lr) if cell.lr is not None else "fitted"
-
-
-def report_lines(title, chosen, decided, rows, state, rounds, spent_seconds, wall_seconds, keep_line):
-    chosen_row = next(row for row in rows if row["cell"] == chosen)
-    best = next(row for row in rows if row["cell"] == state.best)
-    lines = [f"# {title}", "",
-             f"**Pick: {chosen_row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)}** "
-             + ("(decided: the cheapest cell within noise of the best, as the report's rule reads it)." if decided else
-                "(**not decided**: the budget ran out first; the pick is the report's rule over what ran)."),
-             "",
-             f"- Its honest score: **{chosen_row['reported']:.3f}** on the dev split's second half, which no choice read "
-             f"({chosen_row['runs']} runs); {chosen_row['picked']:.3f} on the first half, which picked it.",
-             f"- The best cell on the first half: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
-             f"{best['picked']:.3f} ({best['runs']} runs); noise band ± {state.band:.3f}.",
-             f"- Spent: {spent_seconds / 3600:.2f} h of runs ({sum(row['runs'] for row in rows)} runs in {len(rounds)} rounds)"
-             + (f"; {wall_seconds / 3600:.2f} h of wall clock for the last command's rounds." if wall_seconds else "."),
-             f"- {keep_line}", "",
-             "## Every cell that ran", "",
-             "Cheapest first. *First half*: the fair score the search picks by; *second half*: the same runs on the half "
-             "no choice read; *whole*: the whole dev split, as the grid's report reads it.", "",
-             "| method | frozen | rate | runs | first half | second half | whole | s / run | why it stopped |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {row['label']} | {row['cell'].freeze} | {rate_text(row['cell'])} | {row['runs']} | {row['picked']:.3f} "
-              f"| {row['reported']:.3f} | {row['whole']:.3f} | {row['cost']:.1f} | {row['why']} |" for row in rows]
-    lines += ["", "## The rounds", "", "| round | step | runs |", "|---|---|---|"]
-    lines += [f"| {i} | {step} | {', '.join(names)} |" for i, (step, names) in enumerate(rounds, 1)]
-    return lines + [""]
-
-
-def keep(chosen, size, shared, run_flags, save):
-    """Train the pick once more (seed 1) with --save, as make best does; (line for the report,
-    the command to label a CSV with it or to train it)."""
-    flags = result.RunName(chosen.freeze, size, 1, chosen.lr, 0, chosen.method).flags(shared) + run_flags
-    if chosen.method != methods.FINETUNE.name:
-        command = shlex.join([sys.executable, "freeze_study.py", *flags])
-        return (f"Not saved: --save keeps a fine-tune only, and the pick is {methods.get(chosen.method).label}; "
-                f"train it with `{command}`", command)
-    done = subprocess.run([sys.executable, "freeze_study.py", *flags, "--save", save, "--out", save + ".json", "--quiet"],
-                          capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError((done.stderr.strip().splitlines() or ["the run failed"])[-1])
-    command = f"python predict.py --model {shlex.quote(save)} --input YOUR.csv --text-column sentence --out labelled.csv"
-    return f"Saved as a transformers checkpoint in {save} (seed 1); label a CSV with `{command}`", command
 
 
 # ----------------------------------------------------------------------------------------------
