@@ -242,6 +242,20 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
     return picks
 
 
+def write_answer_only(folder, runs):
+    """report.md of a folder of make advise's runs alone: they evaluated once (--evaluations last),
+    so the answer is all there is, without the study's best-of-evaluations tables."""
+    first = runs[0]["config"]
+    answer, picks = answer_lines(runs, "mcc" if reports_mcc(first["task"]) else runs[0]["metric"])
+    lines = [f"# {first['task']} with {model_label(first['model'])}", "",
+             "Every run here evaluated once (make advise's; its own report is advise.md), so this report is the "
+             "answer alone: the study's tables read the best of evaluations every half epoch.", ""]
+    lines += (summary_lines(picks) if picks else []) + answer
+    os.makedirs(folder, exist_ok=True)
+    write_atomically(os.path.join(folder, "report.md"), lambda f: f.write(("\n".join(lines)).encode()))
+    print(f"report: {len(runs)} runs of make advise, the answer alone -> {folder}/report.md")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description="Tables and figure of a folder of run results.")
     p.add_argument("folder")
@@ -251,6 +265,10 @@ def main(argv=None):
                                      "to compare this folder's means with, against seed noise")
     args = p.parse_args(argv)
     results = load_results(args.folder)
+    searched = [] if results else load_results(args.folder, figure="score")
+    if searched:  # make advise's runs alone
+        write_answer_only(args.out or args.folder, searched)
+        return
     other = load_results(args.against) if args.against else None
     for folder, runs in [(args.folder, results)] + ([(args.against, other)] if args.against else []):
         if not runs:

@@ -166,3 +166,11 @@ def test_a_budget_too_small_and_a_second_search_are_refused_in_one_line(searched
     (folder / advise.LOCK).write_text("999999999")  # a killed search's lock: taken over
     again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert again.returncode == 0 and "advise: decided" in again.stdout
+
+
+def test_the_report_reads_a_searchs_runs_as_its_answer(searched, tmp_path):
+    from study import report
+    folder = searched[0]
+    report.main([str(folder), "--out", str(tmp_path)])
+    text = (tmp_path / "report.md").read_text()
+    assert "## The answer" in text and "evaluated once" in text and "| probe | 3 |" in text
