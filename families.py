@@ -44,11 +44,13 @@ class Family:
     position_pad: object  # pad_token_id -> the index real tokens are numbered after (pad + 1, ...); None: from 0
     segments: bool  # a token-type (segment) embedding
     relative_buckets: bool  # a relative position bias table shared by every layer
+    encoder_name: str = ""  # the encoder's attribute in a *ForSequenceClassification (default: model_type)
+    lee_epochs: int = 3  # Lee et al.'s epochs (3 for BERT, 10 for RoBERTa; protocol.py)
 
     @property
     def prefix(self):
         """The encoder's tensors' prefix in a *ForSequenceClassification checkpoint ("roberta.")."""
-        return f"{self.model_type}."
+        return f"{self.encoder_name or self.model_type}."
 
     def hf_name(self, name):
         """Our parameter name -> the checkpoint's (without the prefix)."""
@@ -62,7 +64,11 @@ FAMILIES = {family.model_type: family for family in (
     Family("bert", "BertForSequenceClassification", SHARED_NAMES + POOLER_HEAD, dropout_first=False,
            default_pad_token_id=0, position_pad=None, segments=True, relative_buckets=False),
     Family("roberta", "RobertaForSequenceClassification", SHARED_NAMES + CLASSIFIER_HEAD, dropout_first=True,
-           default_pad_token_id=1, position_pad=lambda pad: pad, segments=True, relative_buckets=False),
+           default_pad_token_id=1, position_pad=lambda pad: pad, segments=True, relative_buckets=False, lee_epochs=10),
+    # XLM-RoBERTa: RoBERTa's computation and names (its encoder is `roberta.`), another vocabulary
+    Family("xlm-roberta", "XLMRobertaForSequenceClassification", SHARED_NAMES + CLASSIFIER_HEAD, dropout_first=True,
+           default_pad_token_id=1, position_pad=lambda pad: pad, segments=True, relative_buckets=False,
+           encoder_name="roberta", lee_epochs=10),
     # MPNet names its attention's parts apart from BERT's, has no segments, and numbers positions from
     # 2 whatever pad_token_id says (transformers fixes its padding index at 1)
     Family("mpnet", "MPNetForSequenceClassification", (

@@ -1,7 +1,7 @@
 """
 The encoder, written out: BERT-, RoBERTa- and MPNet-family sequence classifiers that compute exactly
-what transformers' BertForSequenceClassification, RobertaForSequenceClassification and
-MPNetForSequenceClassification compute, loaded from the same checkpoints (checkpoint.py loads
+what transformers' BertForSequenceClassification, RobertaForSequenceClassification (and
+XLMRobertaForSequenceClassification, RoBERTa's computation) and MPNetForSequenceClassification compute, loaded from the same checkpoints (checkpoint.py loads
 them). Only reading config.json, the weights and the tokenizer comes from the Hugging Face
 libraries; every module below is ours.
 

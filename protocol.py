@@ -9,7 +9,8 @@ blog: the blog study's protocol, the Trainer's defaults it ran with (../shared/r
   10 epochs, warmup over the first, the best of the evaluations every half epoch.
 lee: Lee, Tang & Lin 2019 as the paper states it: batch 16, AdamW without weight decay, 3 epochs
   for BERT-family models and 10 for RoBERTa, the learning rate picked by a line search over
-  1e-5 ... 5e-5 on the full model (give the pick with --lr). What the paper does not state comes
+  1e-5 ... 5e-5 on the full model (give the pick with --lr); another family takes BERT's 3 epochs
+  unless families.py says otherwise (XLM-RoBERTa: RoBERTa's 10). What the paper does not state comes
   from transformers' run_glue.py of its time (2019): no warmup, linear decay to 0, sequences of at
   most 128 tokens, the dev score after the last step (not the best one).
 """
@@ -49,7 +50,7 @@ def config(protocol, model_type, epochs, batch_size, lr, seed, precision, metric
     """The run's TrainConfig and longest sequence (inf: the model's own limit). epochs, batch_size:
     None for the protocol's own (batch 16 in both)."""
     lee = protocol == "lee"
-    epochs = epochs or (10 if not lee or model_type == "roberta" else 3)
+    epochs = epochs or (families.get(model_type).lee_epochs if lee else 10)
     train_config = TrainConfig(epochs=epochs, batch_size=batch_size or 16, lr=lr, seed=seed, num_iterations=num_iterations,
                                precision=precision, warmup_epochs=0 if lee else 1, eval_at_end=lee, metric=metric,
                                selection="last" if lee else "best")

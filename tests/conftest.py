@@ -92,6 +92,9 @@ def tiny_hf_model(family, tmp_path, num_labels=3, buckets=32):
     elif family == "roberta":
         config = transformers.RobertaConfig(**common, pad_token_id=1, type_vocab_size=1)
         hf = transformers.RobertaForSequenceClassification(config)
+    elif family == "xlm-roberta":
+        config = transformers.XLMRobertaConfig(**common, pad_token_id=1, type_vocab_size=1)
+        hf = transformers.XLMRobertaForSequenceClassification(config)
     else:
         config = transformers.MPNetConfig(**common, pad_token_id=1, relative_attention_num_buckets=buckets)
         hf = transformers.MPNetForSequenceClassification(config)

@@ -30,7 +30,7 @@ def padded_batch(pad_id, lengths=(7, 3, 11, 5), vocab=99):
 
 
 UNEQUAL = (2, 30, 5, 17, 1, 9)  # a batch that is mostly padding in the padded layout
-FAMILIES = ["bert", "roberta", "mpnet"]
+FAMILIES = ["bert", "roberta", "mpnet", "xlm-roberta"]
 
 
 @pytest.mark.parametrize("skip_padding", [True, False])
@@ -49,7 +49,7 @@ def test_logits_and_gradients_match_transformers(family, skip_padding, tmp_path)
     torch.nn.functional.cross_entropy(hf_logits, labels).backward()
     torch.nn.functional.cross_entropy(our_logits, labels).backward()
     hf_params = dict(hf.named_parameters())
-    prefix = family + "."
+    prefix = families.get(family).prefix
     for name, param in ours.named_parameters():
         source = checkpoint.hf_name(name, family)
         theirs = hf_params.get(prefix + source, hf_params.get(source))
@@ -96,7 +96,7 @@ def test_pairs_and_regression_match_transformers(task, family, skip_padding, tmp
     hf_params = dict(hf.named_parameters())
     for name, param in ours.named_parameters():
         source = checkpoint.hf_name(name, family)
-        theirs = hf_params.get(f"{family}.{source}", hf_params.get(source))
+        theirs = hf_params.get(families.get(family).prefix + source, hf_params.get(source))
         torch.testing.assert_close(param.grad, theirs.grad, rtol=1e-4, atol=1e-7, msg=name)
 
 

@@ -11,7 +11,7 @@ def test_the_blog_protocol_is_the_trainer_s_defaults_and_lee_s_is_the_paper_s():
     blog, blog_length = protocol.config("blog", "bert", epochs=None, batch_size=16, lr=5e-5, seed=1,
                                         precision="fp32", metric="accuracy")
     assert (blog.epochs, blog.warmup_epochs, blog.selection, blog.eval_at_end, blog_length) == (10, 1, "best", False, math.inf)
-    for model_type, epochs in (("bert", 3), ("roberta", 10)):  # Lee et al.: 3 epochs for BERT, 10 for RoBERTa
+    for model_type, epochs in (("bert", 3), ("roberta", 10), ("xlm-roberta", 10), ("mpnet", 3)):  # Lee et al.: 3 epochs for BERT, 10 for RoBERTa
         lee, length = protocol.config("lee", model_type, epochs=None, batch_size=16, lr=2e-5, seed=1,
                                       precision="fp32", metric="f1")
         assert (lee.epochs, lee.warmup_epochs, lee.selection, lee.eval_at_end, length) == (epochs, 0, "last", True, 128)
