@@ -110,7 +110,7 @@ def save_pretrained(model: Classifier, folder: str, label_names=None):
     tensors = {}
     for name, param in model.named_parameters():
         theirs = hf_name(name, model.config.model_type)
-        if not theirs.startswith("classifier."):  # the encoder (and BERT's pooler) sit under the model's prefix
+        if not theirs.startswith(family.top_level):  # the encoder (and BERT's pooler) sit under the model's prefix
             theirs = family.prefix + theirs
         tensors[theirs] = param.detach().float().cpu().contiguous()
     from safetensors.torch import save_file

@@ -46,6 +46,10 @@ class Family:
     relative_buckets: bool  # a relative position bias table shared by every layer
     encoder_name: str = ""  # the encoder's attribute in a *ForSequenceClassification (default: model_type)
     lee_epochs: int = 3  # Lee et al.'s epochs (3 for BERT, 10 for RoBERTa; protocol.py)
+    config_keys: tuple = ()  # (the key BERT's config.json names, this family's) where they differ
+    head_activation: str = "tanh"  # between the head's dense and its output (DistilBERT: relu)
+    attn_out_dropout: bool = True  # dropout on the attention's output projection (DistilBERT: none)
+    top_level: tuple = ("classifier.",)  # head tensors a checkpoint keeps outside the encoder's prefix
 
     @property
     def prefix(self):
@@ -69,6 +73,25 @@ FAMILIES = {family.model_type: family for family in (
     Family("xlm-roberta", "XLMRobertaForSequenceClassification", SHARED_NAMES + CLASSIFIER_HEAD, dropout_first=True,
            default_pad_token_id=1, position_pad=lambda pad: pad, segments=True, relative_buckets=False,
            encoder_name="roberta", lee_epochs=10),
+    # DistilBERT: BERT's post-LayerNorm layers under its own names and config keys, no segments, no
+    # dropout after the attention's projection, and a head of dense -> ReLU -> dropout -> classifier
+    Family("distilbert", "DistilBertForSequenceClassification", (
+        (r"^embed\.word\.", "embeddings.word_embeddings."),
+        (r"^embed\.position\.", "embeddings.position_embeddings."),
+        (r"^embed\.norm\.", "embeddings.LayerNorm."),
+        (r"^layers\.(\d+)\.(query|key|value)\.", lambda m: f"transformer.layer.{m[1]}.attention.{m[2][0]}_lin."),
+        (r"^layers\.(\d+)\.attn_out\.", r"transformer.layer.\1.attention.out_lin."),
+        (r"^layers\.(\d+)\.attn_norm\.", r"transformer.layer.\1.sa_layer_norm."),
+        (r"^layers\.(\d+)\.ffn_in\.", r"transformer.layer.\1.ffn.lin1."),
+        (r"^layers\.(\d+)\.ffn_out\.", r"transformer.layer.\1.ffn.lin2."),
+        (r"^layers\.(\d+)\.ffn_norm\.", r"transformer.layer.\1.output_layer_norm."),
+        (r"^head\.dense\.", "pre_classifier."), (r"^head\.out_proj\.", "classifier."),
+    ), dropout_first=False, default_pad_token_id=0, position_pad=None, segments=False, relative_buckets=False,
+           config_keys=(("hidden_size", "dim"), ("num_hidden_layers", "n_layers"), ("num_attention_heads", "n_heads"),
+                        ("intermediate_size", "hidden_dim"), ("hidden_act", "activation"),
+                        ("hidden_dropout_prob", "dropout"), ("attention_probs_dropout_prob", "attention_dropout"),
+                        ("classifier_dropout", "seq_classif_dropout")),
+           head_activation="relu", attn_out_dropout=False, top_level=("classifier.", "pre_classifier.")),
     # MPNet names its attention's parts apart from BERT's, has no segments, and numbers positions from
     # 2 whatever pad_token_id says (transformers fixes its padding index at 1)
     Family("mpnet", "MPNetForSequenceClassification", (
@@ -118,6 +141,7 @@ class EncoderConfig:
         """Read a checkpoint's config.json (as a dict); nothing about the size is assumed."""
         model_type = hf.get("model_type")
         family = get(model_type)
+        hf = {**hf, **{ours: hf[theirs] for ours, theirs in family.config_keys if theirs in hf}}
         if not isinstance(num_labels, int) or num_labels < 1:  # 1: a regression head, one output
             raise ValueError(f"num_labels must be an integer >= 1 (got {num_labels!r})")
         if hf.get("hidden_act", "gelu") not in ACTIVATIONS:

@@ -1,7 +1,8 @@
 """
 The encoder, written out: BERT-, RoBERTa- and MPNet-family sequence classifiers that compute exactly
 what transformers' BertForSequenceClassification, RobertaForSequenceClassification (and
-XLMRobertaForSequenceClassification, RoBERTa's computation) and MPNetForSequenceClassification compute, loaded from the same checkpoints (checkpoint.py loads
+XLMRobertaForSequenceClassification, RoBERTa's computation), DistilBertForSequenceClassification and
+MPNetForSequenceClassification compute, loaded from the same checkpoints (checkpoint.py loads
 them). Only reading config.json, the weights and the tokenizer comes from the Hugging Face
 libraries; every module below is ours.
 
@@ -80,6 +81,8 @@ class Layer(nn.Module):
         self.activation = ACTIVATIONS[config.hidden_act]
         self.attention_dropout = config.attention_dropout
         self.dropout = nn.Dropout(config.hidden_dropout)
+        # DistilBERT adds the attention's projection to x without a dropout
+        self.attn_out_dropout = self.dropout if families.get(config.model_type).attn_out_dropout else nn.Identity()
 
     def forward(self, x: torch.Tensor, layout: Layout, first_token_only=False, attention_bias=None) -> torch.Tensor:
         # x: (N, H), one row per token. first_token_only: return each sentence's first token
@@ -101,7 +104,7 @@ class Layer(nn.Module):
         attended = attended.transpose(1, 2).reshape(B, -1, H)  # (B, Tq, H)
         # ... and comes back out here
         attended = attended[:, 0] if first_token_only else layout.from_grid(attended)  # (Nq, H)
-        x = self.attn_norm(queries + self.dropout(self.attn_out(attended)))
+        x = self.attn_norm(queries + self.attn_out_dropout(self.attn_out(attended)))
         return self.ffn_norm(x + self.dropout(self.ffn_out(self.activation(self.ffn_in(x)))))
 
 
@@ -109,12 +112,15 @@ class ClassificationHead(nn.Module):
     """
     Reads each sentence's state (its first token, <s> or [CLS], unless pooling says mean). BERT:
     pooler (dense + tanh, pretrained) -> dropout -> classifier. RoBERTa and MPNet: dropout -> dense ->
-    tanh -> dropout -> out_proj. Same modules, one extra dropout for RoBERTa and MPNet.
+    tanh -> dropout -> out_proj. DistilBERT: pre_classifier (dense) -> ReLU -> dropout -> classifier.
+    Same modules: one extra dropout for RoBERTa and MPNet, another activation for DistilBERT.
     """
 
     def __init__(self, config: EncoderConfig):
         super().__init__()
-        self.dropout_first = families.get(config.model_type).dropout_first
+        family = families.get(config.model_type)
+        self.dropout_first = family.dropout_first
+        self.activation = torch.tanh if family.head_activation == "tanh" else F.relu
         self.dense = nn.Linear(config.hidden_size, config.hidden_size)
         self.out_proj = nn.Linear(config.hidden_size, config.num_labels)
         self.dropout = nn.Dropout(config.classifier_dropout)
@@ -123,7 +129,7 @@ class ClassificationHead(nn.Module):
         # x: (B, H), one state per sentence
         if self.dropout_first:
             x = self.dropout(x)
-        x = self.dropout(torch.tanh(self.dense(x)))
+        x = self.dropout(self.activation(self.dense(x)))
         return self.out_proj(x)  # (B, num_labels)
 
 

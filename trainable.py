@@ -26,6 +26,7 @@ import math
 import torch
 import torch.nn as nn
 
+import families
 from model import initialize_
 
 TARGETS = ("query", "key", "value", "attn_out", "ffn_in", "ffn_out")  # the projections of a Layer
@@ -111,11 +112,12 @@ def check_targets(targets):
 
 
 def train_head_only(model):
-    """Everything frozen but the head peft's sequence-classification task trains (BERT: the
-    classifier; RoBERTa: the whole classification head)."""
+    """Everything frozen but the head peft's sequence-classification task trains: the checkpoint's
+    `classifier` module (BERT's and DistilBERT's output layer; RoBERTa's whole classification head).
+    BERT's dense is its pretrained pooler and DistilBERT's its pre_classifier, which peft freezes."""
     model.requires_grad_(False)
     model.head.out_proj.requires_grad_(True)
-    if model.config.model_type != "bert":  # BERT's dense is its pretrained pooler, which peft freezes
+    if families.get(model.config.model_type).hf_name("head.dense.weight").startswith("classifier."):
         model.head.dense.requires_grad_(True)
 
 

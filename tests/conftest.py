@@ -92,6 +92,11 @@ def tiny_hf_model(family, tmp_path, num_labels=3, buckets=32):
     elif family == "roberta":
         config = transformers.RobertaConfig(**common, pad_token_id=1, type_vocab_size=1)
         hf = transformers.RobertaForSequenceClassification(config)
+    elif family == "distilbert":
+        config = transformers.DistilBertConfig(vocab_size=99, dim=32, n_layers=3, n_heads=4, hidden_dim=37,
+                                               max_position_embeddings=64, num_labels=num_labels,
+                                               attn_implementation="eager")
+        hf = transformers.DistilBertForSequenceClassification(config)
     elif family == "xlm-roberta":
         config = transformers.XLMRobertaConfig(**common, pad_token_id=1, type_vocab_size=1)
         hf = transformers.XLMRobertaForSequenceClassification(config)

@@ -1,5 +1,5 @@
 """trainable.py: LoRA computes what transformers' model computes with the merged weight W + (alpha / r) B A
-(logits, loss, and the gradients of A, B and the head), BERT, RoBERTa and MPNet, through the cache as without
+(logits, loss, and the gradients of A, B and the head), BERT, RoBERTa, MPNet and DistilBERT, through the cache as without
 it; BitFit trains exactly the parameters it names; bad LoRA flags are one line."""
 
 import pytest
@@ -7,13 +7,16 @@ import torch
 
 import cache
 import checkpoint
+import families
 import freeze_study
 import loop
 import trainable
 from conftest import run, tiny_hf_model
 
-HF_PROJECTION = {"query": "attention.self.query", "value": "attention.self.value", "key": "attention.self.key"}
-MPNET_PROJECTION = {"query": "attention.attn.q", "value": "attention.attn.v", "key": "attention.attn.k"}
+def hf_linear(hf, family, i, name):
+    """transformers' module for our layer i's projection `name`, by the family's declared names."""
+    return hf.get_submodule(families.get(family).prefix
+                            + checkpoint.hf_name(f"layers.{i}.{name}.weight", family).removesuffix(".weight"))
 
 
 def lora_and_merged(family, tmp_path, k=0, targets=("query", "value")):
@@ -27,9 +30,7 @@ def lora_and_merged(family, tmp_path, k=0, targets=("query", "value")):
         for i, layer in enumerate(ours.layers):
             for name in targets if i >= max(k, 0) else ():
                 getattr(layer, name).lora_B.normal_(std=0.05)
-                projection = (MPNET_PROJECTION if family == "mpnet" else HF_PROJECTION)[name]
-                hf_linear = hf.base_model.encoder.layer[i].get_submodule(projection)
-                hf_linear.weight.copy_(getattr(layer, name).merged_weight())
+                hf_linear(hf, family, i, name).weight.copy_(getattr(layer, name).merged_weight())
     return ours.eval(), hf
 
 
@@ -52,7 +53,8 @@ def padded(ids, pad):
     return dict(input_ids=grid, attention_mask=mask, **extra)
 
 
-@pytest.mark.parametrize("family, pairs", [("bert", False), ("bert", True), ("roberta", False), ("mpnet", False)])
+@pytest.mark.parametrize("family, pairs", [("bert", False), ("bert", True), ("roberta", False), ("mpnet", False),
+                                           ("distilbert", False)])
 def test_lora_is_the_merged_weight_in_logits_loss_and_gradients(family, pairs, tmp_path):
     ours, hf = lora_and_merged(family, tmp_path)
     ids, labels = batch(family, pairs), torch.tensor([0, 1, 1])
@@ -64,12 +66,12 @@ def test_lora_is_the_merged_weight_in_logits_loss_and_gradients(family, pairs, t
     torch.testing.assert_close(ours_loss, out.loss, atol=1e-6, rtol=1e-5)
     for i, layer in enumerate(ours.layers):
         lora = layer.query
-        query = MPNET_PROJECTION["query"] if family == "mpnet" else HF_PROJECTION["query"]
-        grad_w = hf.base_model.encoder.layer[i].get_submodule(query).weight.grad  # dL/dW of the merged weight
+        grad_w = hf_linear(hf, family, i, "query").weight.grad  # dL/dW of the merged weight
         torch.testing.assert_close(lora.lora_B.grad, lora.scaling * grad_w @ lora.lora_A.T, atol=1e-6, rtol=1e-4)
         torch.testing.assert_close(lora.lora_A.grad, lora.scaling * lora.lora_B.T @ grad_w, atol=1e-6, rtol=1e-4)
     trained = {name for name, p in ours.named_parameters() if p.requires_grad}
-    head = {"head.out_proj.weight", "head.out_proj.bias"} | ({"head.dense.weight", "head.dense.bias"} if family != "bert" else set())
+    head = {"head.out_proj.weight", "head.out_proj.bias"} | ({"head.dense.weight", "head.dense.bias"}
+                                                             if family not in ("bert", "distilbert") else set())
     assert trained == head | {f"layers.{i}.{t}.lora_{m}" for i in range(3) for t in ("query", "value") for m in "AB"}
 
 
@@ -82,7 +84,7 @@ def test_lora_above_a_cached_prefix_is_lora_over_the_whole_network(tmp_path):
     assert not any(hasattr(layer.query, "lora_A") for layer in ours.layers[:2]) and hasattr(ours.layers[2].query, "lora_A")
 
 
-@pytest.mark.parametrize("family, k", [("bert", 0), ("bert", 2), ("roberta", 1), ("mpnet", 0)])
+@pytest.mark.parametrize("family, k", [("bert", 0), ("bert", 2), ("roberta", 1), ("mpnet", 0), ("distilbert", 1)])
 def test_bitfit_trains_every_bias_above_the_frozen_layers_and_the_classifier(family, k, tmp_path):
     _, folder = tiny_hf_model(family, tmp_path)
     ours = checkpoint.from_pretrained(folder, num_labels=3)
@@ -92,7 +94,7 @@ def test_bitfit_trains_every_bias_above_the_frozen_layers_and_the_classifier(fam
     biases = {name for name, _ in ours.named_parameters() if name.endswith("bias") and (
         name.startswith("head.") or any(name.startswith(f"layers.{i}.") for i in range(k, 3))
         or (k == 0 and name.startswith("embed.")))}
-    head = {"head.out_proj.weight"} | ({"head.dense.weight"} if family != "bert" else set())
+    head = {"head.out_proj.weight"} | ({"head.dense.weight"} if family not in ("bert", "distilbert") else set())
     assert trained == biases | head and "head.dense.bias" in trained  # BERT's pooler bias trains, its weight not
 
 
