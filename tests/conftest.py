@@ -45,18 +45,23 @@ def glue_dir():
     return GLUE_DIR
 
 
-def save_tiny_bert(folder, dropout=0.1, layers=3, num_labels=2):
-    """A random 32-wide BertForSequenceClassification with MiniLM's real tokenizer: a checkpoint
-    that trains in seconds on the real data."""
+def save_tiny_bert(folder, dropout=0.1, layers=3, num_labels=2, family="bert"):
+    """A random 32-wide BertForSequenceClassification (or another family's classifier of that
+    shape) with MiniLM's real tokenizer: a checkpoint that trains in seconds on the real data."""
     import torch
     import transformers
     import hub
     torch.manual_seed(0)
-    config = transformers.BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=layers,
-                                     num_attention_heads=4, intermediate_size=64,
-                                     hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
-                                     num_labels=num_labels)
-    transformers.BertForSequenceClassification(config).save_pretrained(folder)
+    shape = dict(vocab_size=30522, num_labels=num_labels)
+    if family == "distilbert":
+        config = transformers.DistilBertConfig(**shape, dim=32, n_layers=layers, n_heads=4, hidden_dim=64,
+                                               dropout=dropout, attention_dropout=dropout)
+    else:
+        kind = dict(bert=transformers.BertConfig, **{"xlm-roberta": transformers.XLMRobertaConfig})[family]
+        config = kind(**shape, hidden_size=32, num_hidden_layers=layers, num_attention_heads=4, intermediate_size=64,
+                      hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
+                      **(dict(pad_token_id=1, max_position_embeddings=514) if family == "xlm-roberta" else {}))
+    transformers.AutoModelForSequenceClassification.from_config(config).save_pretrained(folder)
     minilm = hub.checkpoint_folder("minilm")
     for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
         shutil.copy(os.path.join(minilm, name), folder)

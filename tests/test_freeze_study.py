@@ -12,6 +12,7 @@ import torch
 
 import cache
 import checkpoint
+import families
 import freeze_study
 import machine
 from conftest import ROOT, run
@@ -59,6 +60,23 @@ def test_evaluating_only_the_last_gives_the_full_runs_fair_score(tmp_path, tiny_
     assert once["train_losses"] == full["train_losses"][:len(once["train_losses"])]
     halves = full["dev_halves"]  # two halves of the 872 sentences, each scored
     assert len(halves) == 2 and abs(sum(h["accuracy"] for h in halves) / 2 - last(full)["accuracy"]) < 1e-3
+
+
+@pytest.mark.parametrize("family", ["distilbert", "xlm-roberta"])
+def test_a_run_of_each_family_saves_a_classifier_transformers_reads_alike(family, tmp_path, glue_dir):
+    """A tiny random checkpoint of the family through freeze_study.py (k = 1, a few steps) and its
+    --save: transformers loads the saved folder as the family's classifier, to our logits."""
+    import transformers
+    from conftest import save_tiny_bert
+    folder = save_tiny_bert(tmp_path / "tiny", family=family)
+    record = run(tmp_path, folder, glue_dir, "--freeze", "1", "--save", str(tmp_path / "saved"))  # 2 epochs of 4 steps
+    assert record["config"]["model_type"] == family and record["total_steps"] == 8
+    theirs = transformers.AutoModelForSequenceClassification.from_pretrained(tmp_path / "saved").eval()
+    assert type(theirs).__name__ == families.get(family).architecture
+    ours = checkpoint.from_pretrained(str(tmp_path / "saved")).eval()
+    ids = torch.tensor([[ours.config.pad_token_id + 100, 2023, 3185, 2003, 2204, 102]])
+    with torch.no_grad():
+        torch.testing.assert_close(ours([ids[0]]), theirs(input_ids=ids).logits, atol=1e-5, rtol=1e-5)
 
 
 def test_pairs_through_the_cache_give_the_same_training(tmp_path, tiny_bert_no_dropout, glue_dir):
