@@ -47,7 +47,7 @@ class Family:
     encoder_name: str = ""  # the encoder's attribute in a *ForSequenceClassification (default: model_type)
     lee_epochs: int = 3  # Lee et al.'s epochs (3 for BERT, 10 for RoBERTa; protocol.py)
     config_keys: tuple = ()  # (the key BERT's config.json names, this family's) where they differ
-    head_activation: str = "tanh"  # between the head's dense and its output (DistilBERT: relu)
+    head_activation: str = "tanh"  # between the head's dense and its output (DistilBERT: relu; ELECTRA: gelu)
     attn_out_dropout: bool = True  # dropout on the attention's output projection (DistilBERT: none)
     top_level: tuple = ("classifier.",)  # head tensors a checkpoint keeps outside the encoder's prefix
 
@@ -92,6 +92,11 @@ FAMILIES = {family.model_type: family for family in (
                         ("hidden_dropout_prob", "dropout"), ("attention_probs_dropout_prob", "attention_dropout"),
                         ("classifier_dropout", "seq_classif_dropout")),
            head_activation="relu", attn_out_dropout=False, top_level=("classifier.", "pre_classifier.")),
+    # ELECTRA: BERT's names and layers; embeddings of their own width, projected to the layers' (its
+    # embeddings_project, when the widths differ); RoBERTa's head with a GELU for the tanh
+    Family("electra", "ElectraForSequenceClassification",
+           ((r"^embed\.project\.", "embeddings_project."),) + SHARED_NAMES + CLASSIFIER_HEAD, dropout_first=True,
+           default_pad_token_id=0, position_pad=None, segments=True, relative_buckets=False, head_activation="gelu"),
     # MPNet names its attention's parts apart from BERT's, has no segments, and numbers positions from
     # 2 whatever pad_token_id says (transformers fixes its padding index at 1)
     Family("mpnet", "MPNetForSequenceClassification", (
@@ -135,6 +140,7 @@ class EncoderConfig:
     initializer_range: float
     num_labels: int = 2
     relative_attention_num_buckets: int = 0  # MPNet's relative position bias table: its rows (0: none)
+    embedding_size: int = 0  # ELECTRA's embeddings, projected to hidden_size when they differ (0: hidden_size)
 
     @classmethod
     def from_hf(cls, hf: dict, num_labels: int) -> "EncoderConfig":
@@ -175,6 +181,7 @@ class EncoderConfig:
             layer_norm_eps=hf.get("layer_norm_eps", 1e-12),
             pad_token_id=hf.get("pad_token_id", family.default_pad_token_id),
             relative_attention_num_buckets=buckets,
+            embedding_size=hf.get("embedding_size", hf["hidden_size"]),
             initializer_range=hf.get("initializer_range", 0.02),
             num_labels=num_labels,
         )

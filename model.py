@@ -1,8 +1,8 @@
 """
 The encoder, written out: BERT-, RoBERTa- and MPNet-family sequence classifiers that compute exactly
 what transformers' BertForSequenceClassification, RobertaForSequenceClassification (and
-XLMRobertaForSequenceClassification, RoBERTa's computation), DistilBertForSequenceClassification and
-MPNetForSequenceClassification compute, loaded from the same checkpoints (checkpoint.py loads
+XLMRobertaForSequenceClassification, RoBERTa's computation), DistilBertForSequenceClassification,
+ElectraForSequenceClassification and MPNetForSequenceClassification compute, loaded from the same checkpoints (checkpoint.py loads
 them). Only reading config.json, the weights and the tokenizer comes from the Hugging Face
 libraries; every module below is ours.
 
@@ -38,11 +38,14 @@ class Embeddings(nn.Module):
     def __init__(self, config: EncoderConfig):
         super().__init__()
         self.config = config
-        self.word = nn.Embedding(config.vocab_size, config.hidden_size)
-        self.position = nn.Embedding(config.max_position_embeddings, config.hidden_size)
-        self.token_type = nn.Embedding(config.type_vocab_size, config.hidden_size) if config.type_vocab_size else None
-        self.norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
+        E, H = config.embedding_size or config.hidden_size, config.hidden_size
+        self.word = nn.Embedding(config.vocab_size, E)
+        self.position = nn.Embedding(config.max_position_embeddings, E)
+        self.token_type = nn.Embedding(config.type_vocab_size, E) if config.type_vocab_size else None
+        self.norm = nn.LayerNorm(E, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout)
+        # ELECTRA's small embeddings (E < H) reach the layers through a projection
+        self.project = nn.Linear(E, H) if E != H else None
 
     def forward(self, tokens: torch.Tensor, layout: Layout) -> torch.Tensor:
         # tokens: (N,) token ids, one per row; or (N, 2) token and segment ids (BERT's sentence
@@ -61,8 +64,8 @@ class Embeddings(nn.Module):
             segment = self.token_type.weight[0]
         else:  # padding cells (the padded layout only) are segment 0, as transformers pads them
             segment = self.token_type(torch.where(layout.is_token, segments, 0))
-        x = self.word(input_ids) + self.position(positions) + segment
-        return self.dropout(self.norm(x))  # (N, H)
+        x = self.dropout(self.norm(self.word(input_ids) + self.position(positions) + segment))  # (N, E)
+        return x if self.project is None else self.project(x)  # (N, H)
 
 
 class Layer(nn.Module):
@@ -112,15 +115,16 @@ class ClassificationHead(nn.Module):
     """
     Reads each sentence's state (its first token, <s> or [CLS], unless pooling says mean). BERT:
     pooler (dense + tanh, pretrained) -> dropout -> classifier. RoBERTa and MPNet: dropout -> dense ->
-    tanh -> dropout -> out_proj. DistilBERT: pre_classifier (dense) -> ReLU -> dropout -> classifier.
-    Same modules: one extra dropout for RoBERTa and MPNet, another activation for DistilBERT.
+    tanh -> dropout -> out_proj (ELECTRA: GELU for tanh). DistilBERT: pre_classifier (dense) -> ReLU ->
+    dropout -> classifier. Same modules: one extra dropout for RoBERTa, MPNet and ELECTRA, another
+    activation for DistilBERT and ELECTRA.
     """
 
     def __init__(self, config: EncoderConfig):
         super().__init__()
         family = families.get(config.model_type)
         self.dropout_first = family.dropout_first
-        self.activation = torch.tanh if family.head_activation == "tanh" else F.relu
+        self.activation = dict(tanh=torch.tanh, relu=F.relu, gelu=F.gelu)[family.head_activation]
         self.dense = nn.Linear(config.hidden_size, config.hidden_size)
         self.out_proj = nn.Linear(config.hidden_size, config.num_labels)
         self.dropout = nn.Dropout(config.classifier_dropout)

@@ -57,7 +57,8 @@ def save_tiny_bert(folder, dropout=0.1, layers=3, num_labels=2, family="bert"):
         config = transformers.DistilBertConfig(**shape, dim=32, n_layers=layers, n_heads=4, hidden_dim=64,
                                                dropout=dropout, attention_dropout=dropout)
     else:
-        kind = dict(bert=transformers.BertConfig, **{"xlm-roberta": transformers.XLMRobertaConfig})[family]
+        kind = dict(bert=transformers.BertConfig, electra=transformers.ElectraConfig,
+                    **{"xlm-roberta": transformers.XLMRobertaConfig})[family]
         config = kind(**shape, hidden_size=32, num_hidden_layers=layers, num_attention_heads=4, intermediate_size=64,
                       hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
                       **(dict(pad_token_id=1, max_position_embeddings=514) if family == "xlm-roberta" else {}))
@@ -102,6 +103,8 @@ def tiny_hf_model(family, tmp_path, num_labels=3, buckets=32):
                                                max_position_embeddings=64, num_labels=num_labels,
                                                attn_implementation="eager")
         hf = transformers.DistilBertForSequenceClassification(config)
+    elif family == "electra":  # embeddings narrower than the layers: the projection runs
+        hf = transformers.ElectraForSequenceClassification(transformers.ElectraConfig(**common, embedding_size=16))
     elif family == "xlm-roberta":
         config = transformers.XLMRobertaConfig(**common, pad_token_id=1, type_vocab_size=1)
         hf = transformers.XLMRobertaForSequenceClassification(config)

@@ -62,7 +62,7 @@ def test_evaluating_only_the_last_gives_the_full_runs_fair_score(tmp_path, tiny_
     assert len(halves) == 2 and abs(sum(h["accuracy"] for h in halves) / 2 - last(full)["accuracy"]) < 1e-3
 
 
-@pytest.mark.parametrize("family", ["distilbert", "xlm-roberta"])
+@pytest.mark.parametrize("family", ["distilbert", "xlm-roberta", "electra"])
 def test_a_run_of_each_family_saves_a_classifier_transformers_reads_alike(family, tmp_path, glue_dir):
     """A tiny random checkpoint of the family through freeze_study.py (k = 1, a few steps) and its
     --save: transformers loads the saved folder as the family's classifier, to our logits."""

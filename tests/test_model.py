@@ -30,7 +30,7 @@ def padded_batch(pad_id, lengths=(7, 3, 11, 5), vocab=99):
 
 
 UNEQUAL = (2, 30, 5, 17, 1, 9)  # a batch that is mostly padding in the padded layout
-FAMILIES = ["bert", "roberta", "mpnet", "xlm-roberta", "distilbert"]
+FAMILIES = ["bert", "roberta", "mpnet", "xlm-roberta", "distilbert", "electra"]
 
 
 @pytest.mark.parametrize("skip_padding", [True, False])

@@ -1,5 +1,5 @@
 """trainable.py: LoRA computes what transformers' model computes with the merged weight W + (alpha / r) B A
-(logits, loss, and the gradients of A, B and the head), BERT, RoBERTa, MPNet and DistilBERT, through the cache as without
+(logits, loss, and the gradients of A, B and the head), BERT, RoBERTa, MPNet, DistilBERT and ELECTRA, through the cache as without
 it; BitFit trains exactly the parameters it names; bad LoRA flags are one line."""
 
 import pytest
@@ -54,7 +54,7 @@ def padded(ids, pad):
 
 
 @pytest.mark.parametrize("family, pairs", [("bert", False), ("bert", True), ("roberta", False), ("mpnet", False),
-                                           ("distilbert", False)])
+                                           ("distilbert", False), ("electra", False)])
 def test_lora_is_the_merged_weight_in_logits_loss_and_gradients(family, pairs, tmp_path):
     ours, hf = lora_and_merged(family, tmp_path)
     ids, labels = batch(family, pairs), torch.tensor([0, 1, 1])
@@ -84,7 +84,8 @@ def test_lora_above_a_cached_prefix_is_lora_over_the_whole_network(tmp_path):
     assert not any(hasattr(layer.query, "lora_A") for layer in ours.layers[:2]) and hasattr(ours.layers[2].query, "lora_A")
 
 
-@pytest.mark.parametrize("family, k", [("bert", 0), ("bert", 2), ("roberta", 1), ("mpnet", 0), ("distilbert", 1)])
+@pytest.mark.parametrize("family, k", [("bert", 0), ("bert", 2), ("roberta", 1), ("mpnet", 0), ("distilbert", 1),
+                                      ("electra", 0)])
 def test_bitfit_trains_every_bias_above_the_frozen_layers_and_the_classifier(family, k, tmp_path):
     _, folder = tiny_hf_model(family, tmp_path)
     ours = checkpoint.from_pretrained(folder, num_labels=3)
