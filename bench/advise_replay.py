@@ -14,7 +14,7 @@ import collections
 
 from study import policy
 from study.answer import answer_cells, recommend, size_order
-from study.replay import cell_of_run, grid_at, replay
+from study.replay import grid_at, replay
 from study.results import number
 
 
@@ -23,7 +23,7 @@ def grid_row(folder, size):
     runs, metric, _ = grid_at(folder, size)
     rows = answer_cells(runs, metric)
     pick, best, band = recommend(rows, metric)
-    return {cell_of_run(row["config"]): row for row in rows}, pick, best, band
+    return {policy.cell_of(row["config"]): row for row in rows}, pick, best, band
 
 
 def label(row):

@@ -47,13 +47,11 @@ ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON l
 def read_folder(folder, size, space):
     """(runs of the space at n = size in `folder`, {Cell: [(picked score, seconds)]}, metric)."""
     runs = [r for r in load_results(folder, figure="score") if str(r["config"]["size"]) == str(size)
-            and r.get("dev_halves") and policy.Cell(r["config"]["method"], r["config"]["freeze"], r["config"]["lr"])
-            in space_cells(space)]
+            and r.get("dev_halves") and policy.cell_of(r["config"]) in space_cells(space)]
     metric = ("mcc" if reports_mcc(runs[0]["config"]["task"]) else runs[0]["metric"]) if runs else None
     observed = {}
     for run in runs:
-        cell = policy.Cell(run["config"]["method"], run["config"]["freeze"], run["config"]["lr"])
-        observed.setdefault(cell, []).append((picked_score(run, metric), run["seconds"]["total"]))
+        observed.setdefault(policy.cell_of(run["config"]), []).append((picked_score(run, metric), run["seconds"]["total"]))
     return runs, observed, metric
 
 
@@ -79,7 +77,7 @@ def next_seed(folder, cell, size, seeds):
 
 def first_cell(space):
     """The cheapest run there is, made alone first: it measures a run here and learns the task."""
-    name = "probe" if "probe" in space.depths else next(iter(space.depths))
+    name = methods.PROBE.name if methods.PROBE.name in space.depths else next(iter(space.depths))
     return policy.Cell(name, max(space.depths[name]), space.default_rate[name])
 
 
@@ -90,8 +88,8 @@ def screen_floor(space, seconds):
 
 def search(folder, size, space, budget_seconds, shared, run_flags, workers, seeds=5, echo=print):
     """Rounds of runs by `workers` (study.worker.Workers) until decided or the budget is spent.
-    Returns (observed, runs, metric, rounds: [(step, [paths])], decided, code: 0 or a failed run's
-    exit code)."""
+    Returns (the space searched, its seeds' availability read from the folder; observed, runs,
+    metric, rounds: [(step, [paths])], code: 0 or a failed run's exit code)."""
     rounds = []
     flags = run_flags + ["--evaluations", "last"]
     runs, observed, metric = read_folder(folder, size, space)
@@ -101,7 +99,7 @@ def search(folder, size, space, budget_seconds, shared, run_flags, workers, seed
         code = workers.run_all([path], shared, flags, echo)
         rounds.append(log_round(folder, "first", [path]))
         if code:
-            return observed, runs, metric, rounds, False, code
+            return space, observed, runs, metric, rounds, code
         runs, observed, metric = read_folder(folder, size, space)
     if runs[0]["config"]["regression"]:  # SetFit needs classes
         space = policy.Space({name: depths for name, depths in space.depths.items() if not methods.get(name).needs_classes},
@@ -124,9 +122,8 @@ def search(folder, size, space, budget_seconds, shared, run_flags, workers, seed
         code = workers.run_all(paths, shared, flags, echo, more=lambda: spent(observed) + seconds_of(paths) < budget_seconds)
         runs, observed, metric = read_folder(folder, size, space)
         if code:
-            return observed, runs, metric, rounds, False, code
-    chosen, decided = policy.pick(space, observed, metric, dev_half)
-    return observed, runs, metric, rounds, decided, 0
+            return space, observed, runs, metric, rounds, code
+    return space, observed, runs, metric, rounds, 0
 
 
 def log_round(folder, step, paths):
@@ -260,15 +257,15 @@ def main(argv=None):
     try:
         lock = take_lock(args.folder)
         with worker.Workers(args.jobs or make_jobs()) as workers:
-            observed, runs, metric, rounds, decided, code = search(args.folder, size, space, args.budget * 3600, shared,
-                                                                   run_flags, workers, args.seeds)
+            searched, observed, runs, metric, rounds, code = search(args.folder, size, space, args.budget * 3600, shared,
+                                                                    run_flags, workers, args.seeds)
         if code:
             sys.exit(code)
         dev_half = runs[0]["dev_size"] // 2
-        chosen, decided = policy.pick(available_in(space, args.folder, size, args.seeds), observed, metric, dev_half)
+        chosen, decided = policy.pick(searched, observed, metric, dev_half)
         save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
         keep_line, command = keep(chosen, size, shared, run_flags, save)
-        rows, state = cell_rows(observed, runs, metric, dev_half, space)
+        rows, state = cell_rows(observed, runs, metric, dev_half)
         title = f"make advise: {runs[0]['config']['dataset']}, {result.model_label(runs[0]['config']['model'])}, n = {size}"
         lines = report_lines(title, chosen, decided, rows, state, rounds_of(args.folder), spent(observed),
                              time.time() - began if rounds else None, keep_line)

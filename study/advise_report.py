@@ -25,12 +25,12 @@ def reported_score(run, metric):
 
 
 
-def cell_rows(observed, runs, metric, dev_half, space):
+def cell_rows(observed, runs, metric, dev_half):
     """Per cell that ran: its runs, both halves' means, cost and why it stopped getting seeds."""
     state = policy.standing(observed, metric, dev_half)
     by_cell = {}
     for run in runs:
-        by_cell.setdefault(policy.Cell(run["config"]["method"], run["config"]["freeze"], run["config"]["lr"]), []).append(run)
+        by_cell.setdefault(policy.cell_of(run["config"]), []).append(run)
     mean = lambda values: sum(values) / len(values)
     return [dict(cell=cell, label=methods.get(cell.method).label, runs=len(by_cell[cell]), picked=state.means[cell],
                  reported=mean([reported_score(r, metric) for r in by_cell[cell]]),

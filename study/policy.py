@@ -46,6 +46,11 @@ class Cell:
     lr: float | None  # the run's rate (None: fitted, the probe)
 
 
+def cell_of(config):
+    """A run's cell, from its recorded configuration."""
+    return Cell(config["method"], config["freeze"], config["lr"])
+
+
 def same_work(cell):
     """What a run's seconds depend on: its method and depth, never its rate (as the report reads cost)."""
     return cell.method, cell.freeze
@@ -140,10 +145,10 @@ def prior_cost(cell, space):
     """Before a cell has run, how its cost compares with others': the layers it trains and the head
     (SetFit's pairs about four times a fine-tune's steps), the probe a fit alone. It only orders a
     round, so that a budget spent mid-round has bought the cheap runs."""
-    if cell.method == "probe":
+    if methods.get(cell.method).every_layer_frozen:  # the probe
         return 0.5
     num_layers = max(k for depths in space.depths.values() for k in depths)
-    return (num_layers - max(cell.freeze, 0) + 1) * (4 if cell.method == "setfit" else 1)
+    return (num_layers - max(cell.freeze, 0) + 1) * (4 if cell.method == methods.SETFIT.name else 1)
 
 
 def screen(space, observed):

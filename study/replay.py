@@ -13,14 +13,11 @@ grid's cost at that size is the sum of its runs' recorded seconds; its answer, t
 
 import functools
 
+import methods
 from study import policy
 from study.answer import answer_cells, fair_score, recommend
 from study.published import reports_mcc
 from study.results import load_results
-
-
-def cell_of_run(config):
-    return policy.Cell(config["method"], config["freeze"], config["lr"])
 
 
 def search_cost(run):
@@ -47,21 +44,21 @@ def grid_at(folder, size):
     metric = "mcc" if reports_mcc(runs[0]["config"]["task"]) else runs[0]["metric"]
     cells = {}
     for run in sorted(runs, key=lambda r: r["config"]["seed"]):
-        cells.setdefault(cell_of_run(run["config"]), []).append(run)
+        cells.setdefault(policy.cell_of(run["config"]), []).append(run)
     return runs, metric, cells
 
 
 def grid_answer(runs, metric):
     """The report's recommendation over every run of the grid at one size, as a Cell."""
     pick, _, _ = recommend(answer_cells(runs, metric), metric)
-    return cell_of_run(pick["config"])
+    return policy.cell_of(pick["config"])
 
 
 def space_of_grid(cells, size):
     """The policy's space over the grid's cells: its depths and rates, as the grid ran them."""
     first = next(iter(cells.values()))[0]
     num_layers, names = first["config"]["num_layers"], sorted({cell.method for cell in cells})
-    depths = sorted({cell.freeze for cell in cells if cell.method != "probe"}) or [num_layers]
+    depths = sorted({cell.freeze for cell in cells if not methods.get(cell.method).every_layer_frozen}) or [num_layers]
     space = policy.space_for(size, num_layers, depths, names)
     # a method the grid never ran at its own rate is screened at the rate the grid ran it at the most
     ran_at = lambda name, lr: sum(cell.method == name and cell.lr == lr for cell in cells)
