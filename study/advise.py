@@ -111,19 +111,23 @@ def search(folder, size, space, budget_seconds, shared, run_flags, workers, seed
                              f"the cheapest); give BUDGET={math.ceil(10 * floor / 3600) / 10:g} or more, or fewer METHODS")
     dev_half = runs[0]["dev_size"] // 2
     space = available_in(space, folder, size, seeds)
-    while spent(observed) < budget_seconds:
+    code = 0
+    while True:
         wanted = policy.next_runs(space, observed, metric, dev_half, workers.jobs)
-        if not wanted.cells:
-            break
+        if not wanted.cells or not policy.fits(wanted.cells[0], observed, space, spent(observed), budget_seconds):
+            break  # decided, or the budget cannot pay for the next run
         paths = [path_of(folder, cell, size, next_seed(folder, cell, size, seeds)) for cell in wanted.cells]
+        cells = dict(zip(paths, wanted.cells))
         echo(f"advise: round {len(rounds) + 1} ({wanted.step}): {len(paths)} run{'s' * (len(paths) > 1)}, "
              f"{spent(observed) / 3600:.2f} of {budget_seconds / 3600:.2g} h spent")
         rounds.append(log_round(folder, wanted.step, paths))
-        code = workers.run_all(paths, shared, flags, echo, more=lambda: spent(observed) + seconds_of(paths) < budget_seconds)
+        before = observed  # the round's runs are checked against what it began with, and its finished runs
+        more = lambda path: policy.fits(cells[path], before, space, spent(before) + seconds_of(paths), budget_seconds)
+        code = workers.run_all(paths, shared, flags, echo, more=more)
         runs, observed, metric = read_folder(folder, size, space)
-        if code:
-            return space, observed, runs, metric, rounds, code
-    return space, observed, runs, metric, rounds, 0
+        if code or not all(map(os.path.exists, paths)):
+            break  # a run failed, or the budget stopped the round
+    return space, observed, runs, metric, rounds, code
 
 
 def log_round(folder, step, paths):

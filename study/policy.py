@@ -28,7 +28,8 @@ from study.answer import dev_standard_error
 
 # A cell is out when even Z_OUT of its mean's standard errors above its mean fall short of the band
 Z_OUT = 2.0
-# the seeds a pick needs, and the best cell, before its level counts as fixed (the grids ran 5)
+# the seeds a pick needs (the grids ran 5); the best cell's before its level counts as fixed, unless
+# it could push the pick out of the band: then it is read as the pick is, with PICK_SEEDS
 PICK_SEEDS = 5
 BEST_SEEDS = 2
 # the cells that can still be the best get seeds together, at most this many in a round
@@ -228,11 +229,30 @@ def next_runs(space, observed, metric, dev_size, jobs=1):
 
 def unfixed_best(state, observed, space, candidate):
     """The cells that could still be the best by enough to push `candidate` (the cheapest cell in
-    the band; None: any) out of the band, and lack BEST_SEEDS seeds (those that can run)."""
+    the band; None: any) out of the band and lack BEST_SEEDS seeds; and the best itself, while it
+    could, until it has the pick's PICK_SEEDS: the pick and the level it is held against are read
+    alike. Only those that can run."""
     reach = lambda cell: state.means[cell] + Z_OUT * state.seed_std / math.sqrt(len(observed[cell]))
     floor = -math.inf if candidate is None else state.means[candidate] + state.band
+    wanted = lambda cell: PICK_SEEDS if cell == state.best and candidate is not None else BEST_SEEDS
     return [cell for cell in state.contenders[:BEST_CONTENDERS]
-            if len(observed[cell]) < BEST_SEEDS and reach(cell) > floor and space.available(cell)]
+            if len(observed[cell]) < wanted(cell) and reach(cell) > floor and space.available(cell)]
+
+
+def expected_seconds(cell, observed, space):
+    """What a run of `cell` should cost: the median of its work's runs so far; for a work not yet
+    run, its prior_cost at the seconds per unit of prior cost the works that ran took (0: none ran)."""
+    seconds = [s for other, runs in observed.items() if same_work(other) == same_work(cell) for _, s in runs]
+    if seconds:
+        return float(np.median(seconds))
+    per_unit = [s / prior_cost(other, space) for other, runs in observed.items() for _, s in runs]
+    return prior_cost(cell, space) * float(np.median(per_unit)) if per_unit else 0.0
+
+
+def fits(cell, observed, space, spent, budget_seconds):
+    """Whether a run of `cell` fits what is left of the budget, at its expected cost: the search
+    ends before a run that would overrun it."""
+    return spent + expected_seconds(cell, observed, space) <= budget_seconds
 
 
 def cheapest_in(state, space):

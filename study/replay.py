@@ -79,13 +79,15 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1):
     space = space_of_grid(cells, size)
     space = policy.Space(space.depths, space.default_rate, space.ladder,
                          available=lambda cell: served(cell) < len(cells.get(cell, [])))
-    while spent < budget_seconds:
+    within_budget = True
+    while within_budget:
         wanted = policy.next_runs(space, observed, metric, dev_size, jobs)
         if not wanted.cells:
             break
         for cell in wanted.cells:
-            if spent >= budget_seconds:
-                break  # the budget is checked before each run, as the search's workers check it
+            within_budget = policy.fits(cell, observed, space, spent, budget_seconds)
+            if not within_budget:
+                break  # checked before each run, as the search's workers check it
             run = cells[cell][served(cell)]
             cost = search_cost(run)
             observed.setdefault(cell, []).append((fair_score(run, metric), cost))

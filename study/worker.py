@@ -135,20 +135,23 @@ class Workers:
             self.started.append(process)
             return process
 
-    def run_all(self, runs, shared, run_flags, echo=print, more=lambda: True):
-        """run_all's work, with these workers; a run is handed out only while more() says so (a
-        search's budget)."""
+    def run_all(self, runs, shared, run_flags, echo=print, more=lambda path: True):
+        """run_all's work, with these workers; a run is handed out only if more(its path) says so
+        (a search's budget), and none after one it refuses."""
         pending = queue.Queue()
         for path in runs:
             if not os.path.exists(path):
                 pending.put((path, job_of(path, shared, run_flags)))  # every name checked before any run
-        failures, lock = [], threading.Lock()
+        failures, refused, lock = [], [], threading.Lock()
 
         def work(worker):
-            while not failures and more():
+            while not failures and not refused:
                 try:
                     path, job = pending.get_nowait()
                 except queue.Empty:
+                    break
+                if not more(path):
+                    refused.append(path)
                     break
                 os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
                 worker.stdin.write(json.dumps(job) + "\n")

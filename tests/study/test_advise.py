@@ -43,8 +43,8 @@ SECONDS = {("probe", 3): 5.0, ("finetune", 3): 8.0, ("finetune", 2): 20.0, ("fin
 
 def test_a_cell_far_below_the_band_is_out_after_one_seed_and_the_cheapest_in_is_the_answer():
     scores = {("probe", 3, None): [0.60], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80, 0.81, 0.79, 0.80, 0.80],
-              ("finetune", 2, 5e-5): [0.80, 0.80, 0.81, 0.79, 0.80], ("finetune", 0, 5e-5): [0.81, 0.80],
-              ("finetune", -1, 5e-5): [0.81, 0.80]}
+              ("finetune", 2, 5e-5): [0.80, 0.80, 0.81, 0.79, 0.80], ("finetune", 0, 5e-5): [0.81, 0.80] * 2 + [0.80],
+              ("finetune", -1, 5e-5): [0.81, 0.80] * 2 + [0.80]}
     observed = observed_of(scores, SECONDS)
     no_rates = policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, lambda cell: True)
     state = policy.standing(observed, "accuracy", 436)
@@ -82,6 +82,31 @@ def test_the_line_search_walks_the_ladder_from_the_best_depth():
     assert {c.freeze for c in wanted.cells} == {-1}
 
 
+def test_a_best_that_could_push_the_pick_out_is_read_with_the_picks_seeds():
+    # finetune at k = 2 is in on 5 seeds; k = -1 leads on 2 seeds by nearly the band: one more
+    # seed could put it far enough ahead to push k = 2 out, so it runs until it has 5 too
+    scores = {("probe", 3, None): [0.50], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.79, 0.79],
+              ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.79, 0.78],
+              ("finetune", -1, 5e-5): [0.82, 0.81]}
+    no_rates = policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, lambda cell: True)
+    observed = observed_of(scores, SECONDS)
+    wanted = policy.next_runs(no_rates, observed, "accuracy", 436)
+    assert wanted.step == "best" and policy.Cell("finetune", -1, 5e-5) in wanted.cells
+    observed[policy.Cell("finetune", -1, 5e-5)] += [(0.80, 45.0)] * 3  # read on 5 seeds, it cannot
+    assert policy.next_runs(no_rates, observed, "accuracy", 436).cells == []
+    assert policy.pick(no_rates, observed, "accuracy", 436) == (policy.Cell("finetune", 2, 5e-5), True)
+
+
+def test_a_run_that_would_overrun_the_budget_is_not_started():
+    observed = observed_of({("finetune", 2, 5e-5): [0.8, 0.8], ("finetune", 1, 5e-5): [0.8]}, SECONDS)
+    finetune_2, finetune_0 = policy.Cell("finetune", 2, 1e-4), policy.Cell("finetune", 0, 5e-5)
+    assert policy.expected_seconds(finetune_2, observed, space()) == 20.0  # its work's runs, at any rate
+    # a work not yet run: its prior cost at the seconds per unit the others took (20 / 2 and 30 / 3)
+    assert policy.expected_seconds(finetune_0, observed, space()) == 40.0
+    assert policy.fits(finetune_2, observed, space(), 80.0, 100.0) and not policy.fits(finetune_2, observed, space(), 81.0, 100.0)
+    assert policy.expected_seconds(finetune_0, {}, space()) == 0.0  # nothing ran: nothing to go by
+
+
 # ----------------------------------------------------------------------------------------------
 # The replay, on a made-up grid
 
@@ -93,7 +118,10 @@ def test_replay_reaches_a_clear_grids_answer_for_less_than_the_grid(tmp_path, ca
             write_result(tmp_path, k, 200, seed, mean + 0.004 * (seed - 3), seconds=dict(total=10.0 * (8 - k), eval=0.0))
     outcome = replay(str(tmp_path), 200)  # the band: the dev split's ± 0.013 at 0.82, so k = 5 is out, k = 4 in
     assert outcome["same"] and outcome["pick"] == dict(method="finetune", freeze=4, lr=5e-5)
-    assert outcome["seconds"] < outcome["grid_seconds"] / 2
+    assert outcome["runs"] < outcome["grid_runs"] and outcome["seconds"] < outcome["grid_seconds"]
+    assert [order for order in outcome["order"] if order[0].freeze == 6] == [(policy.Cell("finetune", 6, 5e-5), 1, 20.0, "screen")]
+    budgeted = replay(str(tmp_path), 200, budget_seconds=outcome["seconds"] / 2)  # it ends before a run would overrun
+    assert 0 < budgeted["seconds"] <= outcome["seconds"] / 2 and not budgeted["decided"]
     advise.main(["--replay", str(tmp_path), "--size", "200"])
     last = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert last["pick"] == outcome["pick"] and {"size", "seconds", "grid_seconds"} <= set(last)
