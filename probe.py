@@ -34,28 +34,45 @@ FOLDS = 5
 
 def fit(features, labels, num_labels, l2):
     """A linear model (weight (H, C), bias (C,)) minimising the mean loss + l2 * |weight|^2."""
+    return fit_path(features, labels, num_labels, [l2])[0]
+
+
+def fit_path(features, labels, num_labels, l2s):
+    """fit at each penalty of `l2s` in turn, a classifier's each from the optimum before it (warm
+    starts along the path, as scikit-learn's LogisticRegressionCV makes them): the same optima,
+    in fewer Newton steps when the penalties go from strong to weak. [(weight, bias)]"""
     x = torch.as_tensor(features, dtype=torch.float64)
-    if num_labels == 1:  # ridge: (X^T X / n + l2 I) w = X^T y / n, with the bias left unpenalised
-        mean_x, y = x.mean(0), torch.as_tensor(labels, dtype=torch.float64)
-        centred = x - mean_x
-        gram = centred.T @ centred / len(x) + l2 * torch.eye(x.shape[1], dtype=torch.float64)
-        weight = torch.linalg.solve(gram, centred.T @ (y - y.mean()) / len(x))[:, None]
-        return weight, (y.mean() - mean_x @ weight[:, 0]).reshape(1)
-    labels = torch.as_tensor(labels, dtype=torch.long)
-    if len(x) >= x.shape[1]:
-        return fit_softmax(x, labels, num_labels, l2)
-    # fewer examples than features: the optimum's weight lies in the span of the examples (a part
-    # outside it changes no score and adds to the penalty), so fit in an orthonormal basis of that
-    # span, n numbers an example instead of H; the same optimum, the same penalty
-    basis, _ = torch.linalg.qr(x.T)  # (H, n)
-    weight, bias = fit_softmax(x @ basis, labels, num_labels, l2)
-    return basis @ weight, bias
+    if num_labels == 1:
+        return [fit_ridge(x, torch.as_tensor(labels, dtype=torch.float64), l2) for l2 in l2s]
+    labels, basis = torch.as_tensor(labels, dtype=torch.long), None
+    if len(x) < x.shape[1]:
+        # fewer examples than features: the optimum's weight lies in the span of the examples (a
+        # part outside it changes no score and adds to the penalty), so fit in an orthonormal basis
+        # of that span, n numbers an example instead of H; the same optimum, the same penalty
+        basis, _ = torch.linalg.qr(x.T)  # (H, n)
+        x = x @ basis
+    models, start = [], None
+    for l2 in l2s:
+        weight, bias = fit_softmax(x, labels, num_labels, l2, start=start)
+        start = torch.cat([weight, bias[None]])
+        models.append((weight if basis is None else basis @ weight, bias))
+    return models
 
 
-def fit_softmax(x, y, num_labels, l2, tolerance=1e-10, max_steps=100, solve=None):
+def fit_ridge(x, y, l2):
+    """Ridge: (X^T X / n + l2 I) w = X^T y / n, with the bias left unpenalised."""
+    mean_x = x.mean(0)
+    centred = x - mean_x
+    gram = centred.T @ centred / len(x) + l2 * torch.eye(x.shape[1], dtype=torch.float64)
+    weight = torch.linalg.solve(gram, centred.T @ (y - y.mean()) / len(x))[:, None]
+    return weight, (y.mean() - mean_x @ weight[:, 0]).reshape(1)
+
+
+def fit_softmax(x, y, num_labels, l2, tolerance=1e-10, max_steps=100, solve=None, start=None):
     """Softmax regression minimised by Newton's method, each step halved until the loss falls
-    enough (Armijo), until the largest gradient is below `tolerance`: a few steps to float64's
-    precision, without torch.optim (whose first use imports torch's compiler). Each step solves the
+    enough (Armijo), until the largest gradient is below `tolerance` or the step would take off the
+    loss less than float64 can tell: a few steps to float64's precision, from `start` (D, C) or
+    zero, without torch.optim (whose first use imports torch's compiler). Each step solves the
     Hessian's system: exactly for two classes (hessian_solve), by conjugate gradients with more
     (conjugate_gradient_solve), whose cost grows with the classes, not with their cube; the same
     optimum either way (tests/test_probe.py). x (n, H) float64, y (n,) long -> weight (H, C), bias (C,)."""
@@ -72,7 +89,7 @@ def fit_softmax(x, y, num_labels, l2, tolerance=1e-10, max_steps=100, solve=None
     # has the step
     flat = x.new_zeros(D, C)
     flat[-1] = C ** -0.5
-    theta = x.new_zeros(D, C)  # (D, C): the weight, then the bias as its last row
+    theta = x.new_zeros(D, C) if start is None else start.clone()  # (D, C): the weight, then the bias as its last row
     value = loss(theta)
     for _ in range(max_steps):
         p = torch.softmax(x1 @ theta, 1)  # (n, C)
@@ -80,6 +97,9 @@ def fit_softmax(x, y, num_labels, l2, tolerance=1e-10, max_steps=100, solve=None
         if gradient.abs().max() < tolerance:
             break
         step = solve(x1, p, gradient, ridge, flat)
+        if -(gradient * step).sum() < 1e-13 * value:  # Newton's decrement: what the step takes off the loss
+            theta = theta + step  # too little for float64 to tell in the loss, so no line search can judge
+            break                 # it: the quadratic model is exact here, and this step its optimum
         size = 1.0
         while (new_value := loss(theta + size * step)) > value + 1e-4 * size * (gradient * step).sum() and size > 1e-10:
             size /= 2
@@ -170,14 +190,15 @@ def cross_validate(features, labels, num_labels, metric):
     else:
         fold_of, grid = stratified_folds(labels), CS
         l2_for = lambda C, n: l2_of(C, n, num_labels)
-    cv = {}
-    for strength in grid:
-        total = 0.0
-        for fold in range(FOLDS):
-            kept, held_out = fold_of != fold, fold_of == fold
-            model = fit(features[kept], labels[kept], num_labels, l2_for(strength, kept.sum()))
-            total += metrics.scores(labels[held_out], predict(model, features[held_out], num_labels), num_labels)[metric]
-        cv[float(strength)] = total / FOLDS
+    totals = np.zeros(len(grid))
+    for fold in range(FOLDS):  # each fold's fits along the grid, strongest penalty first, warm-started
+        kept, held_out = fold_of != fold, fold_of == fold
+        l2s = [l2_for(strength, kept.sum()) for strength in grid]
+        order = np.argsort(l2s)[::-1]
+        models = fit_path(features[kept], labels[kept], num_labels, [l2s[i] for i in order])
+        for i, model in zip(order, models):
+            totals[i] += metrics.scores(labels[held_out], predict(model, features[held_out], num_labels), num_labels)[metric]
+    cv = {float(strength): float(total) / FOLDS for strength, total in zip(grid, totals)}
     return cv, max(cv, key=lambda strength: (cv[strength], -list(cv).index(strength)))
 
 

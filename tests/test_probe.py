@@ -39,6 +39,20 @@ def test_conjugate_gradients_reach_the_whole_hessian_s_optimum(classes):
         assert torch.equal(scores[0].argmax(1), scores[1].argmax(1))
 
 
+@pytest.mark.parametrize("n", [300, 40])
+def test_warm_starts_along_the_path_reach_each_penalty_s_own_optimum(n):
+    # the cross-validation fits each fold along the grid, each fit from the one before
+    x, y = toy(n, 5, dim=60, classes=4)
+    penalties = [1.0, 1e-2, 1e-4, 1e-6]
+    x64, y64 = torch.as_tensor(x), torch.as_tensor(y)
+    objective = lambda model, l2: F.cross_entropy(x64 @ model[0] + model[1], y64) + l2 * (model[0] ** 2).sum()
+    for warm, l2 in zip(probe.fit_path(x, y, 4, penalties), penalties):
+        alone = probe.fit(x, y, 4, l2)
+        # the same minimum (at the weakest penalty the optimum is flat: weights agree only to ~1e-5)
+        assert objective(warm, l2).item() == pytest.approx(objective(alone, l2).item(), rel=1e-12, abs=1e-14)
+        assert torch.equal((x64 @ warm[0] + warm[1]).argmax(1), (x64 @ alone[0] + alone[1]).argmax(1))
+
+
 def test_ridge_matches_the_normal_equations():
     rng = np.random.default_rng(2)
     x, y = rng.normal(size=(200, 5)), rng.normal(size=200)
