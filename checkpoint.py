@@ -96,7 +96,7 @@ def save_pretrained(model: Classifier, folder: str, label_names=None):
     transformers' names, and the source's tokenizer files. Written beside, then renamed into place."""
     if model.pooling != "first" or model.normalize:
         raise ValueError("--save writes a *ForSequenceClassification checkpoint, which reads the first token: "
-                         "this run pools by the mean (SetFit, the probe); save a fine-tune")
+                         "this run pools by the mean (SetFit, the probe); save a fine-tune, LoRA or BitFit")
     if os.path.exists(folder):
         raise ValueError(f"--save {folder} exists: name a new folder")
     with open(os.path.join(model.folder, "config.json")) as f:

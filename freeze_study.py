@@ -74,7 +74,7 @@ def run(args, log=print):
                           peak_memory_mb=machine.peak_memory_mb(plan.device),
                           processor=machine.processor_name(plan.device), versions=machine.versions())
     if plan.save:  # before the result, which tells make the run is done
-        checkpoint.save_pretrained(classifier, plan.save, task.label_names)
+        checkpoint.save_pretrained(trainable.merge_lora(classifier), plan.save, task.label_names)
     result.write(plan.out, record)
     log(result.summary_line(record, plan.out))
     return record

@@ -113,11 +113,12 @@ METHODS = (
     Method("lora", "LoRA", "_lora", default_lr=lambda n: scaled(1e-3, 200, n), best_lr=lambda n: scaled(1e-3, 200, n),
            make_trainable=later("trainable.lora"), train=later("loop.train"),
            counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False,
-           options=LORA_OPTIONS, settings=PROTOCOL_SETTINGS + LORA_OPTIONS),
+           options=LORA_OPTIONS + ("save",), settings=PROTOCOL_SETTINGS + LORA_OPTIONS),
     # 5e-3 x 100 / n, at least 5e-3: the searches' 1e-2 at n = 50 and 5e-3 from 100 to 1000 (findings-peft.md)
     Method("bitfit", "BitFit", "_bitfit", default_lr=lambda n: scaled(5e-3, 100, n), best_lr=lambda n: scaled(5e-3, 100, n),
            make_trainable=later("trainable.biases"), train=later("loop.train"),
-           counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False),
+           counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False,
+           options=("save",)),
     # 2e-4 x (50 / n)^2, at least 1e-5 (SetFit's pairs grow as n^2): the searches' 2e-4 at n = 50, 5e-5 at
     # 100, 1e-5 at 1000 (docs/findings-sst2.md); setfit's own 2e-5 learns little at n = 50. Its epoch,
     # batch and schedule are setfit's (contrastive.py), so it refuses the protocol's
@@ -140,7 +141,7 @@ NAMES = tuple(BY_NAME)
 # the methods other modules name: the protocol's own (the default), the probe (--probe, make's PROBE=1)
 # and SetFit (a report section of its own)
 FINETUNE, PROBE, SETFIT = BY_NAME["finetune"], BY_NAME["probe"], BY_NAME["setfit"]
-OPTIONS = tuple(option for method in METHODS for option in method.options)  # every method's own options
+OPTIONS = tuple(dict.fromkeys(option for method in METHODS for option in method.options))  # every method's own options
 
 
 def get(name):

@@ -71,8 +71,8 @@ def parser():
                    help="what stands for a sentence: its first token or the mean of its tokens. Default: the "
                         "first token for finetune, lora and bitfit (as the studies' classifiers read it); for probe and "
                         "setfit the checkpoint's own sentence embedding (its sentence-transformers files)")
-    p.add_argument("--save", metavar="DIR", help="also keep the trained fine-tune in the new folder DIR as a "
-                   "transformers checkpoint (predict.py labels a CSV with it)")
+    p.add_argument("--save", metavar="DIR", help="also keep the trained classifier (finetune, lora merged into its "
+                   "weights, bitfit) in the new folder DIR as a transformers checkpoint (predict.py labels a CSV with it)")
     p.add_argument("--no-cache", action="store_true",
                    help="run the whole network every step, frozen layers in training mode (the Trainer's way)")
     p.add_argument("--cache-dir", default="cache", help="frozen-prefix and token-id cache")
@@ -173,9 +173,9 @@ def check_options(args, method, task):
     given = [name for name, value in vars(args).items() if name != "method" and value != defaults[name]]
     flag = lambda name: "--" + name.replace("_", "-")
     for name in given:
-        owner = next((other for other in methods.METHODS if name in other.options), method)
-        if owner is not method:
-            raise ValueError(f"{flag(name)} is --method {owner.name}'s own option: it goes with --method {owner.name}")
+        owners = [other.name for other in methods.METHODS if name in other.options]
+        if owners and method.name not in owners:
+            raise ValueError(f"{flag(name)} goes with --method {' or '.join(owners)}, not --method {method.name}")
         if name in method.ignores:
             raise ValueError(f"--method {method.name} would ignore {flag(name)}: {method.ignores_why}")
     if task.regression and method.needs_classes:

@@ -105,6 +105,20 @@ class LoRALinear(nn.Module):
         return self.base.weight + self.scaling * self.lora_B @ self.lora_A
 
 
+def merge_lora(model):
+    """Each LoRALinear replaced by one nn.Linear holding its merged weight (peft's merge_and_unload):
+    the same function without dropout, under the checkpoint's own names, as --save writes it."""
+    for layer in model.layers:
+        for name, module in list(layer.named_children()):
+            if isinstance(module, LoRALinear):
+                merged = nn.Linear(module.base.in_features, module.base.out_features, device=module.base.weight.device)
+                with torch.no_grad():
+                    merged.weight.copy_(module.merged_weight())
+                    merged.bias.copy_(module.base.bias)
+                setattr(layer, name, merged)
+    return model
+
+
 def check_targets(targets):
     unknown = [t for t in targets if t not in TARGETS]
     if unknown:

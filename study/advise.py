@@ -219,7 +219,7 @@ def parser():
     p.add_argument("--depths", type=int, nargs="+", help="the grid's depths (make's FREEZE); the deepest is L")
     p.add_argument("--seeds", type=int, default=5, help="the most seeds a cell gets (the grid's 5)")
     p.add_argument("--jobs", type=int, help="runs at once (default: make -j N's N)")
-    p.add_argument("--save", help="where the pick is kept (a fine-tune), as make best keeps it")
+    p.add_argument("--save", help="where the pick is kept (a fine-tune, LoRA or BitFit), as make best keeps it")
     p.add_argument("--replay", metavar="FOLDER", help="drive the policy with this folder's runs instead of new ones")
     result.add_shared_options(p)
     p.error = lambda message: fail(message)

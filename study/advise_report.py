@@ -74,10 +74,10 @@ def keep(chosen, size, shared, run_flags, save):
     """Train the pick once more (seed 1) with --save, as make best does; (line for the report,
     the command to label a CSV with it or to train it)."""
     flags = result.RunName(chosen.freeze, size, 1, chosen.lr, 0, chosen.method).flags(shared) + run_flags
-    if chosen.method != methods.FINETUNE.name:
+    if "save" not in methods.get(chosen.method).options:  # SetFit and the probe: a sentence embedding and a fitted head
         command = shlex.join([sys.executable, "freeze_study.py", *flags])
-        return (f"Not saved: --save keeps a fine-tune only, and the pick is {methods.get(chosen.method).label}; "
-                f"train it with `{command}`", command)
+        return (f"Not saved: --save writes a transformers classifier, which reads the first token, and the pick "
+                f"({methods.get(chosen.method).label}) reads the sentence embedding; train it with `{command}`", command)
     done = subprocess.run([sys.executable, "freeze_study.py", *flags, "--save", save, "--out", save + ".json", "--quiet"],
                           capture_output=True, text=True)
     if done.returncode:

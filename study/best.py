@@ -30,9 +30,10 @@ def best_flags(folder, size, seed):
         raise ValueError(f"{folder} has no runs at n = {size} (it has n = {', '.join(sizes)})")
     pick, _, _ = recommend(cells, metric)
     config = pick["config"]
-    if config["pooling"] != "first" or name_of(config).method != methods.FINETUNE.name:
+    if config["pooling"] != "first" or "save" not in methods.get(name_of(config).method).options:
         raise ValueError(f"the recommended cell at n = {size} is {pick['method']} at k = {pick['freeze']}, which reads "
-                         "the mean of a sentence's tokens: --save keeps a fine-tune only")
+                         "the mean of a sentence's tokens: --save keeps a classifier that reads the first token "
+                         "(a fine-tune, LoRA or BitFit)")
     flags = name_of(dict(config, seed=seed)).flags()
     return flags + ["--pooling", config["pooling"]]
 

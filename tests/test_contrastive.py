@@ -78,7 +78,7 @@ def test_a_regression_task_and_the_protocol_s_options_are_refused(tmp_path, tiny
                            (["--epochs", "20"], "--method setfit would ignore --epochs: it trains one epoch"),
                            (["--batch-size", "32"], "--method setfit would ignore --batch-size"),
                            (["--protocol", "lee"], "--method setfit would ignore --protocol"),
-                           (["--lora-rank", "4"], "--lora-rank is --method lora's own option")):
+                           (["--lora-rank", "4"], "--lora-rank goes with --method lora, not --method setfit")):
         with pytest.raises(SystemExit) as exit_:
             freeze_study.main(["--model", tiny_bert, "--glue-dir", glue_dir, "--method", "setfit", "--quiet",
                                "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json"), *extra])

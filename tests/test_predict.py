@@ -12,8 +12,10 @@ import predict
 from conftest import run
 
 
-def test_the_saved_run_scores_the_dev_split_as_the_run_did(tmp_path, tiny_bert, glue_dir):
-    result = run(tmp_path, tiny_bert, glue_dir, "--freeze", "1", "--precision", "fp32", "--save", str(tmp_path / "saved"))
+@pytest.mark.parametrize("method", ["finetune", "lora", "bitfit"])  # LoRA's update merged into the weights it adapts
+def test_the_saved_run_scores_the_dev_split_as_the_run_did(tmp_path, tiny_bert, glue_dir, method):
+    result = run(tmp_path, tiny_bert, glue_dir, "--freeze", "1", "--precision", "fp32", "--method", method,
+                 "--save", str(tmp_path / "saved"))
     hf = transformers.AutoModelForSequenceClassification.from_pretrained(tmp_path / "saved").eval()
     tokenizer = transformers.AutoTokenizer.from_pretrained(tmp_path / "saved")
     task = data.load_glue("sst2", glue_dir)
@@ -24,9 +26,9 @@ def test_the_saved_run_scores_the_dev_split_as_the_run_did(tmp_path, tiny_bert, 
     assert np.mean(predictions == task.dev_labels) == result["at_score"]["accuracy"]
 
 
-@pytest.mark.parametrize("extra, message", [(["--probe", "--freeze", "3"], "goes with --method finetune"),
+@pytest.mark.parametrize("extra, message", [(["--probe", "--freeze", "3"], "goes with --method finetune or lora or bitfit"),
                                             (["--pooling", "mean"], "reads the first token")])
-def test_save_goes_with_the_fine_tune(tmp_path, tiny_bert, glue_dir, extra, message):
+def test_save_goes_with_a_classifier_that_reads_the_first_token(tmp_path, tiny_bert, glue_dir, extra, message):
     with pytest.raises(ValueError, match=message):
         run(tmp_path, tiny_bert, glue_dir, *extra, "--save", str(tmp_path / "saved"))
     assert not (tmp_path / "saved").exists() and not (tmp_path / "result.json").exists()

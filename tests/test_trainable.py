@@ -75,6 +75,21 @@ def test_lora_is_the_merged_weight_in_logits_loss_and_gradients(family, pairs, t
     assert trained == head | {f"layers.{i}.{t}.lora_{m}" for i in range(3) for t in ("query", "value") for m in "AB"}
 
 
+@pytest.mark.parametrize("family", ["bert", "roberta", "distilbert"])
+def test_a_merged_lora_saves_as_the_checkpoint_with_its_update_in_the_weights(family, tmp_path):
+    import transformers
+    ours, hf = lora_and_merged(family, tmp_path)
+    ids = batch(family)
+    with torch.no_grad():
+        before = ours(ids)
+        checkpoint.save_pretrained(trainable.merge_lora(ours), str(tmp_path / "saved"))
+        after = ours(ids)
+        saved = transformers.AutoModelForSequenceClassification.from_pretrained(tmp_path / "saved").eval()
+        torch.testing.assert_close(after, before, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(saved(**padded(ids, ours.config.pad_token_id)).logits, before, atol=1e-5, rtol=1e-5)
+    assert not any(isinstance(m, trainable.LoRALinear) for m in ours.modules())
+
+
 def test_lora_above_a_cached_prefix_is_lora_over_the_whole_network(tmp_path):
     ours, _ = lora_and_merged("bert", tmp_path, k=2)
     ids = batch("bert")
@@ -102,7 +117,7 @@ def test_bitfit_trains_every_bias_above_the_frozen_layers_and_the_classifier(fam
 @pytest.mark.parametrize("argv, message", [
     (["--method", "lora", "--lora-rank", "0"], "--lora-rank 0: the rank of the update is at least 1"),
     (["--method", "lora", "--lora-targets", "query", "gate"], "--lora-targets gate: a layer's projections are"),
-    (["--lora-rank", "4"], "--lora-rank is --method lora's own option: it goes with --method lora"),
+    (["--lora-rank", "4"], "--lora-rank goes with --method lora, not --method finetune"),
 ])
 def test_bad_lora_flags_are_one_line(tmp_path, tiny_bert, glue_dir, capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
