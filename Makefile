@@ -165,13 +165,15 @@ best:
 # the grid's answer at SIZE without the grid: cheapest first, seeds where they decide (study/advise.py),
 # for at most BUDGET hours of runs (each run's own seconds; -j N runs N at once), over METHODS (empty:
 # every method of methods.py); its runs go to RESULTS as the grid's do, its pick to SAVE, its report
-# to RESULTS/advise.md. A killed search resumes with the same command
+# to RESULTS/advise.md; TEST_FILE (with TRAIN_FILE): the pick's seeds scored on it too. A killed search
+# resumes with the same command
 BUDGET ?= 2
 METHODS ?=
+TEST_FILE ?=
 advise:
 	@freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; }; \
 	$(PYTHON) -m study.advise $(RESULTS) --size $(SIZE) --budget $(BUDGET) --depths $$freeze --save $(SAVE) \
-	  $(if $(METHODS),--methods $(METHODS)) $(SHARED_FLAGS) -- $(RUN_OPTIONS)
+	  $(if $(METHODS),--methods $(METHODS)) $(if $(TEST_FILE),--test-file $(TEST_FILE)) $(SHARED_FLAGS) -- $(RUN_OPTIONS)
 
 status:
 	@echo "$(RESULTS): $$($(PYTHON) -m study.results status $(RUNS))"

@@ -33,12 +33,14 @@ import result
 from atomic import write_atomically
 from study import policy, worker
 from study.advise_report import cell_rows, keep, picked_score, rate_text, report_lines
+from study.answer import fair_score
 from study.published import reports_mcc
 from study.results import load_results, make_jobs
 
 LOCK = "advise.lock"
 REPORT = "advise.md"
 ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes
+TEST = "test"  # the pick's runs again with --test-file as their dev split, in this subfolder
 
 
 # ----------------------------------------------------------------------------------------------
@@ -128,6 +130,31 @@ def search(folder, size, space, budget_seconds, shared, run_flags, workers, seed
         if code or not all(map(os.path.exists, paths)):
             break  # a run failed, or the budget stopped the round
     return space, observed, runs, metric, rounds, code
+
+
+def scores_on_test(folder, chosen, size, runs, metric, shared, run_flags, test_file, workers, echo=print):
+    """The pick's seeds run again with the test file as their dev split (FOLDER/test/, ordinary
+    results): their fair scores on it, a figure no choice of the search has read."""
+    seeds = sorted(r["config"]["seed"] for r in runs if policy.cell_of(r["config"]) == chosen)
+    paths = [path_of(os.path.join(folder, TEST), chosen, size, seed) for seed in seeds]
+    echo(f"advise: the pick's {len(paths)} seeds on {test_file}")
+    code = workers.run_all(paths, shared, with_dev_file(run_flags, test_file) + ["--evaluations", "last"], echo)
+    if code:
+        raise RuntimeError(f"a run of the pick on {test_file} failed (exit code {code})")
+    scores = []
+    for path in paths:
+        with open(path) as f:
+            scores.append(fair_score(json.load(f), metric))
+    return scores
+
+
+def with_dev_file(run_flags, test_file):
+    """The run options with `test_file` in place of --dev-file's file."""
+    if "--dev-file" not in run_flags:
+        raise ValueError("--test-file goes with your own --train-file and --dev-file (TRAIN_FILE, DEV_FILE): "
+                         "GLUE's test labels are not public")
+    at = run_flags.index("--dev-file") + 1
+    return run_flags[:at] + [test_file] + run_flags[at + 1:]
 
 
 def log_round(folder, step, paths):
@@ -220,6 +247,8 @@ def parser():
     p.add_argument("--seeds", type=int, default=5, help="the most seeds a cell gets (the grid's 5)")
     p.add_argument("--jobs", type=int, help="runs at once (default: make -j N's N)")
     p.add_argument("--save", help="where the pick is kept (a fine-tune, LoRA or BitFit), as make best keeps it")
+    p.add_argument("--test-file", help="your labelled test file: the pick's seeds are run again with it as their "
+                   "dev split, and scored on it (with your own --train-file and --dev-file)")
     p.add_argument("--replay", metavar="FOLDER", help="drive the policy with this folder's runs instead of new ones")
     result.add_shared_options(p)
     p.error = lambda message: fail(message)
@@ -259,25 +288,33 @@ def main(argv=None):
     shared = result.shared_options(args)
     lock, began = None, time.time()
     try:
+        if args.test_file:  # refused before any run
+            with_dev_file(run_flags, args.test_file)
+            if not os.path.isfile(args.test_file):
+                raise ValueError(f"--test-file {args.test_file}: no such file")
         lock = take_lock(args.folder)
         with worker.Workers(args.jobs or make_jobs()) as workers:
             searched, observed, runs, metric, rounds, code = search(args.folder, size, space, args.budget * 3600, shared,
                                                                     run_flags, workers, args.seeds)
-        if code:
-            sys.exit(code)
-        dev_half = runs[0]["dev_size"] // 2
-        chosen, decided = policy.pick(searched, observed, metric, dev_half)
+            if code:
+                sys.exit(code)
+            dev_half = runs[0]["dev_size"] // 2
+            chosen, decided = policy.pick(searched, observed, metric, dev_half)
+            test = args.test_file and (args.test_file, scores_on_test(args.folder, chosen, size, runs, metric, shared,
+                                                                      run_flags, args.test_file, workers))
         save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
         keep_line, command = keep(chosen, size, shared, run_flags, save)
         rows, state = cell_rows(observed, runs, metric, dev_half)
         title = f"make advise: {runs[0]['config']['dataset']}, {result.model_label(runs[0]['config']['model'])}, n = {size}"
         lines = report_lines(title, chosen, decided, rows, state, rounds_of(args.folder), spent(observed),
-                             time.time() - began if rounds else None, keep_line)
+                             time.time() - began if rounds else None, keep_line, test)
         report = os.path.join(args.folder, REPORT)
         write_atomically(report, lambda f: f.write("\n".join(lines).encode()))
         row = next(row for row in rows if row["cell"] == chosen)
         print(f"advise: {'decided' if decided else 'NOT decided (budget spent)'}: {row['label']}, freeze {chosen.freeze}, "
-              f"rate {rate_text(chosen)} | second half {row['reported']:.3f}, first half {row['picked']:.3f} | "
+              f"rate {rate_text(chosen)} | "
+              + (f"test file {sum(test[1]) / len(test[1]):.3f}, " if test else "")
+              + f"second half {row['reported']:.3f}, first half {row['picked']:.3f} | "
               f"{spent(observed) / 3600:.2f} h of runs | {report}")
         print(command)
     except (ValueError, RuntimeError) as e:

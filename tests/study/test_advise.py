@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ROOT, write_result
 from study import advise, policy
-from study.answer import answer_cells, recommend
+from study.answer import answer_cells, fair_score, recommend
 from study.replay import replay
 from study.results import load_results
 
@@ -194,6 +194,29 @@ def test_a_budget_too_small_and_a_second_search_are_refused_in_one_line(searched
     (folder / advise.LOCK).write_text("999999999")  # a killed search's lock: taken over
     again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert again.returncode == 0 and "advise: decided" in again.stdout
+
+
+def test_a_test_file_scores_the_picks_seeds_on_it(searched, tmp_path):
+    folder, command, _, _ = searched
+    (tmp_path / "test.tsv").write_text("sentence\tlabel\n" + "".join(f"{w} film\t{i % 2}\n" for i, w in enumerate(["good", "bad"] * 6)))
+    at = command.index("--save") + 1
+    command = command[:at] + [str(tmp_path / "saved")] + command[at + 1:]
+    tested = subprocess.run([*command[:command.index("--")], "--test-file", str(tmp_path / "test.tsv"),
+                             *command[command.index("--"):]], cwd=ROOT, capture_output=True, text=True)
+    assert tested.returncode == 0, tested.stderr
+    pick = load_results(str(folder / advise.TEST), figure="score")
+    assert pick and all(r["dev_size"] == 12 and r["config"]["evaluations"] == "last" for r in pick)
+    assert len({policy.cell_of(r["config"]) for r in pick}) == 1  # the pick's seeds, each on the test file
+    mean = sum(fair_score(r, "accuracy") for r in pick) / len(pick)
+    assert f"test file {mean:.3f}" in tested.stdout and f"On your test file ({tmp_path / 'test.tsv'}): **{mean:.3f}**" \
+        in (folder / advise.REPORT).read_text()
+    for extra, message in (([], "no such file"), (["--dev-file"], "goes with your own --train-file and --dev-file")):
+        flags = command[command.index("--") + 1:]
+        if extra:  # a GLUE task: no --dev-file of the user's
+            flags = flags[:flags.index("--train-file")] + flags[flags.index("--dev-file") + 2:]
+        bad = subprocess.run([*command[:command.index("--")], "--test-file", str(tmp_path / ("test.tsv" if extra else "none.tsv")),
+                              "--", *flags], cwd=ROOT, capture_output=True, text=True)
+        assert bad.returncode == 2 and message in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 
 
 def test_the_report_reads_a_searchs_runs_as_its_answer(searched, tmp_path):
