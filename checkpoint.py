@@ -94,7 +94,8 @@ def save_pretrained(model: Classifier, folder: str, label_names=None):
     """Write the classifier as a transformers checkpoint that AutoModelForSequenceClassification
     loads to the same logits: the source's config.json with this head's labels, its tensors under
     transformers' names, and the source's tokenizer files. Written beside, then renamed into place."""
-    if model.pooling != "first" or model.normalize:
+    family = families.get(model.config.model_type)
+    if (model.pooling != "first" and not family.classifier_pools_mean) or model.normalize:
         raise ValueError("--save writes a *ForSequenceClassification checkpoint, which reads the first token: "
                          "this run pools by the mean (SetFit, the probe); save a fine-tune, LoRA or BitFit")
     if os.path.exists(folder):
@@ -103,7 +104,8 @@ def save_pretrained(model: Classifier, folder: str, label_names=None):
         config = json.load(f)
     num_labels = model.config.num_labels
     names = label_names or [f"LABEL_{i}" for i in range(num_labels)]
-    family = families.get(model.config.model_type)
+    if family.classifier_pools_mean:
+        config["classifier_pooling"] = "mean" if model.pooling == "mean" else "cls"
     config.update(architectures=[family.architecture],
                   num_labels=num_labels, id2label=dict(enumerate(names)), label2id={n: i for i, n in enumerate(names)},
                   problem_type="regression" if num_labels == 1 else "single_label_classification")

@@ -50,6 +50,10 @@ class Family:
     head_activation: str = "tanh"  # between the head's dense and its output (DistilBERT: relu; ELECTRA: gelu)
     attn_out_dropout: bool = True  # dropout on the attention's output projection (DistilBERT: none)
     top_level: tuple = ("classifier.",)  # head tensors a checkpoint keeps outside the encoder's prefix
+    lora_targets: tuple = ("query", "value")  # LoRA's default projections (peft's for BERT and RoBERTa)
+    parts: str = "model"  # the module whose Embeddings, Layer and ClassificationHead compute it
+    biases: bool = True  # its linear layers and norms have biases (BitFit trains nothing without them)
+    classifier_pools_mean: bool = False  # its *ForSequenceClassification can read the mean (classifier_pooling)
 
     @property
     def prefix(self):
@@ -97,6 +101,25 @@ FAMILIES = {family.model_type: family for family in (
     Family("electra", "ElectraForSequenceClassification",
            ((r"^embed\.project\.", "embeddings_project."),) + SHARED_NAMES + CLASSIFIER_HEAD, dropout_first=True,
            default_pad_token_id=0, position_pad=None, segments=True, relative_buckets=False, head_activation="gelu"),
+    # ModernBERT: pre-norm layers without biases, one fused query-key-value projection, GeGLU, rotary
+    # positions, local attention in all but every third layer, a final norm, and its own head
+    # (modernbert.py); no segments, no position table. LoRA adapts the fused projection (peft's Wqkv)
+    Family("modernbert", "ModernBertForSequenceClassification", (
+        (r"^embed\.word\.", "embeddings.tok_embeddings."),
+        (r"^embed\.norm\.", "embeddings.norm."),
+        (r"^layers\.(\d+)\.attn_norm\.", r"layers.\1.attn_norm."),
+        (r"^layers\.(\d+)\.qkv\.", r"layers.\1.attn.Wqkv."),
+        (r"^layers\.(\d+)\.attn_out\.", r"layers.\1.attn.Wo."),
+        (r"^layers\.(\d+)\.ffn_norm\.", r"layers.\1.mlp_norm."),
+        (r"^layers\.(\d+)\.ffn_in\.", r"layers.\1.mlp.Wi."),
+        (r"^layers\.(\d+)\.ffn_out\.", r"layers.\1.mlp.Wo."),
+        (r"^final_norm\.", "final_norm."),
+        (r"^head\.dense\.", "head.dense."), (r"^head\.norm\.", "head.norm."), (r"^head\.out_proj\.", "classifier."),
+    ), dropout_first=False, default_pad_token_id=50283, position_pad=None, segments=False, relative_buckets=False,
+           encoder_name="model", head_activation="gelu", top_level=("classifier.", "head."), lora_targets=("qkv",),
+           parts="modernbert", biases=False, classifier_pools_mean=True,
+           config_keys=(("hidden_act", "hidden_activation"), ("layer_norm_eps", "norm_eps"),
+                        ("hidden_dropout_prob", "embedding_dropout"), ("attention_probs_dropout_prob", "attention_dropout"))),
     # MPNet names its attention's parts apart from BERT's, has no segments, and numbers positions from
     # 2 whatever pad_token_id says (transformers fixes its padding index at 1)
     Family("mpnet", "MPNetForSequenceClassification", (
@@ -141,6 +164,16 @@ class EncoderConfig:
     num_labels: int = 2
     relative_attention_num_buckets: int = 0  # MPNet's relative position bias table: its rows (0: none)
     embedding_size: int = 0  # ELECTRA's embeddings, projected to hidden_size when they differ (0: hidden_size)
+    # ModernBERT's (modernbert.py): which layers attend globally, the local window, the rotary bases,
+    # which of its linear layers and norms have biases, its MLP's dropout and its head's pooling
+    global_layers: tuple = ()  # the layers that attend to every token (the others: within local_window)
+    local_window: int = 0  # local attention's whole window: a key counts within half of it either side
+    rope_theta: tuple = ()  # (global layers' rotary base, local layers')
+    linear_bias: bool = True
+    norm_bias: bool = True
+    head_bias: bool = True  # the head's dense
+    mlp_dropout: float = 0.0
+    classifier_pooling: str = "cls"  # cls: the first token; mean: the mean of the tokens
 
     @classmethod
     def from_hf(cls, hf: dict, num_labels: int) -> "EncoderConfig":
@@ -152,6 +185,7 @@ class EncoderConfig:
             raise ValueError(f"num_labels must be an integer >= 1 (got {num_labels!r})")
         if hf.get("hidden_act", "gelu") not in ACTIVATIONS:
             raise ValueError(f"unsupported hidden_act {hf['hidden_act']!r} in config.json")
+        modern = modernbert_keys(hf) if family.parts == "modernbert" else {}
         if hf.get("position_embedding_type", "absolute") != "absolute":
             raise ValueError("only absolute position embeddings are supported "
                              f"(config.json says {hf['position_embedding_type']!r})")
@@ -184,6 +218,7 @@ class EncoderConfig:
             embedding_size=hf.get("embedding_size", hf["hidden_size"]),
             initializer_range=hf.get("initializer_range", 0.02),
             num_labels=num_labels,
+            **modern,
         )
 
     @property
@@ -198,6 +233,30 @@ class EncoderConfig:
         if self.position_pad is not None:
             return self.max_position_embeddings - self.position_pad - 1
         return self.max_position_embeddings
+
+
+def modernbert_keys(hf):
+    """ModernBERT's config.json keys as EncoderConfig's fields: its layer types (or, in older
+    files, global_attn_every_n_layers), rotary bases (rope_parameters, or global_/local_rope_theta)."""
+    L, every = hf["num_hidden_layers"], hf.get("global_attn_every_n_layers", 3)
+    types = hf.get("layer_types") or ["sliding_attention" if i % every else "full_attention" for i in range(L)]
+    rope = hf.get("rope_parameters") or {}
+    theta = lambda kind, old_key, default: (rope.get(kind) or {}).get("rope_theta", hf.get(old_key, default))
+    if any((rope.get(kind) or {}).get("rope_type", "default") != "default" for kind in rope) or hf.get("rope_scaling"):
+        raise ValueError("only ModernBERT's default rotary positions are supported (config.json scales them)")
+    if hf.get("classifier_pooling", "cls") not in ("cls", "mean"):
+        raise ValueError(f"classifier_pooling {hf['classifier_pooling']!r} in config.json: cls or mean")
+    if hf.get("attention_bias", False) != hf.get("mlp_bias", False):
+        raise ValueError("config.json gives ModernBERT's attention and MLP different biases: this tool reads them alike")
+    if hf.get("classifier_activation", "gelu") != "gelu":
+        raise ValueError(f"unsupported classifier_activation {hf['classifier_activation']!r} in config.json")
+    return dict(global_layers=tuple(i for i, kind in enumerate(types) if kind == "full_attention"),
+                local_window=hf.get("local_attention", 128),
+                rope_theta=(theta("full_attention", "global_rope_theta", 160000.0),
+                            theta("sliding_attention", "local_rope_theta", 10000.0)),
+                linear_bias=hf.get("attention_bias", False), norm_bias=hf.get("norm_bias", False),
+                head_bias=hf.get("classifier_bias", False), mlp_dropout=hf.get("mlp_dropout", 0.0),
+                classifier_pooling=hf.get("classifier_pooling", "cls"))
 
 
 def read_config(folder: str, num_labels: int = 2) -> EncoderConfig:

@@ -1,9 +1,9 @@
 """
-The encoder, written out: BERT-, RoBERTa- and MPNet-family sequence classifiers that compute exactly
-what transformers' BertForSequenceClassification, RobertaForSequenceClassification (and
-XLMRobertaForSequenceClassification, RoBERTa's computation), DistilBertForSequenceClassification,
-ElectraForSequenceClassification and MPNetForSequenceClassification compute, loaded from the same checkpoints (checkpoint.py loads
-them). Only reading config.json, the weights and the tokenizer comes from the Hugging Face
+The encoder, written out: sequence classifiers that compute exactly what transformers'
+BertForSequenceClassification, RobertaForSequenceClassification (and XLMRobertaForSequenceClassification,
+RoBERTa's computation), DistilBertForSequenceClassification, ElectraForSequenceClassification and
+MPNetForSequenceClassification compute (ModernBERT's parts: modernbert.py), loaded from the same
+checkpoints (checkpoint.py loads them). Only reading config.json, the weights and the tokenizer comes from the Hugging Face
 libraries; every module below is ours.
 
 A batch travels as rows, one per real token (rows.py: Layout, pack); attention alone sees the
@@ -12,19 +12,22 @@ padded grid.
 The forward pass is split so the training loop can cache what frozen layers produce:
     embed(input_ids, layout)                    (N,) -> (N, H)
     run_layers(hidden, layout, start, stop)     layers [start, stop) of the stack
-    sentence_states(hidden, layout, start)      layers [start, L), then one state per sentence (B, H):
-                                                its first token, or the mean of its tokens (pooling)
+    sentence_states(hidden, layout, start)      layers [start, L) (and a final norm), then one state
+                                                per sentence (B, H): its first token, or the mean of
+                                                its tokens (pooling)
     classify(sentence_states)                   (B, H) -> (B, num_labels)
 forward(sequences) is their composition.
 """
 
 import math
+import sys
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 import families
+import modernbert
 from families import MPNET_BUCKETS, EncoderConfig
 from rows import Layout, mean_pool, pack
 
@@ -69,9 +72,10 @@ class Embeddings(nn.Module):
 
 
 class Layer(nn.Module):
-    """One post-LayerNorm transformer layer: x = LN(x + attn(x)); x = LN(x + ffn(x))."""
+    """One post-LayerNorm transformer layer: x = LN(x + attn(x)); x = LN(x + ffn(x)). Every layer
+    of these families is alike (`index` matters to ModernBERT's)."""
 
-    def __init__(self, config: EncoderConfig):
+    def __init__(self, config: EncoderConfig, index: int = 0):
         super().__init__()
         H = config.hidden_size
         self.num_heads = config.num_heads
@@ -111,6 +115,11 @@ class Layer(nn.Module):
         return self.ffn_norm(x + self.dropout(self.ffn_out(self.activation(self.ffn_in(x)))))
 
 
+def final_norm(config: EncoderConfig):
+    """These families end at their last layer's own norm (ModernBERT adds one: modernbert.py)."""
+    return None
+
+
 class ClassificationHead(nn.Module):
     """
     Reads each sentence's state (its first token, <s> or [CLS], unless pooling says mean). BERT:
@@ -138,30 +147,42 @@ class ClassificationHead(nn.Module):
 
 
 class Classifier(nn.Module):
-    def __init__(self, config: EncoderConfig, pooling: str = "first", normalize: bool = False):
+    def __init__(self, config: EncoderConfig, pooling: str | None = None, normalize: bool = False):
         super().__init__()
         self.config = config
+        pooling = pooling or ("mean" if config.classifier_pooling == "mean" else "first")  # as its config.json says
         # what stands for a sentence: its "first" token (<s> or [CLS]), which the studies'
         # *ForSequenceClassification reads, or the "mean" of its tokens, a sentence embedder's own;
         # normalize: a sentence embedder's output is L2-normalised (probe.sentence_embeddings)
         self.pooling, self.normalize = pooling, normalize
-        self.embed = Embeddings(config)
-        self.layers = nn.ModuleList(Layer(config) for _ in range(config.num_layers))
+        self.parts = parts_of(config)
+        self.embed = self.parts.Embeddings(config)
+        self.layers = nn.ModuleList(self.parts.Layer(config, i) for i in range(config.num_layers))
+        self.final_norm = self.parts.final_norm(config)  # after the last layer (ModernBERT), else None
         # MPNet: one table of per-head biases by bucketed relative position, shared by every layer
         buckets = config.relative_attention_num_buckets
         self.relative_bias = nn.Embedding(buckets, config.num_heads) if buckets else None
-        self.head = ClassificationHead(config)
+        self.head = self.parts.ClassificationHead(config)
 
     def run_layers(self, hidden, layout, start=0, stop=None, first_token_only=False):
         """Layers [start, stop) on hidden (N, H) laid out by `layout`. first_token_only: return each
         sentence's first token alone, (B, H); the last of these layers computes nothing else."""
         layers = self.layers[start:stop]
-        bias = self.attention_bias(layout) if self.relative_bias is not None and layers else None
+        context = self.layer_context(layout) if layers else None
         for i, layer in enumerate(layers):
-            hidden = layer(hidden, layout, first_token_only and i == len(layers) - 1, bias)
+            hidden = layer(hidden, layout, first_token_only and i == len(layers) - 1, context)
         if first_token_only and not layers:  # every layer frozen and cached: nothing to run
             hidden = hidden[layout.first]
         return hidden
+
+    def layer_context(self, layout):
+        """What every layer's attention shares for this batch, computed once: MPNet's relative bias,
+        ModernBERT's masks and rotary angles; None: the padding mask alone (layout.key_is_token)."""
+        if self.relative_bias is not None:
+            return self.attention_bias(layout)
+        if self.parts is modernbert:
+            return modernbert.attention_context(self.config, layout)
+        return None
 
     def attention_bias(self, layout):
         """MPNet's relative position bias for this batch's grid, computed once for all its layers:
@@ -176,9 +197,10 @@ class Classifier(nn.Module):
         """Layers [start, L) on hidden (N, H), then one state per sentence (B, H). First-token
         pooling lets the last layer compute the first token alone (the same states, less work);
         mean pooling needs every token of the last layer."""
+        last = self.final_norm or nn.Identity()  # per token: the first ones alone, or every token
         if self.pooling == "first":
-            return self.run_layers(hidden, layout, start, first_token_only=True)
-        return mean_pool(self.run_layers(hidden, layout, start), layout)
+            return last(self.run_layers(hidden, layout, start, first_token_only=True))
+        return mean_pool(last(self.run_layers(hidden, layout, start)), layout)
 
     def classify(self, sentence_states):
         return self.head(sentence_states)
@@ -188,6 +210,12 @@ class Classifier(nn.Module):
         input_ids, layout = pack(sequences, skip_padding, self.config.pad_token_id)
         layout = layout.to(input_ids.device)
         return self.classify(self.sentence_states(self.embed(input_ids, layout), layout))
+
+
+def parts_of(config: EncoderConfig):
+    """The module whose Embeddings, Layer, final_norm and ClassificationHead compute the family: this
+    one, or the family's own (families.py names it: ModernBERT's modernbert.py)."""
+    return modernbert if families.get(config.model_type).parts == "modernbert" else sys.modules[__name__]
 
 
 def relative_position_bucket(relative_position, num_buckets=MPNET_BUCKETS, max_distance=128):
@@ -210,10 +238,12 @@ def initialize_(module: nn.Module, initializer_range: float):
     for m in module.modules():
         if isinstance(m, nn.Linear):
             m.weight.normal_(mean=0.0, std=initializer_range)
-            m.bias.zero_()
+            if m.bias is not None:  # ModernBERT's have none
+                m.bias.zero_()
         elif isinstance(m, nn.LayerNorm):
             m.weight.fill_(1.0)
-            m.bias.zero_()
+            if m.bias is not None:
+                m.bias.zero_()
 
 
 def count_parameters(model: nn.Module):

@@ -138,9 +138,9 @@ def plan_run(args, task):
     if method.every_layer_frozen and args.freeze != config.num_layers:
         raise ValueError(f"--method {method.name} fits a linear model to the frozen model's features: use it with "
                          f"--freeze {config.num_layers} (every layer of this model frozen)")
-    pooling, normalize, own_max_length = pooling_of(args, method, folder)
-    check_save(args, pooling)
-    options = resolved_options(args, method)
+    pooling, normalize, own_max_length = pooling_of(args, method, folder, config)
+    check_save(args, pooling, config)
+    options = resolved_options(args, method, config)
     train_config, max_length = protocol.config(options["protocol"], config.model_type,
                                                epochs=args.epochs, batch_size=args.batch_size, lr=options["lr"],
                                                seed=args.seed, precision=precision, metric=task.metric,
@@ -197,22 +197,27 @@ def device_and_precision(args):
     return device, precision
 
 
-def pooling_of(args, method, folder):
+def pooling_of(args, method, folder, config):
     """(pooling, normalize, longest sequence or None): a method that reads a sentence embedding reads
-    the checkpoint's own (its sentence-transformers files); the others read the first token."""
+    the checkpoint's own (its sentence-transformers files); the others read what the family's
+    classifier reads: the first token (a ModernBERT config can say the mean)."""
     own = checkpoint.sentence_embedding_spec(folder)
     if not method.sentence_embedding:
-        return args.pooling or "first", False, None
+        return args.pooling or ("mean" if config.classifier_pooling == "mean" else "first"), False, None
     if not args.pooling and own["pooling"] not in ("first", "mean"):
         raise ValueError(f"{args.model}'s sentence embedding pools by {own['pooling']}; this tool pools by the "
                          "first token or the mean: pass --pooling first or --pooling mean")
     return args.pooling or own["pooling"], own["normalize"], own["max_length"]
 
 
-def resolved_options(args, method):
-    """The options as the record says them: the method's name, the protocol and the rate resolved."""
+def resolved_options(args, method, config):
+    """The options as the record says them: the method's name, the protocol, the rate and LoRA's
+    default targets (the family's) resolved."""
+    targets = args.lora_targets
+    if targets == trainable.LORA_DEFAULTS["targets"]:
+        targets = list(families.get(config.model_type).lora_targets)
     return {**vars(args), "method": method.name, "protocol": args.protocol or "blog",
-            "lr": args.lr or method.default_lr(args.size)}
+            "lr": args.lr or method.default_lr(args.size), "lora_targets": targets}
 
 
 def result_path(args, task, options):
@@ -225,9 +230,10 @@ def result_path(args, task, options):
     return out
 
 
-def check_save(args, pooling):
-    """--save writes a new *ForSequenceClassification checkpoint, which reads the first token."""
-    if args.save and pooling != "first":
+def check_save(args, pooling, config):
+    """--save writes a new *ForSequenceClassification checkpoint, which reads the first token (a
+    ModernBERT one, the mean too)."""
+    if args.save and pooling != "first" and not families.get(config.model_type).classifier_pools_mean:
         raise ValueError("--save writes a *ForSequenceClassification checkpoint, which reads the first token: "
                          "--pooling mean does not go with it")
     if args.save and os.path.exists(args.save):

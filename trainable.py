@@ -29,8 +29,8 @@ import torch.nn as nn
 import families
 from model import initialize_
 
-TARGETS = ("query", "key", "value", "attn_out", "ffn_in", "ffn_out")  # the projections of a Layer
-LORA_DEFAULTS = dict(rank=8, alpha=8.0, dropout=0.0, targets=["query", "value"])  # peft's LoraConfig for BERT, RoBERTa
+# peft's LoraConfig for BERT and RoBERTa; the default targets are the family's (families.py: ModernBERT's qkv)
+LORA_DEFAULTS = dict(rank=8, alpha=8.0, dropout=0.0, targets=["query", "value"])
 
 
 def freeze(model, k):
@@ -119,10 +119,11 @@ def merge_lora(model):
     return model
 
 
-def check_targets(targets):
-    unknown = [t for t in targets if t not in TARGETS]
+def check_targets(model, targets):
+    projections = [name for name, module in model.layers[0].named_children() if isinstance(module, nn.Linear)]
+    unknown = [t for t in targets if t not in projections]
     if unknown:
-        raise ValueError(f"--lora-targets {' '.join(unknown)}: a layer's projections are {', '.join(TARGETS)}")
+        raise ValueError(f"--lora-targets {' '.join(unknown)}: a layer's projections are {', '.join(projections)}")
 
 
 def train_head_only(model):
@@ -140,7 +141,7 @@ def add_lora(model, k, rank, alpha, dropout, targets):
     embeddings never train, so k = -1 and k = 0 are the same computation (-1 caches them)."""
     if rank < 1:
         raise ValueError(f"--lora-rank {rank}: the rank of the update is at least 1")
-    check_targets(targets)
+    check_targets(model, targets)
     train_head_only(model)
     for layer in model.layers[max(k, 0):]:
         for name in targets:
@@ -150,6 +151,8 @@ def add_lora(model, k, rank, alpha, dropout, targets):
 def bitfit(model, k):
     """BitFit above the first k layers (the embeddings' biases too when k = 0): every bias, and the
     classifier in full."""
+    if not families.get(model.config.model_type).biases:
+        raise ValueError(f"--method bitfit trains biases, and {model.config.model_type} has none: use --method lora")
     train_head_only(model)
     trained = list(model.layers[max(k, 0):]) + ([model.embed] if k == 0 else []) + [model.head]
     for module in trained:

@@ -56,12 +56,18 @@ def save_tiny_bert(folder, dropout=0.1, layers=3, num_labels=2, family="bert"):
     if family == "distilbert":
         config = transformers.DistilBertConfig(**shape, dim=32, n_layers=layers, n_heads=4, hidden_dim=64,
                                                dropout=dropout, attention_dropout=dropout)
+    elif family == "modernbert":  # MiniLM's tokenizer: its [PAD] is 0, [CLS] 101, [SEP] 102
+        config = transformers.ModernBertConfig(**shape, hidden_size=32, num_hidden_layers=layers, num_attention_heads=4,
+                                               intermediate_size=64, embedding_dropout=dropout, mlp_dropout=dropout,
+                                               attention_dropout=dropout, classifier_dropout=dropout, local_attention=8,
+                                               **MODERNBERT_TOKENS)
     else:
-        kind = dict(bert=transformers.BertConfig, electra=transformers.ElectraConfig,
-                    **{"xlm-roberta": transformers.XLMRobertaConfig})[family]
+        kind = dict(bert=transformers.BertConfig, electra=transformers.ElectraConfig, roberta=transformers.RobertaConfig,
+                    mpnet=transformers.MPNetConfig, **{"xlm-roberta": transformers.XLMRobertaConfig})[family]
         config = kind(**shape, hidden_size=32, num_hidden_layers=layers, num_attention_heads=4, intermediate_size=64,
                       hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
-                      **(dict(pad_token_id=1, max_position_embeddings=514) if family == "xlm-roberta" else {}))
+                      **(dict(pad_token_id=1, max_position_embeddings=514)
+                         if family in ("roberta", "xlm-roberta", "mpnet") else {}))
     transformers.AutoModelForSequenceClassification.from_config(config).save_pretrained(folder)
     minilm = hub.checkpoint_folder("minilm")
     for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
@@ -82,6 +88,9 @@ def tiny_bert_no_dropout(tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_bert_regression(tmp_path_factory):
     return save_tiny_bert(tmp_path_factory.mktemp("tiny-bert-regression"), num_labels=1)
+
+
+MODERNBERT_TOKENS = dict(pad_token_id=0, bos_token_id=101, cls_token_id=101, eos_token_id=102, sep_token_id=102)
 
 
 def tiny_hf_model(family, tmp_path, num_labels=3, buckets=32):
@@ -108,6 +117,13 @@ def tiny_hf_model(family, tmp_path, num_labels=3, buckets=32):
     elif family == "xlm-roberta":
         config = transformers.XLMRobertaConfig(**common, pad_token_id=1, type_vocab_size=1)
         hf = transformers.XLMRobertaForSequenceClassification(config)
+    elif family == "modernbert":  # a local window of 8: most of the batch's sentences are longer
+        tokens = dict(MODERNBERT_TOKENS, bos_token_id=1, cls_token_id=1, eos_token_id=2, sep_token_id=2)
+        hf = transformers.ModernBertForSequenceClassification(transformers.ModernBertConfig(**common, local_attention=8, **tokens))
+        with torch.no_grad():  # its norms start at one: make them matter
+            for name, param in hf.named_parameters():
+                if "norm" in name:
+                    param.normal_(1.0, 0.2)
     else:
         config = transformers.MPNetConfig(**common, pad_token_id=1, relative_attention_num_buckets=buckets)
         hf = transformers.MPNetForSequenceClassification(config)

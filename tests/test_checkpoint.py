@@ -9,6 +9,7 @@ import torch
 import transformers
 
 import checkpoint
+import families
 import hub
 from conftest import tiny_hf_model
 
@@ -91,7 +92,7 @@ def test_the_checkpoint_s_own_sentence_embedding(tmp_path):
     assert checkpoint.sentence_embedding_spec(str(tmp_path))["pooling"] == "max_tokens"
 
 
-@pytest.mark.parametrize("family", ["bert", "roberta", "mpnet", "xlm-roberta", "distilbert", "electra"])
+@pytest.mark.parametrize("family", ["bert", "roberta", "mpnet", "xlm-roberta", "distilbert", "electra", "modernbert"])
 def test_a_saved_classifier_gives_transformers_the_same_logits(family, tmp_path):
     _, source = tiny_hf_model(family, tmp_path / "source", num_labels=3)
     ours = checkpoint.from_pretrained(source, num_labels=3)
@@ -113,9 +114,17 @@ def test_a_saved_classifier_gives_transformers_the_same_logits(family, tmp_path)
     with pytest.raises(ValueError, match="exists"):
         checkpoint.save_pretrained(ours, str(tmp_path / "saved"))
     ours.pooling = "mean"
-    with pytest.raises(ValueError, match="reads the first token"):
-        checkpoint.save_pretrained(ours, str(tmp_path / "mean"))
-    assert not (tmp_path / "mean").exists()
+    if not families.get(family).classifier_pools_mean:
+        with pytest.raises(ValueError, match="reads the first token"):
+            checkpoint.save_pretrained(ours, str(tmp_path / "mean"))
+        assert not (tmp_path / "mean").exists()
+        return
+    checkpoint.save_pretrained(ours, str(tmp_path / "mean"))  # ModernBERT's classifier_pooling: mean
+    theirs = transformers.AutoModelForSequenceClassification.from_pretrained(tmp_path / "mean").eval()
+    assert theirs.config.classifier_pooling == "mean" and checkpoint.from_pretrained(str(tmp_path / "mean"), num_labels=3).pooling == "mean"
+    with torch.no_grad():
+        torch.testing.assert_close(ours(sentences), theirs(input_ids=padded, attention_mask=mask).logits,
+                                   atol=1e-5, rtol=1e-5)
 
 
 def fake_mpnet_wheels(folder, weights=b"weights" * 1000, pieces=3):

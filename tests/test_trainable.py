@@ -19,8 +19,10 @@ def hf_linear(hf, family, i, name):
                             + checkpoint.hf_name(f"layers.{i}.{name}.weight", family).removesuffix(".weight"))
 
 
-def lora_and_merged(family, tmp_path, k=0, targets=("query", "value")):
-    """Our classifier with LoRA (rank 4, alpha 8, a random non-zero B) and transformers' with merged weights."""
+def lora_and_merged(family, tmp_path, k=0, targets=None):
+    """Our classifier with LoRA (rank 4, alpha 8, a random non-zero B; targets: the family's) and
+    transformers' with merged weights."""
+    targets = targets or families.get(family).lora_targets
     hf, folder = tiny_hf_model(family, tmp_path, num_labels=2)
     ours = checkpoint.from_pretrained(folder, num_labels=2)
     trainable.freeze(ours, k)
@@ -54,7 +56,7 @@ def padded(ids, pad):
 
 
 @pytest.mark.parametrize("family, pairs", [("bert", False), ("bert", True), ("roberta", False), ("mpnet", False),
-                                           ("distilbert", False), ("electra", False)])
+                                           ("distilbert", False), ("electra", False), ("modernbert", False)])
 def test_lora_is_the_merged_weight_in_logits_loss_and_gradients(family, pairs, tmp_path):
     ours, hf = lora_and_merged(family, tmp_path)
     ids, labels = batch(family, pairs), torch.tensor([0, 1, 1])
@@ -64,15 +66,19 @@ def test_lora_is_the_merged_weight_in_logits_loss_and_gradients(family, pairs, t
     ours_loss.backward()
     out.loss.backward()
     torch.testing.assert_close(ours_loss, out.loss, atol=1e-6, rtol=1e-5)
+    targets = families.get(family).lora_targets
     for i, layer in enumerate(ours.layers):
-        lora = layer.query
-        grad_w = hf_linear(hf, family, i, "query").weight.grad  # dL/dW of the merged weight
+        lora = getattr(layer, targets[0])
+        grad_w = hf_linear(hf, family, i, targets[0]).weight.grad  # dL/dW of the merged weight
         torch.testing.assert_close(lora.lora_B.grad, lora.scaling * grad_w @ lora.lora_A.T, atol=1e-6, rtol=1e-4)
         torch.testing.assert_close(lora.lora_A.grad, lora.scaling * lora.lora_B.T @ grad_w, atol=1e-6, rtol=1e-4)
     trained = {name for name, p in ours.named_parameters() if p.requires_grad}
-    head = {"head.out_proj.weight", "head.out_proj.bias"} | ({"head.dense.weight", "head.dense.bias"}
-                                                             if family not in ("bert", "distilbert") else set())
-    assert trained == head | {f"layers.{i}.{t}.lora_{m}" for i in range(3) for t in ("query", "value") for m in "AB"}
+    # the head as peft's task trains it: the checkpoint's `classifier` module (BERT's, DistilBERT's and
+    # ModernBERT's output layer; RoBERTa's whole classification head)
+    head = {name for name, _ in ours.head.named_parameters(prefix="head")
+            if checkpoint.hf_name(name, family).startswith("classifier.")}
+    assert "head.out_proj.weight" in head and ("head.dense.weight" in head) == (family in ("roberta", "mpnet", "electra"))
+    assert trained == head | {f"layers.{i}.{t}.lora_{m}" for i in range(3) for t in targets for m in "AB"}
 
 
 @pytest.mark.parametrize("family", ["bert", "roberta", "distilbert"])
@@ -112,6 +118,12 @@ def test_bitfit_trains_every_bias_above_the_frozen_layers_and_the_classifier(fam
         or (k == 0 and name.startswith("embed.")))}
     head = {"head.out_proj.weight"} | ({"head.dense.weight"} if family not in ("bert", "distilbert") else set())
     assert trained == biases | head and "head.dense.bias" in trained  # BERT's pooler bias trains, its weight not
+
+
+def test_bitfit_refuses_a_family_without_biases(tmp_path):
+    _, folder = tiny_hf_model("modernbert", tmp_path)
+    with pytest.raises(ValueError, match="bitfit trains biases, and modernbert has none: use --method lora"):
+        trainable.bitfit(checkpoint.from_pretrained(folder, num_labels=3), 1)
 
 
 @pytest.mark.parametrize("argv, message", [
