@@ -120,6 +120,17 @@ FAMILIES = {family.model_type: family for family in (
            parts="modernbert", biases=False, classifier_pools_mean=True,
            config_keys=(("hidden_act", "hidden_activation"), ("layer_norm_eps", "norm_eps"),
                         ("hidden_dropout_prob", "embedding_dropout"), ("attention_probs_dropout_prob", "attention_dropout"))),
+    # DeBERTa-v2 and -v3: BERT's layers under its own names, disentangled attention over one table of
+    # relative-position embeddings every layer shares (deberta.py), no position table in v3, no
+    # segments in v3; its head is a ContextPooler (dropout -> dense -> GELU) -> dropout -> classifier
+    Family("deberta-v2", "DebertaV2ForSequenceClassification", (
+        (r"^layers\.(\d+)\.(query|key|value)\.", r"encoder.layer.\1.attention.self.\2_proj."),
+        (r"^relative_rows\.", "encoder.rel_embeddings."),
+        (r"^relative_norm\.", "encoder.LayerNorm."),
+        (r"^head\.dense\.", "pooler.dense."), (r"^head\.out_proj\.", "classifier."),
+    ) + SHARED_NAMES, dropout_first=True, default_pad_token_id=0, position_pad=None, segments=True,
+           relative_buckets=False, encoder_name="deberta", head_activation="gelu", top_level=("classifier.", "pooler."),
+           config_keys=(("classifier_dropout", "cls_dropout"),)),
     # MPNet names its attention's parts apart from BERT's, has no segments, and numbers positions from
     # 2 whatever pad_token_id says (transformers fixes its padding index at 1)
     Family("mpnet", "MPNetForSequenceClassification", (
@@ -174,6 +185,15 @@ class EncoderConfig:
     head_bias: bool = True  # the head's dense
     mlp_dropout: float = 0.0
     classifier_pooling: str = "cls"  # cls: the first token; mean: the mean of the tokens
+    # DeBERTa's (deberta.py): its relative-position table, how distances are bucketed into it, the
+    # terms that read it, whether absolute positions are added to the input, its pooler's dropout
+    relative_span: int = 0  # the table holds 2 x this many rows (0: no disentangled attention)
+    position_buckets: int = 0  # distances under half of it exact, larger ones log-spaced (0: exact)
+    max_relative_positions: int = 0
+    relative_terms: tuple = ()  # "c2p", "p2c"
+    norm_relative: bool = False  # the table's rows go through a LayerNorm (norm_rel_ebd)
+    absolute_positions: bool = True  # a position table added to the input (DeBERTa's position_biased_input)
+    pooler_dropout: float | None = None  # the head's first dropout (None: classifier_dropout)
 
     @classmethod
     def from_hf(cls, hf: dict, num_labels: int) -> "EncoderConfig":
@@ -185,7 +205,7 @@ class EncoderConfig:
             raise ValueError(f"num_labels must be an integer >= 1 (got {num_labels!r})")
         if hf.get("hidden_act", "gelu") not in ACTIVATIONS:
             raise ValueError(f"unsupported hidden_act {hf['hidden_act']!r} in config.json")
-        modern = modernbert_keys(hf) if family.parts == "modernbert" else {}
+        modern = modernbert_keys(hf) if family.parts == "modernbert" else deberta_keys(hf) if model_type == "deberta-v2" else {}
         if hf.get("position_embedding_type", "absolute") != "absolute":
             raise ValueError("only absolute position embeddings are supported "
                              f"(config.json says {hf['position_embedding_type']!r})")
@@ -257,6 +277,32 @@ def modernbert_keys(hf):
                 linear_bias=hf.get("attention_bias", False), norm_bias=hf.get("norm_bias", False),
                 head_bias=hf.get("classifier_bias", False), mlp_dropout=hf.get("mlp_dropout", 0.0),
                 classifier_pooling=hf.get("classifier_pooling", "cls"))
+
+
+def deberta_keys(hf):
+    """DeBERTa-v2/v3's config.json keys as EncoderConfig's fields; what this tool does not compute
+    (a convolution after the first layer, position projections of their own) refused in one line."""
+    terms = hf.get("pos_att_type") or []
+    terms = [t.strip() for t in (terms.lower().split("|") if isinstance(terms, str) else terms)]
+    if not hf.get("relative_attention", False):
+        raise ValueError("DeBERTa without relative attention (relative_attention false in config.json) is not supported")
+    if hf.get("conv_kernel_size", 0) > 0:
+        raise ValueError("DeBERTa with a convolution layer (conv_kernel_size in config.json) is not supported")
+    if terms and not hf.get("share_att_key", False):
+        raise ValueError("DeBERTa whose positions have projections of their own (share_att_key false in config.json) "
+                         "is not supported: every v3 checkpoint shares them")
+    if hf.get("embedding_size", hf["hidden_size"]) != hf["hidden_size"]:
+        raise ValueError("DeBERTa with embeddings narrower than its layers (embedding_size) is not supported")
+    if hf.get("pooler_hidden_act", "gelu") != "gelu" or hf.get("pooler_hidden_size", hf["hidden_size"]) != hf["hidden_size"]:
+        raise ValueError("DeBERTa's pooler: this tool computes a GELU pooler as wide as the layers")
+    max_relative = hf.get("max_relative_positions", -1)
+    max_relative = max_relative if max_relative >= 1 else hf["max_position_embeddings"]
+    buckets = hf.get("position_buckets", -1)
+    span = buckets if buckets > 0 else max_relative
+    return dict(relative_span=span, position_buckets=max(buckets, 0), max_relative_positions=max_relative,
+                relative_terms=tuple(t for t in ("c2p", "p2c") if t in terms),
+                norm_relative="layer_norm" in str(hf.get("norm_rel_ebd", "none")).lower(),
+                absolute_positions=hf.get("position_biased_input", True), pooler_dropout=hf.get("pooler_dropout", 0.0))
 
 
 def read_config(folder: str, num_labels: int = 2) -> EncoderConfig:

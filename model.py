@@ -2,7 +2,8 @@
 The encoder, written out: sequence classifiers that compute exactly what transformers'
 BertForSequenceClassification, RobertaForSequenceClassification (and XLMRobertaForSequenceClassification,
 RoBERTa's computation), DistilBertForSequenceClassification, ElectraForSequenceClassification and
-MPNetForSequenceClassification compute (ModernBERT's parts: modernbert.py), loaded from the same
+MPNetForSequenceClassification compute (DeBERTa-v2's attention: deberta.py; ModernBERT's parts:
+modernbert.py), loaded from the same
 checkpoints (checkpoint.py loads them). Only reading config.json, the weights and the tokenizer comes from the Hugging Face
 libraries; every module below is ours.
 
@@ -26,6 +27,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+import deberta
 import families
 import modernbert
 from families import MPNET_BUCKETS, EncoderConfig
@@ -43,7 +45,8 @@ class Embeddings(nn.Module):
         self.config = config
         E, H = config.embedding_size or config.hidden_size, config.hidden_size
         self.word = nn.Embedding(config.vocab_size, E)
-        self.position = nn.Embedding(config.max_position_embeddings, E)
+        # DeBERTa-v3 has none: its positions are relative, in attention (deberta.py)
+        self.position = nn.Embedding(config.max_position_embeddings, E) if config.absolute_positions else None
         self.token_type = nn.Embedding(config.type_vocab_size, E) if config.type_vocab_size else None
         self.norm = nn.LayerNorm(E, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout)
@@ -67,7 +70,8 @@ class Embeddings(nn.Module):
             segment = self.token_type.weight[0]
         else:  # padding cells (the padded layout only) are segment 0, as transformers pads them
             segment = self.token_type(torch.where(layout.is_token, segments, 0))
-        x = self.dropout(self.norm(self.word(input_ids) + self.position(positions) + segment))  # (N, E)
+        position = 0.0 if self.position is None else self.position(positions)
+        x = self.dropout(self.norm(self.word(input_ids) + position + segment))  # (N, E)
         return x if self.project is None else self.project(x)  # (N, H)
 
 
@@ -96,7 +100,7 @@ class Layer(nn.Module):
         # alone, (B, H). Every token is still a key and a value, but queries, the output
         # projection and the FFN run for one row per sentence instead of all of them.
         # attention_bias: (B, nh, T, T) added to the scores, -inf at padding keys (MPNet's relative
-        # positions); None: the padding mask alone.
+        # positions), or DeBERTa's deberta.Relative; None: the padding mask alone.
         B, H = layout.grid[0], x.shape[-1]
         heads = lambda t: t.view(B, -1, self.num_heads, H // self.num_heads).transpose(1, 2)
         queries = x[layout.first] if first_token_only else x  # (Nq, H): the rows we return
@@ -105,9 +109,12 @@ class Layer(nn.Module):
         q = q.view(B, 1, H) if first_token_only else layout.to_grid(q)
         q, k, v = heads(q), heads(layout.to_grid(k)), heads(layout.to_grid(v))  # (B, nh, T*, hd)
         # softmax(q k^T / sqrt(hd), masked) @ v, with dropout on the attention probabilities
-        p = self.attention_dropout if self.training else 0.0
-        mask = layout.key_is_token if attention_bias is None else attention_bias[:, :, :q.shape[2]].to(q.dtype)
-        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+        p, scale = self.attention_dropout if self.training else 0.0, None
+        if isinstance(attention_bias, deberta.Relative):  # the scores' position terms, from q and k
+            mask, scale = deberta.relative_scores(attention_bias, q, k, self.query, self.key, self.num_heads)
+        else:
+            mask = layout.key_is_token if attention_bias is None else attention_bias[:, :, :q.shape[2]].to(q.dtype)
+        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, scale=scale)
         attended = attended.transpose(1, 2).reshape(B, -1, H)  # (B, Tq, H)
         # ... and comes back out here
         attended = attended[:, 0] if first_token_only else layout.from_grid(attended)  # (Nq, H)
@@ -137,11 +144,14 @@ class ClassificationHead(nn.Module):
         self.dense = nn.Linear(config.hidden_size, config.hidden_size)
         self.out_proj = nn.Linear(config.hidden_size, config.num_labels)
         self.dropout = nn.Dropout(config.classifier_dropout)
+        # DeBERTa's pooler drops at its own rate before its dense
+        first = config.classifier_dropout if config.pooler_dropout is None else config.pooler_dropout
+        self.first_dropout = nn.Dropout(first) if self.dropout_first else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # x: (B, H), one state per sentence
         if self.dropout_first:
-            x = self.dropout(x)
+            x = self.first_dropout(x)
         x = self.dropout(self.activation(self.dense(x)))
         return self.out_proj(x)  # (B, num_labels)
 
@@ -162,6 +172,11 @@ class Classifier(nn.Module):
         # MPNet: one table of per-head biases by bucketed relative position, shared by every layer
         buckets = config.relative_attention_num_buckets
         self.relative_bias = nn.Embedding(buckets, config.num_heads) if buckets else None
+        # DeBERTa: one table of relative-position embeddings shared by every layer, normalised once
+        span, H = config.relative_span, config.hidden_size
+        self.relative_rows = nn.Embedding(2 * span, H) if span else None
+        self.relative_norm = nn.LayerNorm(H, eps=config.layer_norm_eps) if span and config.norm_relative else None
+        self.relative_dropout = nn.Dropout(config.hidden_dropout) if span else None
         self.head = self.parts.ClassificationHead(config)
 
     def run_layers(self, hidden, layout, start=0, stop=None, first_token_only=False):
@@ -177,9 +192,14 @@ class Classifier(nn.Module):
 
     def layer_context(self, layout):
         """What every layer's attention shares for this batch, computed once: MPNet's relative bias,
-        ModernBERT's masks and rotary angles; None: the padding mask alone (layout.key_is_token)."""
+        DeBERTa's relative rows, ModernBERT's masks and rotary angles; None: the padding mask alone
+        (layout.key_is_token)."""
         if self.relative_bias is not None:
             return self.attention_bias(layout)
+        if self.relative_rows is not None:
+            rows = self.relative_rows.weight
+            rows = rows if self.relative_norm is None else self.relative_norm(rows)
+            return deberta.relative_context(self.config, rows, layout, self.relative_dropout)
         if self.parts is modernbert:
             return modernbert.attention_context(self.config, layout)
         return None

@@ -35,7 +35,8 @@ LORA_DEFAULTS = dict(rank=8, alpha=8.0, dropout=0.0, targets=["query", "value"])
 
 def freeze(model, k):
     """requires_grad=False on the embeddings and the first k layers (k=-1: embeddings only); from
-    k = 1 on MPNet's relative position bias too, since it feeds the frozen (and cached) layers."""
+    k = 1 on what every layer shares too (MPNet's and DeBERTa's relative positions), since it feeds
+    the frozen (and cached) layers."""
     if not -1 <= k <= model.config.num_layers:
         raise ValueError(f"--freeze {k} is outside [-1, {model.config.num_layers}] for this "
                          f"{model.config.num_layers}-layer model")
@@ -43,8 +44,15 @@ def freeze(model, k):
     if k != 0:
         model.embed.requires_grad_(False)
         model.layers[:max(k, 0)].requires_grad_(False)
-    if k >= 1 and model.relative_bias is not None:
-        model.relative_bias.requires_grad_(False)
+    if k >= 1:
+        for shared in shared_by_layers(model):
+            shared.requires_grad_(False)
+
+
+def shared_by_layers(model):
+    """What every layer reads and no layer owns: MPNet's relative bias, DeBERTa's relative
+    embeddings and their norm. It feeds the frozen layers, so it trains only when none is frozen."""
+    return [m for m in (model.relative_bias, model.relative_rows, model.relative_norm) if m is not None]
 
 
 def reinitialize_top(model, n, k):
@@ -154,7 +162,8 @@ def bitfit(model, k):
     if not families.get(model.config.model_type).biases:
         raise ValueError(f"--method bitfit trains biases, and {model.config.model_type} has none: use --method lora")
     train_head_only(model)
-    trained = list(model.layers[max(k, 0):]) + ([model.embed] if k == 0 else []) + [model.head]
+    trained = list(model.layers[max(k, 0):]) + ([model.embed] if k == 0 else []) + \
+        (shared_by_layers(model) if k <= 0 else []) + [model.head]
     for module in trained:
         for name, p in module.named_parameters():
             if name.endswith("bias"):

@@ -1,7 +1,8 @@
 """
 model.py against transformers' *ForSequenceClassification of every family, on random configurations
 the tests do not use (sizes, heads, depths, labels; ModernBERT's windows, global layers, biases,
-rotary bases and pooling; ELECTRA's embedding widths), padded and padding-free: the largest logit
+rotary bases and pooling; DeBERTa's buckets, position terms and absolute positions; ELECTRA's
+embedding widths), padded and padding-free: the largest logit
 difference per family. MPNet's buckets have their own script (bench/mpnet_configs.py).
 
     python -m bench.family_configs --configs 10
@@ -42,6 +43,14 @@ def one_config(family, rng):
             vocab_size=shape["vocab_size"], dim=shape["hidden_size"], n_layers=shape["num_hidden_layers"],
             n_heads=shape["num_attention_heads"], hidden_dim=shape["intermediate_size"], max_position_embeddings=320,
             num_labels=shape["num_labels"], attn_implementation="eager"), 0
+    if family == "deberta-v2":
+        terms = [["c2p", "p2c"], ["p2c", "c2p"], ["c2p"], ["p2c"]][int(rng.integers(0, 4))]
+        absolute = bool(rng.integers(0, 2))
+        return transformers.DebertaV2Config(
+            **shape, max_position_embeddings=320, relative_attention=True, share_att_key=True, pos_att_type=terms,
+            position_buckets=int(rng.choice([-1, 8, 32, 256])), max_relative_positions=int(rng.choice([-1, 64])),
+            norm_rel_ebd=str(rng.choice(["layer_norm", "none"])), position_biased_input=absolute,
+            type_vocab_size=int(rng.choice([0, 2])), layer_norm_eps=1e-7), 0
     bias = bool(rng.integers(0, 2))
     return transformers.ModernBertConfig(
         **shape, max_position_embeddings=320, pad_token_id=0, bos_token_id=1, cls_token_id=1, eos_token_id=2,
@@ -58,6 +67,10 @@ def largest_difference(family, config, pad, lengths, seed):
         for name, param in hf.named_parameters():
             if "norm" in name.lower() or name.endswith("bias"):
                 param.normal_(1.0 if name.endswith("weight") else 0.0, 0.2)
+            elif "rel_embeddings" in name:  # DeBERTa's fresh table is near zero
+                param.normal_(0.0, 1.0)
+            else:  # weights at 1 / sqrt(width), not their fresh 0.02: the logits spread, and a difference shows
+                param.normal_(0.0, param.shape[-1] ** -0.5)
     with tempfile.TemporaryDirectory() as folder:
         hf.save_pretrained(folder)
         ours = checkpoint.from_pretrained(folder, num_labels=config.num_labels).eval()
@@ -66,7 +79,8 @@ def largest_difference(family, config, pad, lengths, seed):
     mask = (torch.arange(ids.shape[1])[None] < torch.tensor(lengths)[:, None]).long()
     with torch.no_grad():
         theirs = hf(input_ids=ids, attention_mask=mask).logits
-        return max((ours(sentences, skip_padding=skip) - theirs).abs().max().item() for skip in (True, False))
+        difference = max((ours(sentences, skip_padding=skip) - theirs).abs().max().item() for skip in (True, False))
+    return difference, theirs.abs().max().item()
 
 
 def main():
@@ -82,13 +96,15 @@ def main():
         for i in range(args.configs):
             config, pad = one_config(family, rng)
             lengths = [int(n) for n in rng.integers(1, 300, size=int(rng.integers(1, 7)))]
-            diff = largest_difference(family, config, pad, lengths, i)
+            diff, largest = largest_difference(family, config, pad, lengths, i)
             worst[family] = max(worst.get(family, 0.0), diff)
             extra = (f", window {config.local_attention}, global every {config.global_attn_every_n_layers}, "
-                     f"pooling {config.classifier_pooling}" if family == "modernbert" else "")
+                     f"pooling {config.classifier_pooling}" if family == "modernbert" else
+                     f", buckets {config.position_buckets}, terms {'|'.join(config.pos_att_type)}, absolute positions "
+                     f"{config.position_biased_input}" if family == "deberta-v2" else "")
             print(f"{family} config {i}: hidden {config.hidden_size}, {config.num_attention_heads} heads, "
                   f"{config.num_hidden_layers} layers, {config.num_labels} labels{extra}, lengths {lengths}: "
-                  f"largest logit difference {diff:.2e}", flush=True)
+                  f"largest logit {largest:.2f}, largest difference {diff:.2e}", flush=True)
     for family, diff in worst.items():
         print(f"{family}: {args.configs} configurations, largest logit difference {diff:.2e} (the tests' bound: 1e-5)")
 

@@ -56,6 +56,10 @@ def save_tiny_bert(folder, dropout=0.1, layers=3, num_labels=2, family="bert"):
     if family == "distilbert":
         config = transformers.DistilBertConfig(**shape, dim=32, n_layers=layers, n_heads=4, hidden_dim=64,
                                                dropout=dropout, attention_dropout=dropout)
+    elif family == "deberta-v2":
+        config = transformers.DebertaV2Config(**shape, hidden_size=32, num_hidden_layers=layers, num_attention_heads=4,
+                                              intermediate_size=64, hidden_dropout_prob=dropout,
+                                              attention_probs_dropout_prob=dropout, **DEBERTA_V3)
     elif family == "modernbert":  # MiniLM's tokenizer: its [PAD] is 0, [CLS] 101, [SEP] 102
         config = transformers.ModernBertConfig(**shape, hidden_size=32, num_hidden_layers=layers, num_attention_heads=4,
                                                intermediate_size=64, embedding_dropout=dropout, mlp_dropout=dropout,
@@ -90,6 +94,8 @@ def tiny_bert_regression(tmp_path_factory):
     return save_tiny_bert(tmp_path_factory.mktemp("tiny-bert-regression"), num_labels=1)
 
 
+DEBERTA_V3 = dict(relative_attention=True, position_buckets=8, norm_rel_ebd="layer_norm", share_att_key=True,
+                  pos_att_type=["p2c", "c2p"], position_biased_input=False, type_vocab_size=0, layer_norm_eps=1e-7)
 MODERNBERT_TOKENS = dict(pad_token_id=0, bos_token_id=101, cls_token_id=101, eos_token_id=102, sep_token_id=102)
 
 
@@ -117,6 +123,10 @@ def tiny_hf_model(family, tmp_path, num_labels=3, buckets=32):
     elif family == "xlm-roberta":
         config = transformers.XLMRobertaConfig(**common, pad_token_id=1, type_vocab_size=1)
         hf = transformers.XLMRobertaForSequenceClassification(config)
+    elif family == "deberta-v2":  # DeBERTa-v3's shape: 8 position buckets, so the batch's distances are log-bucketed
+        hf = transformers.DebertaV2ForSequenceClassification(transformers.DebertaV2Config(**common, **DEBERTA_V3))
+        with torch.no_grad():  # its fresh table is near zero: make the relative positions matter
+            hf.deberta.encoder.rel_embeddings.weight.normal_(0, 1.0)
     elif family == "modernbert":  # a local window of 8: most of the batch's sentences are longer
         tokens = dict(MODERNBERT_TOKENS, bos_token_id=1, cls_token_id=1, eos_token_id=2, sep_token_id=2)
         hf = transformers.ModernBertForSequenceClassification(transformers.ModernBertConfig(**common, local_attention=8, **tokens))

@@ -92,7 +92,8 @@ def test_the_checkpoint_s_own_sentence_embedding(tmp_path):
     assert checkpoint.sentence_embedding_spec(str(tmp_path))["pooling"] == "max_tokens"
 
 
-@pytest.mark.parametrize("family", ["bert", "roberta", "mpnet", "xlm-roberta", "distilbert", "electra", "modernbert"])
+@pytest.mark.parametrize("family", ["bert", "roberta", "mpnet", "xlm-roberta", "distilbert", "electra", "modernbert",
+                                    "deberta-v2"])
 def test_a_saved_classifier_gives_transformers_the_same_logits(family, tmp_path):
     _, source = tiny_hf_model(family, tmp_path / "source", num_labels=3)
     ours = checkpoint.from_pretrained(source, num_labels=3)

@@ -30,7 +30,7 @@ def test_cache_gives_the_same_training_as_the_full_network_without_dropout(tmp_p
     assert cached["trainable_parameters"] == full["trainable_parameters"]
 
 
-@pytest.mark.parametrize("family", ["roberta", "mpnet", "distilbert", "electra", "xlm-roberta", "modernbert"])
+@pytest.mark.parametrize("family", ["roberta", "mpnet", "distilbert", "electra", "xlm-roberta", "modernbert", "deberta-v2"])
 def test_each_family_trains_alike_from_its_cached_prefix(family, tmp_path, glue_dir):
     """The cache's equivalence for every family but BERT's (above): a tiny random checkpoint, dropout
     off, one frozen layer cached against the whole network run every step."""
@@ -76,7 +76,7 @@ def test_evaluating_only_the_last_gives_the_full_runs_fair_score(tmp_path, tiny_
     assert len(halves) == 2 and abs(sum(h["accuracy"] for h in halves) / 2 - last(full)["accuracy"]) < 1e-3
 
 
-@pytest.mark.parametrize("family", ["distilbert", "xlm-roberta", "electra", "modernbert"])
+@pytest.mark.parametrize("family", ["distilbert", "xlm-roberta", "electra", "modernbert", "deberta-v2"])
 def test_a_run_of_each_family_saves_a_classifier_transformers_reads_alike(family, tmp_path, glue_dir):
     """A tiny random checkpoint of the family through freeze_study.py (k = 1, a few steps) and its
     --save: transformers loads the saved folder as the family's classifier, to our logits."""

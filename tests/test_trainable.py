@@ -56,7 +56,8 @@ def padded(ids, pad):
 
 
 @pytest.mark.parametrize("family, pairs", [("bert", False), ("bert", True), ("roberta", False), ("mpnet", False),
-                                           ("distilbert", False), ("electra", False), ("modernbert", False)])
+                                           ("distilbert", False), ("electra", False), ("modernbert", False),
+                                           ("deberta-v2", False)])
 def test_lora_is_the_merged_weight_in_logits_loss_and_gradients(family, pairs, tmp_path):
     ours, hf = lora_and_merged(family, tmp_path)
     ids, labels = batch(family, pairs), torch.tensor([0, 1, 1])
@@ -106,7 +107,7 @@ def test_lora_above_a_cached_prefix_is_lora_over_the_whole_network(tmp_path):
 
 
 @pytest.mark.parametrize("family, k", [("bert", 0), ("bert", 2), ("roberta", 1), ("mpnet", 0), ("distilbert", 1),
-                                      ("electra", 0)])
+                                      ("electra", 0), ("deberta-v2", 0), ("deberta-v2", 1)])
 def test_bitfit_trains_every_bias_above_the_frozen_layers_and_the_classifier(family, k, tmp_path):
     _, folder = tiny_hf_model(family, tmp_path)
     ours = checkpoint.from_pretrained(folder, num_labels=3)
@@ -115,8 +116,8 @@ def test_bitfit_trains_every_bias_above_the_frozen_layers_and_the_classifier(fam
     trained = {name for name, p in ours.named_parameters() if p.requires_grad}
     biases = {name for name, _ in ours.named_parameters() if name.endswith("bias") and (
         name.startswith("head.") or any(name.startswith(f"layers.{i}.") for i in range(k, 3))
-        or (k == 0 and name.startswith("embed.")))}
-    head = {"head.out_proj.weight"} | ({"head.dense.weight"} if family not in ("bert", "distilbert") else set())
+        or (k == 0 and name.startswith("embed.")) or (k <= 0 and name.startswith("relative_norm.")))}  # DeBERTa's shared norm
+    head = {"head.out_proj.weight"} | ({"head.dense.weight"} if family not in ("bert", "distilbert", "deberta-v2") else set())
     assert trained == biases | head and "head.dense.bias" in trained  # BERT's pooler bias trains, its weight not
 
 
