@@ -15,8 +15,9 @@ A cached prefix is valid exactly while these hold, and its key holds each of the
   are hashed, so they stand for the task, the split, the texts and the tokenizer at once;
 - the depth k, the device type and the precision it was computed in;
 - nothing the run trains or changes is inside the prefix: freezing (trainable.freeze) sets
-  requires_grad off for exactly the embeddings and layers 1..k (and, for k >= 1, MPNet's relative
-  position bias, which every layer reads: k in the key says it is frozen), a reset (--reinit N) touches only
+  requires_grad off for exactly the embeddings and layers 1..k (and, for k >= 1, what every layer
+  reads: MPNet's relative position bias, DeBERTa's relative embeddings and their norm; k in the
+  key says they are frozen), a reset (--reinit N) touches only
   the top N layers and is refused where they overlap the frozen ones, and the prefix is computed in
   eval mode (no dropout), so every seed and epoch reads the same states.
 
