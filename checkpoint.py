@@ -132,13 +132,16 @@ def load_tokenizer(folder: str):
     return AutoTokenizer.from_pretrained(folder)
 
 
+NO_SENTENCE_EMBEDDING = dict(pooling="first", normalize=False, max_length=None)  # a folder without its files
+
+
 def sentence_embedding_spec(folder: str) -> dict:
     """How the checkpoint itself turns token states into a sentence embedding, from its
     sentence-transformers files (modules.json, the Pooling module's config.json,
     sentence_bert_config.json): {pooling: "mean" | "first" | another of its modes, normalize,
     max_length}. A checkpoint without them is read as the studies' classifiers read it: the first
     token, not normalised."""
-    spec = dict(pooling="first", normalize=False, max_length=None)
+    spec = dict(NO_SENTENCE_EMBEDDING)
     try:
         with open(os.path.join(folder, "modules.json")) as f:
             modules = json.load(f)

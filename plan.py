@@ -199,11 +199,15 @@ def device_and_precision(args):
 
 def pooling_of(args, method, folder, config):
     """(pooling, normalize, longest sequence or None): a method that reads a sentence embedding reads
-    the checkpoint's own (its sentence-transformers files); the others read what the family's
-    classifier reads: the first token (a ModernBERT config can say the mean)."""
+    the checkpoint's own (its sentence-transformers files); the others, and those without such
+    files, read what the family's classifier reads: the first token (a ModernBERT config can say
+    the mean)."""
     own = checkpoint.sentence_embedding_spec(folder)
+    classifier_reads = "mean" if config.classifier_pooling == "mean" else "first"
     if not method.sentence_embedding:
-        return args.pooling or ("mean" if config.classifier_pooling == "mean" else "first"), False, None
+        return args.pooling or classifier_reads, False, None
+    if own == checkpoint.NO_SENTENCE_EMBEDDING:  # no sentence-transformers files: what its classifier reads
+        own = dict(own, pooling=classifier_reads)
     if not args.pooling and own["pooling"] not in ("first", "mean"):
         raise ValueError(f"{args.model}'s sentence embedding pools by {own['pooling']}; this tool pools by the "
                          "first token or the mean: pass --pooling first or --pooling mean")

@@ -44,6 +44,21 @@ def test_each_family_trains_alike_from_its_cached_prefix(family, tmp_path, glue_
     assert [p["accuracy"] for p in cached["curve"]] == pytest.approx([p["accuracy"] for p in full["curve"]], abs=1e-5)
 
 
+def test_a_modernbert_that_pools_by_the_mean_is_read_by_the_mean(tmp_path, glue_dir):
+    """classifier_pooling: mean in its config: the fine-tune and the probe read the mean of the
+    tokens (the probe: no sentence-transformers files say otherwise), and --save keeps it."""
+    import transformers
+    from conftest import save_tiny_bert
+    folder = save_tiny_bert(tmp_path / "tiny", family="modernbert")
+    config = json.loads((tmp_path / "tiny" / "config.json").read_text())
+    (tmp_path / "tiny" / "config.json").write_text(json.dumps(dict(config, classifier_pooling="mean")))
+    record = run(tmp_path, folder, glue_dir, "--freeze", "1", "--save", str(tmp_path / "saved"))
+    probe = run(tmp_path, folder, glue_dir, "--method", "probe", "--freeze", "3", out="probe.json")
+    assert record["config"]["pooling"] == probe["config"]["pooling"] == "mean"
+    saved = transformers.AutoConfig.from_pretrained(tmp_path / "saved")
+    assert saved.classifier_pooling == "mean"
+
+
 def figures(result):
     return (result["best_accuracy"], result["best_step"], result["train_losses"],
             [{key: value for key, value in point.items() if key != "seconds"} for point in result["curve"]])
