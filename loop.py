@@ -133,6 +133,37 @@ def evaluation_point(model, config, inputs, step, steps_per_epoch, losses, lr, b
                 seconds=round(time.perf_counter() - began, 2))
 
 
+def step_plan(n, config):
+    """The run's optimizer steps in order: (step, 0-based; the batch's example indices, drawn by the
+    seed's shuffle each epoch; whether the dev split is scored after it). config.evaluations ==
+    "last": only the last of the half-epoch evaluations, and no step after it."""
+    steps_per_epoch, total_steps, warmup_steps, eval_every = schedule(n, config)
+    last_evaluation = total_steps if config.eval_at_end else total_steps - total_steps % eval_every
+    shuffle = torch.Generator().manual_seed(config.seed)
+    step = 0
+    for epoch in range(config.epochs):
+        for batch in torch.randperm(n, generator=shuffle).split(config.batch_size):
+            if config.evaluations == "last" and step >= last_evaluation:
+                return  # nothing after the last evaluation is read: a run that reads only it stops there
+            step += 1
+            evaluates = step % eval_every == 0 or (config.eval_at_end and step == total_steps)
+            yield step - 1, batch, evaluates and (config.evaluations == "every" or step == last_evaluation)
+
+
+def chooses(point, chosen, config):
+    """Whether the evaluation `point` becomes the run's chosen one (config.selection: its best,
+    the first of equal bests, or its last)."""
+    return config.selection == "last" or chosen is None or point[config.metric] > chosen[config.metric]
+
+
+def train_scores_with(model, weights, config, inputs):
+    """The training subset scored once, in eval mode, with the chosen evaluation's weights: its
+    gap to the dev score is how far the run over-fits."""
+    model.load_state_dict(weights, strict=False)
+    predictions = predict(model, inputs.train, inputs.cached_depth, inputs.device, config.precision, config.eval_batch_size)
+    return metrics.scores(np.asarray(inputs.train_labels), predictions, model.config.num_labels)
+
+
 def train(model, config, inputs, log=print):
     """
     Fine-tune the parameters that require grad on inputs.train. Evaluates on the whole dev split
@@ -148,38 +179,25 @@ def train(model, config, inputs, log=print):
     optimizer = AdamW([dict(params=params, weight_decay=config.weight_decay)], lr=config.lr, betas=config.betas,
                       eps=config.eps, used_rows=used_word_rows(model, inputs.train, inputs.cached_depth))
     scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
-    shuffle = torch.Generator().manual_seed(config.seed)
     curve, losses, eval_seconds, began = [], [], 0.0, time.perf_counter()
-    chosen, chosen_weights, step = None, None, 0
-    last_evaluation = total_steps if config.eval_at_end else total_steps - total_steps % eval_every
-    for epoch in range(config.epochs):
-        if config.evaluations == "last" and step >= last_evaluation:
-            break  # nothing after the last evaluation is read: a run that reads only it stops there
-        for batch in torch.randperm(n, generator=shuffle).split(config.batch_size):
-            if config.evaluations == "last" and step >= last_evaluation:
-                break
-            for group in optimizer.param_groups:
-                group["lr"] = lr_at(step, warmup_steps, total_steps, config.lr)
-            losses.append(train_step(model, optimizer, scaler, params, [inputs.train[i] for i in batch],
-                                     labels[batch.to(device)], inputs.cached_depth, device, config))
-            step += 1
-            evaluates = step % eval_every == 0 or (config.eval_at_end and step == total_steps)
-            if evaluates and (config.evaluations == "every" or step == last_evaluation):
-                eval_began = time.perf_counter()
-                point = evaluation_point(model, config, inputs, step, steps_per_epoch, losses[-eval_every:],
-                                         optimizer.param_groups[0]["lr"], began)
-                eval_seconds += time.perf_counter() - eval_began
-                curve.append(point)
-                if config.selection == "last" or chosen is None or point[config.metric] > chosen[config.metric]:
-                    chosen, chosen_weights = point, trainable_copy(model)  # the first of equal bests
-                log_point(log, point, total_steps)
+    chosen, chosen_weights = None, None
+    for step, batch, evaluates in step_plan(n, config):
+        for group in optimizer.param_groups:
+            group["lr"] = lr_at(step, warmup_steps, total_steps, config.lr)
+        losses.append(train_step(model, optimizer, scaler, params, [inputs.train[i] for i in batch],
+                                 labels[batch.to(device)], inputs.cached_depth, device, config))
+        if evaluates:
+            eval_began = time.perf_counter()
+            point = evaluation_point(model, config, inputs, step + 1, steps_per_epoch, losses[-eval_every:],
+                                     optimizer.param_groups[0]["lr"], began)
+            eval_seconds += time.perf_counter() - eval_began
+            curve.append(point)
+            if chooses(point, chosen, config):
+                chosen, chosen_weights = point, trainable_copy(model)  # the first of equal bests
+            log_point(log, point, total_steps)
     train_seconds = time.perf_counter() - began - eval_seconds
-    # the training subset scored once, in eval mode, with the chosen evaluation's weights: its gap
-    # to the dev score is how far the run over-fits
     scoring_began = time.perf_counter()
-    model.load_state_dict(chosen_weights, strict=False)
-    train_predictions = predict(model, inputs.train, inputs.cached_depth, device, config.precision, config.eval_batch_size)
-    train_scores = metrics.scores(np.asarray(inputs.train_labels), train_predictions, model.config.num_labels)
+    train_scores = train_scores_with(model, chosen_weights, config, inputs)
     return TrainResult(chosen=chosen, train_scores=train_scores, curve=curve, losses=losses, total_steps=total_steps,
                        warmup_steps=warmup_steps, eval_every=eval_every, train_seconds=train_seconds,
                        eval_seconds=eval_seconds + time.perf_counter() - scoring_began,
