@@ -58,15 +58,9 @@ def run(args, log=print):
     plan = plan_run(args, task)
     machine.prepare(plan.device)
     result.check_folder(os.path.dirname(plan.out) or ".", cell_config(plan), plan.precision_chosen)
-    classifier = build_and_freeze(plan, task)
-    train_ids, dev_ids, max_length = tokenize_task(plan, classifier, task, indices)
-    prefix_began = time.perf_counter()
-    train_inputs, dev_inputs = frozen_prefix_states(plan, classifier, task, train_ids, dev_ids)
-    prefix_seconds = time.perf_counter() - prefix_began
+    classifier, inputs, max_length, prefix_seconds = prepare(plan, task, indices)
     if plan.device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(plan.device)
-    inputs = loop.RunInputs(train_inputs, task.train_labels[indices], dev_inputs, task.dev_labels, plan.cached_depth,
-                            plan.device)
     history = plan.method.train(classifier, plan.train_config, inputs, (lambda line: None) if plan.quiet else log)
     record = result.build(run_config(plan, task, classifier, max_length), task, history,
                           *trained_parameters(classifier, plan.method, task.num_labels),
@@ -78,6 +72,18 @@ def run(args, log=print):
     result.write(plan.out, record)
     log(result.summary_line(record, plan.out))
     return record
+
+
+def prepare(plan, task, indices):
+    """The run's model, built from its seed and frozen as planned, and what it trains on: (model,
+    loop.RunInputs, the longest sequence, the seconds the frozen prefix took)."""
+    classifier = build_and_freeze(plan, task)
+    train_ids, dev_ids, max_length = tokenize_task(plan, classifier, task, indices)
+    prefix_began = time.perf_counter()
+    train_inputs, dev_inputs = frozen_prefix_states(plan, classifier, task, train_ids, dev_ids)
+    inputs = loop.RunInputs(train_inputs, task.train_labels[indices], dev_inputs, task.dev_labels, plan.cached_depth,
+                            plan.device)
+    return classifier, inputs, max_length, time.perf_counter() - prefix_began
 
 
 def load_task_and_subset(args):

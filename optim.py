@@ -43,16 +43,22 @@ class AdamW:
     def step(self):
         for group in self.param_groups:
             params = [p for p in group["params"] if p.grad is not None]
-            whole = [p for p in params if p not in self.used_rows]
-            self.update(whole, [p.grad for p in whole], whole, group["lr"], group["weight_decay"])
-            for p in params:
-                if p in self.used_rows:
-                    rows = self.used_rows[p]
-                    if group["weight_decay"]:
-                        decay(p, group["lr"], group["weight_decay"])
-                    view = p.index_select(0, rows)  # (R, H), a copy
-                    self.update([view], [p.grad.index_select(0, rows)], [p], group["lr"], 0.0)
-                    p.index_copy_(0, rows, view)
+            self.apply(params, [p.grad for p in params], group["lr"], group["weight_decay"])
+
+    @torch.no_grad()
+    def apply(self, params, grads, lr, weight_decay):
+        """One step on params with these gradients: the fused update, on the used rows alone where
+        a parameter has them (batched.py calls it with each rate's slices and gradients)."""
+        whole = [(p, g) for p, g in zip(params, grads) if p not in self.used_rows]
+        self.update([p for p, _ in whole], [g for _, g in whole], [p for p, _ in whole], lr, weight_decay)
+        for p, g in zip(params, grads):
+            if p in self.used_rows:
+                rows = self.used_rows[p]
+                if weight_decay:
+                    decay(p, lr, weight_decay)
+                view = p.index_select(0, rows)  # (R, H), a copy
+                self.update([view], [g.index_select(0, rows)], [p], lr, 0.0)
+                p.index_copy_(0, rows, view)
 
     def update(self, params, grads, keys, lr, weight_decay):
         """torch's fused AdamW step on params; the moments are kept under keys (the parameters)."""

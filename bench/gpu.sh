@@ -12,6 +12,7 @@
 #                                                              its runs must not join a report's: bench/README.md)
 #   PEFT_LR=2e-3 bash bench/gpu.sh OUT_DIR peft                # #45: LoRA against peft, n = 200 and 1000 (not yet run)
 #   bash bench/gpu.sh OUT_DIR scout                            # #45: LoRA and BitFit rates at n = 500 and 1000, 2 seeds
+#   bash bench/gpu.sh OUT_DIR batched                          # #72: three rates at once against one after another (not yet run)
 #
 # (the times are those of calls on an H100; docs/records/gpu-2026-11-23/ and gpu-2026-11-26/ hold
 # their output)
@@ -34,14 +35,14 @@ mkdir -p "$work"
 if [ -n "${DRY:-}" ]; then  # small and on the CPU: the script's plumbing, not its figures
   export OMP_NUM_THREADS=1
   precision=fp32 ways=("a: cache" "c: Trainer") eq_seeds="1 2" eq_size=50 big=100 epochs=1 grid_sizes="50" grid_j="2"
-  shape_layers=2 trainer_freeze_minilm="0 6" trainer_freeze_shape="0 2" precision_seeds="1"
+  shape_layers=2 trainer_freeze_minilm="0 6" trainer_freeze_shape="0 2" precision_seeds="1" batched_precision=fp32
   lee_task=rte lee_freeze=${LEE_FREEZE:-6} lee_seeds=${LEE_SEEDS:-1} lee_jobs=2 lee_epochs=EPOCHS=1
   setfit_tasks=sst2 setfit_sizes=50 setfit_freeze=${SETFIT_FREEZE:-6} setfit_seeds=1 setfit_iterations=1 setfit_jobs=2
   peft_sizes=50 peft_freeze=3 peft_seeds=1 peft_precision=fp32 peft_epochs=1
   scout_tasks=sst2 scout_sizes=50 scout_rates="1e-3" scout_seeds=1 scout_jobs=2 scout_epochs=EPOCHS=1
 else
   precision=fp16 ways=("a: cache fp16" "c: Trainer fp16") eq_seeds="1 2 3 4 5" eq_size=200 big=1000 epochs=10 grid_sizes="50 100 200 500 1000"
-  grid_j="16" shape_layers=12 trainer_freeze_minilm="0 4 6" trainer_freeze_shape="0 8 12"
+  grid_j="16" shape_layers=12 trainer_freeze_minilm="0 4 6" trainer_freeze_shape="0 8 12" batched_precision=bf16
   precision_seeds="1 2 3 4 5 6 7 8 9 10"
   lee_task=sst2 lee_freeze=${LEE_FREEZE:-"0 3 4 5 6"} lee_seeds=${LEE_SEEDS:-"1 2 3 4 5"} lee_jobs=${LEE_JOBS:-10} lee_epochs=
   setfit_tasks=${SETFIT_TASKS:-"sst2 cola"} setfit_sizes=${SETFIT_SIZES:-"500 1000"} setfit_freeze=${SETFIT_FREEZE:-"6 4 2 0"}
@@ -170,6 +171,15 @@ for k in sorted({r["config"]["freeze"] for r in runs}):
           f" eval {statistics.median(r['seconds']['eval'] for r in mine):.1f}), peak {max(r['peak_memory_mb'] for r in mine):.0f} MiB")
 EOF
   tar czf "$out/grid-runs.tar.gz" -C $work grid
+}
+
+phase_batched() {
+  [ -d "$shape" ] || $PY -m bench.shape_checkpoint --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
+  echo "== batched: three rates of one cell at once (batched.py) against one after another, roberta-base's shape, n = $big"
+  for k in $trainer_freeze_shape; do
+    $PY -m bench.batched_rates --model "$shape" --glue-dir "$GLUE_DIR" --freeze $k --size $big --epochs $epochs \
+      --precision $batched_precision 2>&1 | grep -v -i "warn\|attended ="
+  done
 }
 
 phase_precision() {

@@ -1,0 +1,132 @@
+"""
+Several rates of one cell trained at once, as one model over stacked weights: the runs a line search
+makes (one seed, one depth, rates along a ladder) share every batch, every dropout mask and every
+frozen layer, and differ only in their weights once the first step has moved them.
+
+    train_rates(model, config, rates, inputs, log) -> [loop.TrainResult], one per rate
+
+    the model's trainable weights  ->  stacked (R, ...), one slice per rate; the frozen ones shared
+    each step                          logits of every rate at once: torch.func.vmap over the slices
+                                       of loop.logits_for, the batch and its dropout masks the same
+                                       ("same" randomness: one draw, as each run alone would draw it)
+                                       one backward of the rates' summed losses: each slice gets its
+                                       own rate's gradient
+                                       per rate: clip its gradient, AdamW at its rate (optim.py's apply,
+                                       on the word embedding's used rows as a run alone)
+    each evaluation, the end           a rate's slices loaded into the model: loop's own evaluation,
+                                       choice and scoring of the training subset
+
+The plan of steps, the choice and the scoring are loop.py's, so each rate's run is loop.train's at
+that rate: the same batches, masks and schedule, its numbers equal to float tolerance (a batched
+matrix product sums in another order; tests/study/test_batched.py). What it saves is the fixed cost a
+step pays whatever its size (kernel launches, Python), which a GPU pays and a 2-core CPU barely
+does. fp32 and bf16; fp16's loss scaling is per run and is not here.
+"""
+
+import time
+
+import torch
+import torch.nn as nn
+from torch.func import functional_call, vmap
+
+import loop
+from machine import autocast
+from optim import AdamW, lr_at, used_word_rows
+
+
+class Logits(nn.Module):
+    """loop.logits_for as a module's forward, so torch.func can call it with other weights."""
+
+    def __init__(self, model, cached_depth, device):
+        super().__init__()
+        self.model, self.cached_depth, self.device = model, cached_depth, device
+
+    def forward(self, batch):
+        return loop.logits_for(self.model, batch, self.cached_depth, self.device)
+
+
+def stacked_weights(model, rates):
+    """{name: (R, ...) copies of each trainable weight, one slice per rate}."""
+    return {name: p.detach().unsqueeze(0).repeat(len(rates), *[1] * p.dim()).requires_grad_(True)
+            for name, p in model.named_parameters() if p.requires_grad}
+
+
+def load(model, stacked, r):
+    """Rate r's weights into the model (its evaluations and its scoring read the model)."""
+    with torch.no_grad():
+        parameters = dict(model.named_parameters())
+        for name, weights in stacked.items():
+            parameters[name].copy_(weights[r])
+
+
+def step_all(logits, stacked, optimizers, slices, labels, lrs, config):
+    """One optimizer step of every rate; returns each rate's loss."""
+    losses = [loop.loss_of(logits[r], labels) for r in range(len(lrs))]
+    for weights in stacked.values():
+        weights.grad = None
+    sum(losses).backward()
+    for r, (optimizer, views) in enumerate(zip(optimizers, slices)):
+        gradients = [weights.grad[r] for weights in stacked.values()]
+        clip(gradients, config.max_grad_norm)
+        optimizer.apply(views, gradients, lrs[r], config.weight_decay)
+    return [loss.item() for loss in losses]
+
+
+def clip(gradients, max_norm):
+    """clip_grad_norm_'s arithmetic on one rate's gradients: scaled by max_norm / (norm + 1e-6), at most 1."""
+    total = torch.nn.utils.get_total_norm(gradients)
+    torch._foreach_mul_(gradients, torch.clamp(max_norm / (total + 1e-6), max=1.0))
+
+
+def train_rates(model, config, rates, inputs, log=print):
+    """loop.train of `model` at each of `rates` (config.lr ignored), all at once. The model holds
+    the shared starting weights; each rate's chosen weights are returned in its result, and the
+    model is left with the last rate's."""
+    if config.precision == "fp16":
+        raise ValueError("several rates at once run in fp32 or bf16: fp16's loss scaling is per run")
+    n, device = len(inputs.train_labels), inputs.device
+    steps_per_epoch, total_steps, warmup_steps, eval_every = loop.schedule(n, config)
+    labels = torch.as_tensor(inputs.train_labels).to(device)
+    stacked = stacked_weights(model, rates)
+    fixed = {f"model.{name}": p for name, p in model.named_parameters() if not p.requires_grad}
+    logits_of = Logits(model, inputs.cached_depth, device)
+    slices = [[weights[r] for weights in stacked.values()] for r in range(len(rates))]  # views, updated in place
+    used = used_word_rows(model, inputs.train, inputs.cached_depth)  # AdamW on the word rows the subset uses
+    word = list(stacked).index("embed.word.weight") if used else None
+    optimizers = [AdamW([], lr=rate, betas=config.betas, eps=config.eps,
+                        used_rows={views[word]: next(iter(used.values()))} if used else None)
+                  for rate, views in zip(rates, slices)]
+    runs = [dict(curve=[], losses=[], chosen=None, weights=None, eval_seconds=0.0) for _ in rates]
+    began = time.perf_counter()
+    for step, batch, evaluates in loop.step_plan(n, config):
+        lrs = [lr_at(step, warmup_steps, total_steps, rate) for rate in rates]
+        model.train()
+        with autocast(device, config.precision):
+            logits = vmap(lambda weights: functional_call(logits_of, {**{f"model.{k}": v for k, v in weights.items()},
+                                                                      **fixed}, ([inputs.train[i] for i in batch],)),
+                          randomness="same")(stacked)  # (R, B, num_labels)
+        for run, loss in zip(runs, step_all(logits, stacked, optimizers, slices, labels[batch.to(device)], lrs, config)):
+            run["losses"].append(loss)
+        if evaluates:
+            for r, run in enumerate(runs):
+                eval_began = time.perf_counter()
+                load(model, stacked, r)
+                point = loop.evaluation_point(model, config, inputs, step + 1, steps_per_epoch,
+                                              run["losses"][-eval_every:], lrs[r], began)
+                run["eval_seconds"] += time.perf_counter() - eval_began
+                run["curve"].append(point)
+                if loop.chooses(point, run["chosen"], config):
+                    run["chosen"], run["weights"] = point, {name: w[r].detach().to("cpu", copy=True)
+                                                            for name, w in stacked.items()}
+                loop.log_point(log, point, total_steps)
+    train_seconds = (time.perf_counter() - began - sum(run["eval_seconds"] for run in runs)) / len(rates)
+    results = []
+    for optimizer, run in zip(optimizers, runs):
+        scoring_began = time.perf_counter()
+        train_scores = loop.train_scores_with(model, run["weights"], config, inputs)
+        results.append(loop.TrainResult(
+            chosen=run["chosen"], train_scores=train_scores, curve=run["curve"], losses=run["losses"],
+            total_steps=total_steps, warmup_steps=warmup_steps, eval_every=eval_every, train_seconds=train_seconds,
+            eval_seconds=run["eval_seconds"] + time.perf_counter() - scoring_began,
+            optimizer_state_bytes=loop.state_bytes(optimizer)))
+    return results
