@@ -48,16 +48,17 @@ def matmul_peak(dtype):
     return 2 * 2048 ** 3 / min(seconds(lambda: a @ b, 5) for _ in range(3))
 
 
-def forward_flops(config, lengths, layers):
+def forward_flops(config, lengths, layers, first_token_last=True):
     """FLOPs of `layers` layers over sentences of these lengths, real tokens only; the last layer
-    computes the first token only (model.Layer's first_token_only)."""
+    computes the first token only (model.Layer's first_token_only), unless first_token_last is
+    False (the frozen prefix: every token of every layer)."""
     if not layers:
         return 0
     H, I = config.hidden_size, config.intermediate_size
     tokens, pairs = sum(lengths), sum(t * t for t in lengths)  # attention: every query x key
     full = 2 * tokens * (4 * H * H + 2 * H * I) + 4 * pairs * H
     last = 2 * tokens * 2 * H * H + 2 * len(lengths) * (2 * H * H + 2 * H * I) + 4 * tokens * H
-    return (layers - 1) * full + last
+    return (layers - 1) * full + (last if first_token_last else full)
 
 
 def main():
