@@ -46,12 +46,14 @@ def main():
     args = p.parse_args()
     runs = [r for r in load_results(args.folder, figure="score") if str(r["config"]["size"]) == args.size
             and r["config"]["method"] == "finetune"]
-    precision = runs[0]["config"]["precision"]
-    peak = matmul_peak(torch.bfloat16 if precision == "bf16" else torch.float32)
+    if not runs:
+        raise SystemExit(f"floor.py: {args.folder} has no fine-tune runs at n = {args.size}")
+    precision, device = runs[0]["config"]["precision"], runs[0]["config"]["device"]
+    peak = matmul_peak(dict(bf16=torch.bfloat16, fp16=torch.float16).get(precision, torch.float32), device)
     by_depth = collections.defaultdict(list)
     for run in runs:
         by_depth[run["config"]["freeze"]].append(run)
-    print(f"{args.folder}, n = {args.size}, {precision}: matrix-product peak here {peak / 1e9:.0f} GFLOP/s; "
+    print(f"{args.folder}, n = {args.size}, {precision} on {device}: matrix-product peak here {peak / 1e9:.0f} GFLOP/s; "
           f"the runs' processor: {runs[0].get('processor')}")
     print("| k | runs | median s (train, eval) | training GFLOP | eval GFLOP | prefix GFLOP (shared) | floor s | floor / measured |")
     print("|---|---|---|---|---|---|---|---|")

@@ -170,6 +170,8 @@ for k in sorted({r["config"]["freeze"] for r in runs}):
           f" (prefix {statistics.median(r['seconds']['prefix'] for r in mine):.1f}, train {statistics.median(r['seconds']['train'] for r in mine):.1f},"
           f" eval {statistics.median(r['seconds']['eval'] for r in mine):.1f}), peak {max(r['peak_memory_mb'] for r in mine):.0f} MiB")
 EOF
+  echo "== grid: each depth at n = ${grid_sizes##* } beside its arithmetic floor (bench/floor.py)"
+  $PY -m bench.floor $work/grid/shape-seed1 --size ${grid_sizes##* } --model "$shape" --glue-dir "$GLUE_DIR" 2>&1 | grep -v -i warn
   tar czf "$out/grid-runs.tar.gz" -C $work grid
 }
 

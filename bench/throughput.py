@@ -33,19 +33,23 @@ import trainable
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
 
-def seconds(fn, repeats):
+def seconds(fn, repeats, sync=lambda: None):
     fn()  # warm-up
+    sync()
     times = []
     for _ in range(repeats):
         began = time.perf_counter()
         fn()
+        sync()
         times.append(time.perf_counter() - began)
     return statistics.median(times)
 
 
-def matmul_peak(dtype):
-    a, b = torch.randn(2048, 2048, dtype=dtype), torch.randn(2048, 2048, dtype=dtype)
-    return 2 * 2048 ** 3 / min(seconds(lambda: a @ b, 5) for _ in range(3))
+def matmul_peak(dtype, device="cpu"):
+    """FLOP/s of the best of a few 2048^3 products in `dtype` on `device` (a GPU's waited for)."""
+    a, b = (torch.randn(2048, 2048, dtype=dtype, device=device) for _ in range(2))
+    sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
+    return 2 * 2048 ** 3 / min(seconds(lambda: a @ b, 5, sync) for _ in range(3))
 
 
 def forward_flops(config, lengths, layers, first_token_last=True):
