@@ -12,7 +12,7 @@ from plan import plan_run
 
 def prepared(tmp_path, checkpoint, glue_dir, *extra):
     """A run's model (built from its seed, frozen as planned) and its inputs, as freeze_study.run makes them."""
-    args = freeze_study.parse_args(["--model", checkpoint, "--glue-dir", glue_dir, "--size", "50", "--epochs", "2",
+    args = freeze_study.parse_args(["--model", checkpoint, "--glue-dir", glue_dir, "--size", "50", "--epochs", "1",
                                     "--precision", "fp32", "--cache-dir", str(tmp_path / "cache"),
                                     "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json"), *extra])
     task, indices = freeze_study.load_task_and_subset(args)
