@@ -205,7 +205,8 @@ class EncoderConfig:
             raise ValueError(f"num_labels must be an integer >= 1 (got {num_labels!r})")
         if hf.get("hidden_act", "gelu") not in ACTIVATIONS:
             raise ValueError(f"unsupported hidden_act {hf['hidden_act']!r} in config.json")
-        modern = modernbert_keys(hf) if family.parts == "modernbert" else deberta_keys(hf) if model_type == "deberta-v2" else {}
+        # the keys only ModernBERT and DeBERTa read, as EncoderConfig's fields
+        own_keys = modernbert_keys(hf) if model_type == "modernbert" else deberta_keys(hf) if model_type == "deberta-v2" else {}
         if hf.get("position_embedding_type", "absolute") != "absolute":
             raise ValueError("only absolute position embeddings are supported "
                              f"(config.json says {hf['position_embedding_type']!r})")
@@ -238,7 +239,7 @@ class EncoderConfig:
             embedding_size=hf.get("embedding_size", hf["hidden_size"]),
             initializer_range=hf.get("initializer_range", 0.02),
             num_labels=num_labels,
-            **modern,
+            **own_keys,
         )
 
     @property

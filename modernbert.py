@@ -27,11 +27,9 @@ from rows import Layout
 class Embeddings(nn.Module):
     def __init__(self, config: EncoderConfig):
         super().__init__()
-        self.config = config
         self.word = nn.Embedding(config.vocab_size, config.hidden_size)
         self.norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps, bias=config.norm_bias)
         self.dropout = nn.Dropout(config.hidden_dropout)
-        self.project = None
 
     def forward(self, tokens: torch.Tensor, layout: Layout) -> torch.Tensor:
         return self.dropout(self.norm(self.word(tokens)))  # (N,) token ids -> (N, H); no segments
@@ -92,9 +90,12 @@ class Layer(nn.Module):
         heads = lambda t: t.view(B, -1, self.num_heads, H // self.num_heads).transpose(1, 2)
         normed = x if self.attn_norm is None else self.attn_norm(x)
         q, k, v = self.qkv(normed).view(len(x), 3, self.num_heads, H // self.num_heads).unbind(1)  # (N, nh, hd)
-        q, k = rotate(q, cos, sin), rotate(k, cos, sin)
-        queries = x[layout.first] if first_token_only else x
-        q = q[layout.first].reshape(B, 1, H) if first_token_only else layout.to_grid(q.reshape(len(x), H))
+        k = rotate(k, cos, sin)
+        if first_token_only:  # the first rows alone are queries: only they turn
+            queries, first = x[layout.first], layout.first
+            q = rotate(q[first], cos[first], sin[first]).reshape(B, 1, H)
+        else:
+            queries, q = x, layout.to_grid(rotate(q, cos, sin).reshape(len(x), H))
         k, v = layout.to_grid(k.reshape(len(x), H)), layout.to_grid(v.reshape(len(x), H))
         q, k, v = heads(q), heads(k), heads(v)  # (B, nh, T*, hd)
         p = self.attention_dropout if self.training else 0.0

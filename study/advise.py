@@ -300,8 +300,10 @@ def main(argv=None):
                 sys.exit(code)
             dev_half = runs[0]["dev_size"] // 2
             chosen, decided = policy.pick(searched, observed, metric, dev_half)
-            test = args.test_file and (args.test_file, scores_on_test(args.folder, chosen, size, runs, metric, shared,
-                                                                      run_flags, args.test_file, workers))
+            test = None
+            if args.test_file:  # (the file, the mean of the pick's seeds on it, how many)
+                scores = scores_on_test(args.folder, chosen, size, runs, metric, shared, run_flags, args.test_file, workers)
+                test = (args.test_file, sum(scores) / len(scores), len(scores))
         save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
         keep_line, command = keep(chosen, size, shared, run_flags, save)
         rows, state = cell_rows(observed, runs, metric, dev_half)
@@ -313,7 +315,7 @@ def main(argv=None):
         row = next(row for row in rows if row["cell"] == chosen)
         print(f"advise: {'decided' if decided else 'NOT decided (budget spent)'}: {row['label']}, freeze {chosen.freeze}, "
               f"rate {rate_text(chosen)} | "
-              + (f"test file {sum(test[1]) / len(test[1]):.3f}, " if test else "")
+              + (f"test file {test[1]:.3f}, " if test else "")
               + f"second half {row['reported']:.3f}, first half {row['picked']:.3f} | "
               f"{spent(observed) / 3600:.2f} h of runs | {report}")
         print(command)

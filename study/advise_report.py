@@ -44,7 +44,7 @@ def rate_text(cell):
 
 
 def report_lines(title, chosen, decided, rows, state, rounds, spent_seconds, wall_seconds, keep_line, test=None):
-    """advise.md's lines; `test`: (the test file, the pick's fair scores on it), or None."""
+    """advise.md's lines; `test`: (the test file, the mean of the pick's fair scores on it, its seeds), or None."""
     chosen_row = next(row for row in rows if row["cell"] == chosen)
     best = next(row for row in rows if row["cell"] == state.best)
     lines = [f"# {title}", "",
@@ -54,8 +54,8 @@ def report_lines(title, chosen, decided, rows, state, rounds, spent_seconds, wal
              "",
              f"- Its honest score: **{chosen_row['reported']:.3f}** on the dev split's second half, which no choice read "
              f"({chosen_row['runs']} runs); {chosen_row['picked']:.3f} on the first half, which picked it.",
-             *([f"- On your test file ({test[0]}): **{sum(test[1]) / len(test[1]):.3f}**, the mean of the pick's "
-                f"{len(test[1])} seeds run again with it as their dev split."] if test else []),
+             *([f"- On your test file ({test[0]}): **{test[1]:.3f}**, the mean of the pick's "
+                f"{test[2]} seeds run again with it as their dev split."] if test else []),
              f"- The best cell on the first half: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
              f"{best['picked']:.3f} ({best['runs']} runs); noise band ± {state.band:.3f}.",
              f"- Spent: {spent_seconds / 3600:.2f} h of runs ({sum(row['runs'] for row in rows)} runs in {len(rounds)} rounds)"
