@@ -59,7 +59,9 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     for k in sorted(by_depth):
         mine = by_depth[k]
-        run_args = freeze_study.parse_args(["--model", args.model, "--glue-dir", args.glue_dir, "--size", args.size,
+        run_args = freeze_study.parse_args(["--model", args.model, "--dataset", mine[0]["config"]["dataset"],
+                                            "--splits-dir", mine[0]["config"]["splits_dir"],
+                                            "--glue-dir", args.glue_dir, "--size", args.size,
                                             "--freeze", str(k), "--seed", str(mine[0]["config"]["seed"]),
                                             "--precision", "fp32", "--out", "bench/out/floor.json"])
         task, indices = freeze_study.load_task_and_subset(run_args)

@@ -24,6 +24,7 @@ The Makefile's rule for one result file (`make <result>`) still runs one process
 import argparse
 import contextlib
 import json
+import math
 import os
 import queue
 import signal
@@ -102,9 +103,23 @@ def job_of(path, shared, run_flags):
 def run_all(runs, shared, run_flags, jobs, echo=print):
     """Every run of `runs` (result paths) whose result is missing, by `jobs` workers; after each
     finished run its progress line. The first failure stops the handing out (the runs under way
-    finish, as under make); returns the exit code: 0, or the first failed run's."""
+    finish, as under make); returns the exit code: 0, or the first failed run's. With several
+    workers the longest runs go first, so that no long run starts when the others are ending."""
     with Workers(jobs) as workers:
-        return workers.run_all(runs, shared, run_flags, echo)
+        return workers.run_all(longest_first(runs) if jobs > 1 else runs, shared, run_flags, echo)
+
+
+def longest_first(runs):
+    """A grid's result paths, the largest train size first and, within a size, the fewest layers
+    frozen first: the order of what a run costs, read from its name (the whole training set,
+    "all", is the largest). Handing the longest out first shortens a grid run by several workers
+    (the longest-processing-time rule): a long run started last would leave the others idle."""
+    def cost(path):
+        run = result.parse_name(path)
+        if run is None:
+            return (0, 0)  # not a result's name: job_of refuses it before any run
+        return (-math.inf if run.size == "all" else -run.size, run.freeze)
+    return sorted(runs, key=cost)
 
 
 class Workers:

@@ -51,3 +51,11 @@ def test_runs_in_one_worker_equal_runs_in_processes_of_their_own_and_a_failure_s
     assert code == 2 and "--freeze 9" in lines[-1] and len(lines) == len(NAMES) + 1
     assert not (together / "freeze9_size8_seed1.json").exists() and not (together / "freeze2_size8_seed1.json").exists()
     assert (together / "freeze9_size8_seed1.log").read_text().strip().splitlines()[-1] == lines[-1]
+
+
+def test_several_workers_take_the_largest_size_and_fewest_frozen_layers_first():
+    names = ["freeze12_size50_seed1.json", "freeze0_size1000_seed1.json", "freeze-1_size50_seed2.json",
+             "freeze8_sizeall_seed1.json", "freeze12_size1000_seed1.json", "freeze-1_size1000_seed1.json"]
+    assert worker.longest_first(names) == [
+        "freeze8_sizeall_seed1.json", "freeze-1_size1000_seed1.json", "freeze0_size1000_seed1.json",
+        "freeze12_size1000_seed1.json", "freeze-1_size50_seed2.json", "freeze12_size50_seed1.json"]
