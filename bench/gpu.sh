@@ -198,7 +198,7 @@ mps_pays() {
   command -v nvidia-cuda-mps-control > /dev/null || { echo "mps: no nvidia-cuda-mps-control here"; return 1; }
   local jobs began off on
   jobs=$(( $(wc -w <<< "$($PY -m protocol depths "$shape")") * $(wc -w <<< "$ab_seeds") * $(wc -w <<< "$ab_sizes") ))
-  began=$SECONDS; blog_runs 120 sst2 $work/ab/off $jobs "$ab_sizes" "$ab_seeds" $work/ab/cache-off > /dev/null || return 1
+  began=$SECONDS; blog_runs 75 sst2 $work/ab/off $jobs "$ab_sizes" "$ab_seeds" $work/ab/cache-off > /dev/null || return 1
   off=$((SECONDS - began))
   export CUDA_MPS_PIPE_DIRECTORY=$work/mps CUDA_MPS_LOG_DIRECTORY=$work/mps-log
   mkdir -p $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY
@@ -207,7 +207,7 @@ mps_pays() {
     echo "mps: a CUDA client failed under it: $(tail -n 3 $CUDA_MPS_LOG_DIRECTORY/*.log 2>/dev/null)"; mps_off; return 1
   fi
   began=$SECONDS
-  blog_runs 120 sst2 $work/ab/on $jobs "$ab_sizes" "$ab_seeds" $work/ab/cache-on > /dev/null \
+  blog_runs 75 sst2 $work/ab/on $jobs "$ab_sizes" "$ab_seeds" $work/ab/cache-on > /dev/null \
     || { echo "mps: runs failed under it"; mps_off; return 1; }
   on=$((SECONDS - began))
   $PY - $work/ab <<'EOF'
@@ -259,7 +259,7 @@ EOF
   tar czf "$out/blog-runs.tar.gz" --exclude cache --exclude 'cache-*' -C $work blog ab 2>/dev/null
   for task in ${FLOOR_TASKS:-sst2}; do
     echo "== blog: $task, each depth at n = ${grid_sizes##* } beside its arithmetic floor (bench/floor.py)"
-    timeout 90 $PY -m bench.floor $work/blog/$task --size ${grid_sizes##* } --model "$shape" --glue-dir "$GLUE_DIR" 2>&1 | grep -v -i warn
+    timeout 60 $PY -m bench.floor $work/blog/$task --size ${grid_sizes##* } --model "$shape" --glue-dir "$GLUE_DIR" 2>&1 | grep -v -i warn
   done
 }
 
