@@ -21,8 +21,13 @@ that rate: the same batches, masks and schedule, its numbers equal to float tole
 matrix product sums in another order; tests/study/test_batched.py). What it saves is the fixed cost a
 step pays whatever its size (kernel launches, Python), which a GPU pays and a 2-core CPU barely
 does. fp32 and bf16; fp16's loss scaling is per run and is not here.
+
+On CUDA the batched forward runs attention through SDPA's math backend (vmappable_attention): the
+fused kernels draw their dropout masks inside the kernel, where vmap cannot share one draw among
+the rates. A batched run there equals a run alone under that backend, not a default run alone.
 """
 
+import contextlib
 import time
 
 import torch
@@ -43,6 +48,15 @@ class Logits(nn.Module):
 
     def forward(self, batch):
         return loop.logits_for(self.model, batch, self.cached_depth, self.device)
+
+
+def vmappable_attention(device):
+    """Attention whose dropout vmap can draw once for every rate: on CUDA SDPA's math backend,
+    which draws its masks with torch's dropout as the CPU does; elsewhere the default."""
+    if device.type != "cuda":
+        return contextlib.nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    return sdpa_kernel(SDPBackend.MATH)
 
 
 def stacked_weights(model, rates):
@@ -101,7 +115,7 @@ def train_rates(model, config, rates, inputs, log=print):
     for step, batch, evaluates in loop.step_plan(n, config):
         lrs = [lr_at(step, warmup_steps, total_steps, rate) for rate in rates]
         model.train()
-        with autocast(device, config.precision):
+        with autocast(device, config.precision), vmappable_attention(device):
             logits = vmap(lambda weights: functional_call(logits_of, {**{f"model.{k}": v for k, v in weights.items()},
                                                                       **fixed}, ([inputs.train[i] for i in batch],)),
                           randomness="same")(stacked)  # (R, B, num_labels)

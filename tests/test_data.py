@@ -247,7 +247,7 @@ def test_hub_unreachable_names_glue_dir(monkeypatch, tmp_path):
 
 
 def test_an_unreachable_hub_loads_glue_from_the_local_cache_alone(monkeypatch):
-    import datasets
+    datasets = pytest.importorskip("datasets")
     monkeypatch.setattr(hub, "hub_reachable", lambda: False)
     for flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
         monkeypatch.setattr(datasets.config, flag, False)
