@@ -41,8 +41,7 @@ def main():
     for rate, result in zip(args.rates, together):
         model, inputs, _, _ = freeze_study.prepare(plan, task, indices)
         began = time.perf_counter()
-        with batched.vmappable_attention(inputs.device):  # on CUDA, the batched run's attention backend
-            alone = loop.train(model, dataclasses.replace(plan.train_config, lr=rate), inputs, quiet)
+        alone = loop.train(model, dataclasses.replace(plan.train_config, lr=rate), inputs, quiet)
         alone_seconds += time.perf_counter() - began
         worst = max(worst, max(abs(a - b) for a, b in zip(result.losses, alone.losses)))
         print(f"rate {rate:g}: chosen step {result.chosen['step']} / {alone.chosen['step']}, dev accuracy "

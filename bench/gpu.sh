@@ -12,8 +12,8 @@
 #                                                              its runs must not join a report's: bench/README.md)
 #   PEFT_LR=2e-3 bash bench/gpu.sh OUT_DIR peft                # #45: LoRA against peft, n = 200 and 1000 (not yet run)
 #   bash bench/gpu.sh OUT_DIR scout                            # #45: LoRA and BitFit rates at n = 500 and 1000, 2 seeds
-#   bash bench/gpu.sh OUT_DIR batched                          # #72: three rates at once against one after another (not yet run)
-#   BLOG_TIMEOUT=330 bash bench/gpu.sh OUT_DIR blog            # #80: the blog's 350 runs by the worker, with MPS if it pays
+#   bash bench/gpu.sh OUT_DIR batched                          # #72: three rates at once (refused on CUDA since 11-28: docs/gpu.md)
+#   BLOG_TIMEOUT=300 bash bench/gpu.sh OUT_DIR blog            # #80: the blog's 350 runs by the worker, with MPS if it pays (7 minutes on an H200)
 #
 # (the times are those of calls on an H100; docs/records/gpu-2026-11-23/ and gpu-2026-11-26/ hold
 # their output)

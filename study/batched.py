@@ -22,12 +22,12 @@ matrix product sums in another order; tests/study/test_batched.py). What it save
 step pays whatever its size (kernel launches, Python), which a GPU pays and a 2-core CPU barely
 does. fp32 and bf16; fp16's loss scaling is per run and is not here.
 
-On CUDA the batched forward runs attention through SDPA's math backend (vmappable_attention): the
-fused kernels draw their dropout masks inside the kernel, where vmap cannot share one draw among
-the rates. A batched run there equals a run alone under that backend, not a default run alone.
+The CPU only, for now. On CUDA vmap cannot share the fused attention kernels' dropout draw among
+the rates, and with attention through SDPA's math backend it draws every dropout mask with
+bernoulli_, where a run alone uses the fused dropout kernel: other masks, so a rate's losses part
+from its run alone at the first step (an H200, 11-28: docs/gpu.md).
 """
 
-import contextlib
 import time
 
 import torch
@@ -48,15 +48,6 @@ class Logits(nn.Module):
 
     def forward(self, batch):
         return loop.logits_for(self.model, batch, self.cached_depth, self.device)
-
-
-def vmappable_attention(device):
-    """Attention whose dropout vmap can draw once for every rate: on CUDA SDPA's math backend,
-    which draws its masks with torch's dropout as the CPU does; elsewhere the default."""
-    if device.type != "cuda":
-        return contextlib.nullcontext()
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-    return sdpa_kernel(SDPBackend.MATH)
 
 
 def stacked_weights(model, rates):
@@ -98,6 +89,9 @@ def train_rates(model, config, rates, inputs, log=print):
     model is left with the last rate's."""
     if config.precision == "fp16":
         raise ValueError("several rates at once run in fp32 or bf16: fp16's loss scaling is per run")
+    if inputs.device.type == "cuda":
+        raise ValueError("several rates at once run on the CPU only: on CUDA vmap draws other dropout masks "
+                         "than a run alone (docs/gpu.md)")
     n, device = len(inputs.train_labels), inputs.device
     steps_per_epoch, total_steps, warmup_steps, eval_every = loop.schedule(n, config)
     labels = torch.as_tensor(inputs.train_labels).to(device)
@@ -115,7 +109,7 @@ def train_rates(model, config, rates, inputs, log=print):
     for step, batch, evaluates in loop.step_plan(n, config):
         lrs = [lr_at(step, warmup_steps, total_steps, rate) for rate in rates]
         model.train()
-        with autocast(device, config.precision), vmappable_attention(device):
+        with autocast(device, config.precision):
             logits = vmap(lambda weights: functional_call(logits_of, {**{f"model.{k}": v for k, v in weights.items()},
                                                                       **fixed}, ([inputs.train[i] for i in batch],)),
                           randomness="same")(stacked)  # (R, B, num_labels)
