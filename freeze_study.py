@@ -67,9 +67,9 @@ def run(args, log=print):
                           seconds=dict(prefix=prefix_seconds, total=time.perf_counter() - began),
                           peak_memory_mb=machine.peak_memory_mb(plan.device),
                           processor=machine.processor_name(plan.device), versions=machine.versions())
-    if plan.save:  # before the result, which tells make the run is done
+    result.write(plan.out, record)  # first: a save that fails costs no finished run
+    if plan.save:
         checkpoint.save_pretrained(trainable.merge_lora(classifier), plan.save, task.label_names)
-    result.write(plan.out, record)
     log(result.summary_line(record, plan.out))
     return record
 

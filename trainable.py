@@ -114,16 +114,16 @@ class LoRALinear(nn.Module):
 
 
 def merge_lora(model):
-    """Each LoRALinear replaced by one nn.Linear holding its merged weight (peft's merge_and_unload):
-    the same function without dropout, under the checkpoint's own names, as --save writes it."""
+    """Each LoRALinear merged into its base projection in place, as peft's merge_and_unload does:
+    the update (alpha / r) B A added to the base weight, its bias (where it has one: ModernBERT's
+    have none) left as it was, and the base put back under the checkpoint's own name. The same
+    function without dropout, as --save writes it."""
     for layer in model.layers:
         for name, module in list(layer.named_children()):
             if isinstance(module, LoRALinear):
-                merged = nn.Linear(module.base.in_features, module.base.out_features, device=module.base.weight.device)
                 with torch.no_grad():
-                    merged.weight.copy_(module.merged_weight())
-                    merged.bias.copy_(module.base.bias)
-                setattr(layer, name, merged)
+                    module.base.weight.copy_(module.merged_weight())
+                setattr(layer, name, module.base)
     return model
 
 

@@ -66,21 +66,24 @@ def test_grid_runs_everything_once_says_where_it_stands_resumes_and_reports(grid
     assert {name for name in redone if redone[name] != done.get(name)} == {"freeze0_size8_seed1.json"}
 
 
-def test_killed_grid_resumes_and_leaves_no_partial_file(grid):
+def test_killed_grid_resumes_and_leaves_no_partial_file(grid, tmp_path):
     folder, command = grid
     subprocess.run(command, capture_output=True, text=True, check=True)  # complete
-    removed = sorted(EXPECTED)  # two start at once (-j2): when one is back, another is still running
-    for name in removed:
+    for name in EXPECTED:
         (folder / name).unlink()
-    make = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    # one run waits, trained and its result not yet written, until the grid is killed (tests/hold/)
+    held, flag = "freeze1_size8_seed1.json", tmp_path / "held"
+    hold = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tests", "hold"), HOLD_RUN=held, HOLD_FLAG=str(flag))
+    make = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=hold,
                             start_new_session=True)
     deadline = time.time() + 120
-    while len(results(folder)) < len(EXPECTED) - len(removed) + 1 and time.time() < deadline and make.poll() is None:
+    while not flag.exists() and time.time() < deadline and make.poll() is None:
         time.sleep(0.05)
+    assert flag.exists(), "the held run never reached its result"
     os.killpg(make.pid, signal.SIGTERM)
     make.wait(timeout=60)
     time.sleep(1)  # let the killed runs finish cleaning up
-    assert len(results(folder)) < len(EXPECTED), "the grid finished before it could be killed"
+    assert held not in results(folder)
     leftovers = [p.name for p in folder.iterdir() if ".tmp" in p.name]
     assert leftovers == []
 

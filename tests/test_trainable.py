@@ -82,7 +82,8 @@ def test_lora_is_the_merged_weight_in_logits_loss_and_gradients(family, pairs, t
     assert trained == head | {f"layers.{i}.{t}.lora_{m}" for i in range(3) for t in targets for m in "AB"}
 
 
-@pytest.mark.parametrize("family", ["bert", "roberta", "distilbert"])
+@pytest.mark.parametrize("family", ["bert", "roberta", "xlm-roberta", "distilbert", "electra", "modernbert",
+                                    "deberta-v2", "mpnet"])  # ModernBERT's fused qkv has no bias
 def test_a_merged_lora_saves_as_the_checkpoint_with_its_update_in_the_weights(family, tmp_path):
     import transformers
     ours, hf = lora_and_merged(family, tmp_path)
