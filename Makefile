@@ -39,6 +39,10 @@ RUN_FLAGS ?=
 # study's), bf16 on a CPU that multiplies it natively, else fp32. A results folder holds one precision:
 # a run refuses to add another to it (PRECISION=fp32 resumes a grid begun in fp32)
 PRECISION ?=
+# what your task is judged by (accuracy, mcc, macro_f1, f1, pearson, spearman): it picks each run's
+# evaluation, the report's answer and make advise's pick. Empty: the task's own (accuracy for your
+# files; MCC for CoLA). A results folder holds one metric
+METRIC ?=
 RESULTS ?= results/$(DATASET)/$(notdir $(patsubst %/,%,$(MODEL)))
 # where the report goes (default: beside the results), and a second results folder to compare with
 REPORT_DIR ?= $(RESULTS)
@@ -52,7 +56,7 @@ PROTOCOL_FLAG = $(if $(filter-out blog,$(PROTOCOL)),--protocol $(PROTOCOL))
 SHARED_FLAGS = $(PROTOCOL_FLAG) $(if $(EPOCHS),--epochs $(EPOCHS)) --splits-dir $(SPLITS_DIR)
 RUN_OPTIONS = --dataset $(DATASET) --model $(MODEL) $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) \
   $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) --cache-dir $(CACHE_DIR) \
-  $(if $(PRECISION),--precision $(PRECISION)) $(RUN_FLAGS)
+  $(if $(PRECISION),--precision $(PRECISION)) $(if $(METRIC),--metric $(METRIC)) $(RUN_FLAGS)
 # the grid's result files, named by result.py (the one place a name is made and read)
 RUNS = $(shell $(PYTHON) -m result names $(RESULTS) --freeze $(FREEZE) --sizes $(SIZES) --seeds $(SEEDS) \
   $(if $(or $(LRS),$(LR)),--lrs $(or $(LRS),$(LR))) --reinits $(REINITS) $(if $(PROBE),--probe) \
@@ -79,7 +83,8 @@ help:
 	@echo "                              (SLURM_RUNS_PER_TASK, SLURM_MAX tasks at once, SLURM_PARTITION, SLURM_TIME, SLURM_GPUS, SBATCH_FLAGS)"
 	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
 	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE METHOD (python -m methods)"
-	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, bf16 on a CPU that has it, else fp32) GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
+	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, bf16 on a CPU that has it, else fp32) METRIC (macro_f1, ...)"
+	@echo "           GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
 	@echo "           CACHE_DIR SPLITS_DIR RUN_FLAGS REPORT_DIR AGAINST (see the Makefile's head)"
 
 setup:
@@ -135,7 +140,7 @@ SLURM_TIME ?=
 SLURM_GPUS ?=
 SBATCH_FLAGS ?=
 GRID_VARIABLES = PYTHON DATASET MODEL FREEZE SIZES SEEDS EPOCHS PROTOCOL LR LRS REINITS PROBE METHOD GLUE_DIR \
-  TRAIN_FILE DEV_FILE CACHE_DIR SPLITS_DIR RUN_FLAGS PRECISION RESULTS REPORT_DIR AGAINST
+  TRAIN_FILE DEV_FILE CACHE_DIR SPLITS_DIR RUN_FLAGS PRECISION METRIC RESULTS REPORT_DIR AGAINST
 slurm:
 	@freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; }; \
 	  $(MAKE) --no-print-directory slurm-array FREEZE="$$freeze"

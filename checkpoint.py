@@ -90,6 +90,13 @@ def from_pretrained(name_or_path: str, num_labels: int = 2) -> Classifier:
     return model
 
 
+def save_classifier(model: Classifier, history, folder: str, label_names=None, max_length=None):
+    """How the fine-tune, LoRA and BitFit are kept (methods.py): LoRA's updates merged into the
+    weights they adapt, then the classifier as a transformers checkpoint (save_pretrained)."""
+    import trainable
+    save_pretrained(trainable.merge_lora(model), folder, label_names)
+
+
 def save_pretrained(model: Classifier, folder: str, label_names=None):
     """Write the classifier as a transformers checkpoint that AutoModelForSequenceClassification
     loads to the same logits: the source's config.json with this head's labels, its tensors under
@@ -103,7 +110,7 @@ def save_pretrained(model: Classifier, folder: str, label_names=None):
     with open(os.path.join(model.folder, "config.json")) as f:
         config = json.load(f)
     num_labels = model.config.num_labels
-    names = label_names or [f"LABEL_{i}" for i in range(num_labels)]
+    names = label_names or [str(i) for i in range(num_labels)]  # integer classes: predict.py writes the integer
     if family.classifier_pools_mean:
         config["classifier_pooling"] = "mean" if model.pooling == "mean" else "cls"
     config.update(architectures=[family.architecture],
@@ -125,6 +132,72 @@ def save_pretrained(model: Classifier, folder: str, label_names=None):
             if os.path.exists(os.path.join(model.folder, name)):
                 shutil.copy(os.path.join(model.folder, name), tmp)
     write_folder_atomically(folder, fill)
+
+
+# ----------------------------------------------------------------------------------------------
+# SetFit and the probe: a sentence embedder and a fitted head
+
+HEAD_FILE = "head.json"  # the fitted head, beside the sentence-transformers body
+
+
+def save_embedder(model: Classifier, history, folder: str, label_names=None, max_length=None):
+    """How SetFit and the probe are kept (methods.py): the body as a sentence-transformers model
+    (the encoder as transformers' base model, with modules.json, its Pooling and, where the run
+    normalised, Normalize: the sentence embedding the run read) and the fitted head in head.json,
+    which predict.py reads (and scikit-learn's LogisticRegression or setfit's SetFitModel can
+    hold: bench/embedder_save.py). max_length: the run's longest sequence, the body's max_seq_length.
+    Written beside, then renamed into place."""
+    if os.path.exists(folder):
+        raise ValueError(f"--save {folder} exists: name a new folder")
+    family = families.get(model.config.model_type)
+    with open(os.path.join(model.folder, "config.json")) as f:
+        config = json.load(f)
+    config["architectures"] = [family.architecture.removesuffix("ForSequenceClassification") + "Model"]
+    tensors = {}
+    for name, param in model.named_parameters():  # the encoder's alone: the head is the fitted one
+        theirs = hf_name(name, model.config.model_type)
+        if not name.startswith("head.") and not theirs.startswith(family.top_level):
+            tensors[theirs] = param.detach().float().cpu().contiguous()
+    weight, bias = history.fitted_head  # (H, C), (C,)
+    names = label_names or [str(i) for i in range(weight.shape[1])]
+    head = dict(kind="ridge" if model.config.num_labels == 1 else "softmax", label_names=names,
+                weight=weight.T.tolist(), bias=bias.tolist())  # weight: (C, H), as scikit-learn's coef_
+    pooling = {"pooling_mode_cls_token": model.pooling == "first", "pooling_mode_mean_tokens": model.pooling == "mean",
+               "pooling_mode_max_tokens": False, "pooling_mode_mean_sqrt_len_tokens": False,
+               "word_embedding_dimension": model.config.hidden_size}
+    modules = [dict(idx=0, name="0", path="", type="sentence_transformers.models.Transformer"),
+               dict(idx=1, name="1", path="1_Pooling", type="sentence_transformers.models.Pooling")]
+    if model.normalize:
+        modules.append(dict(idx=2, name="2", path="2_Normalize", type="sentence_transformers.models.Normalize"))
+    from safetensors.torch import save_file
+
+    def fill(tmp):
+        for name, content in (("config.json", config), ("modules.json", modules), (HEAD_FILE, head),
+                              ("sentence_bert_config.json", dict(max_seq_length=max_length or model.config.max_length,
+                                                                 do_lower_case=False)),
+                              (os.path.join("1_Pooling", "config.json"), pooling)):
+            os.makedirs(os.path.dirname(os.path.join(tmp, name)), exist_ok=True)
+            with open(os.path.join(tmp, name), "w") as f:
+                json.dump(content, f, indent=2)
+        if model.normalize:
+            os.makedirs(os.path.join(tmp, "2_Normalize"))
+        save_file(tensors, os.path.join(tmp, "model.safetensors"), metadata={"format": "pt"})
+        for name in TOKENIZER_FILES:
+            if os.path.exists(os.path.join(model.folder, name)):
+                shutil.copy(os.path.join(model.folder, name), tmp)
+    write_folder_atomically(folder, fill)
+
+
+def read_head(folder: str):
+    """A saved embedder's fitted head: (weight (H, C), bias (C,) float64, label names), or None
+    where the folder holds a classifier."""
+    try:
+        with open(os.path.join(folder, HEAD_FILE)) as f:
+            head = json.load(f)
+    except OSError:
+        return None
+    return (torch.tensor(head["weight"], dtype=torch.float64).T, torch.tensor(head["bias"], dtype=torch.float64),
+            head["label_names"])
 
 
 def load_tokenizer(folder: str):

@@ -120,5 +120,5 @@ def train(model, config, inputs, log=print):
                        train_scores=score(train_x, train_labels), losses=body["losses"],
                        total_steps=body["total_steps"], warmup_steps=body["warmup_steps"],
                        details=dict(pairs=body["pairs"], num_iterations=config.num_iterations, lr=config.lr),
-                       train_seconds=train_seconds, optimizer_state_bytes=body["optimizer_state_bytes"],
+                       train_seconds=train_seconds, optimizer_state_bytes=body["optimizer_state_bytes"], fitted_head=head,
                        eval_seconds=time.perf_counter() - began - train_seconds)

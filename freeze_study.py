@@ -68,8 +68,8 @@ def run(args, log=print):
                           peak_memory_mb=machine.peak_memory_mb(plan.device),
                           processor=machine.processor_name(plan.device), versions=machine.versions())
     result.write(plan.out, record)  # first: a save that fails costs no finished run
-    if plan.save:
-        checkpoint.save_pretrained(trainable.merge_lora(classifier), plan.save, task.label_names)
+    if plan.save:  # as the method is kept: a classifier, or a sentence embedder and its fitted head
+        plan.method.save(classifier, history, plan.save, task.label_names, max_length=max_length)
     log(result.summary_line(record, plan.out))
     return record
 

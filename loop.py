@@ -53,6 +53,7 @@ class TrainResult:
     eval_seconds: float = 0.0
     details: dict | None = None  # what the method records of itself (the probe's strength, SetFit's pairs)
     optimizer_state_bytes: int | None = None  # AdamW's moments and steps at the end (None: no optimizer)
+    fitted_head: tuple | None = None  # a fitted linear head, (weight (H, C), bias (C,)) float64: the probe's, SetFit's
 
 
 def pooled_states(model, inputs, cached_depth, device, skip_padding=True):

@@ -12,6 +12,8 @@ under each is drawn in trainable.py, and how each trains is one function with on
     setfit     contrastive.train  pairs' cosine on the layers above k, then a fitted logistic head
     probe      probe.train        nothing trains: a linear model fitted to the frozen model's embedding
 
+--save keeps finetune, lora and bitfit as a transformers classifier (checkpoint.save_classifier),
+setfit and probe as a sentence-transformers body and their fitted head (checkpoint.save_embedder).
 A sixth method is one Method in METHODS and its functions. `python -m methods` prints the table
 with each method's default rate and the rates a search tries at each train size.
 
@@ -94,6 +96,8 @@ class Method:
     settings: tuple = PROTOCOL_SETTINGS  # beyond pooling and precision, what a cell's runs must share
     every_layer_frozen: bool = False  # runs only with --freeze L
     needs_classes: bool = False  # cannot run a regression task
+    # how --save keeps it: (model, loop.TrainResult, folder, label_names, max_length) -> a folder predict.py reads
+    save: Callable = later("checkpoint.save_classifier")
 
     def ladder(self, n):
         """The rates a search tries at n: two 1-2-5 steps either side of the best rate found ([] fitted)."""
@@ -106,19 +110,17 @@ METHODS = (
     # and 5e-5 from 200 up (docs/findings-sst2.md, "The rate falls as n grows")
     Method("finetune", "fine-tune", "", default_lr=lambda n: 5e-5, best_lr=lambda n: scaled(5e-5, 200, n),
            make_trainable=later("trainable.everything_above"), train=later("loop.train"),
-           counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False,
-           options=("save",)),
+           counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False),
     # 1e-3 x 200 / n, at least 1e-3: the searches' 5e-3 at n = 50, 2e-3 at 100, 1e-3 at 200, 1000 and
     # under Lee's protocol on RTE (docs/findings-peft.md); the LoRA paper's 5e-4 learns nothing at n = 200
     Method("lora", "LoRA", "_lora", default_lr=lambda n: scaled(1e-3, 200, n), best_lr=lambda n: scaled(1e-3, 200, n),
            make_trainable=later("trainable.lora"), train=later("loop.train"),
            counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False,
-           options=LORA_OPTIONS + ("save",), settings=PROTOCOL_SETTINGS + LORA_OPTIONS),
+           options=LORA_OPTIONS, settings=PROTOCOL_SETTINGS + LORA_OPTIONS),
     # 5e-3 x 100 / n, at least 5e-3: the searches' 1e-2 at n = 50 and 5e-3 from 100 to 1000 (findings-peft.md)
     Method("bitfit", "BitFit", "_bitfit", default_lr=lambda n: scaled(5e-3, 100, n), best_lr=lambda n: scaled(5e-3, 100, n),
            make_trainable=later("trainable.biases"), train=later("loop.train"),
-           counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False,
-           options=("save",)),
+           counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False),
     # 2e-4 x (50 / n)^2, at least 1e-5 (SetFit's pairs grow as n^2): the searches' 2e-4 at n = 50, 5e-5 at
     # 100, 1e-5 at 1000 (docs/findings-sst2.md); setfit's own 2e-5 learns little at n = 50. Its epoch,
     # batch and schedule are setfit's (contrastive.py), so it refuses the protocol's
@@ -128,13 +130,14 @@ METHODS = (
            counts=lambda trainable, fitted_head: trainable + fitted_head, sentence_embedding=True, scored_once=True,
            options=("num_iterations",), ignores=("epochs", "batch_size", "protocol"), settings=("num_iterations",),
            ignores_why="it trains one epoch of setfit's pairs in batches of 16 on setfit's schedule (contrastive.py)",
-           needs_classes=True),
+           needs_classes=True, save=later("checkpoint.save_embedder")),
     # fitted, not trained: its L2 strength is chosen by cross-validation (probe.py), at no rate
     Method("probe", "probe", "_probe", default_lr=lambda n: None, best_lr=lambda n: None,
            make_trainable=later("trainable.nothing"), train=later("probe.train"),
            counts=lambda trainable, fitted_head: fitted_head, sentence_embedding=True, scored_once=True,
            ignores=("lr", "epochs", "batch_size", "no_cache"), settings=("protocol",), every_layer_frozen=True,
-           ignores_why="it fits a linear model to the cached frozen features, its strength chosen by cross-validation"),
+           ignores_why="it fits a linear model to the cached frozen features, its strength chosen by cross-validation",
+           save=later("checkpoint.save_embedder")),
 )
 BY_NAME = {method.name: method for method in METHODS}
 NAMES = tuple(BY_NAME)

@@ -1,15 +1,24 @@
 """
 How a dev split is scored. Classification: accuracy, Matthews correlation (CoLA's metric in Lee et
-al. 2019) and, for two classes, the F1 of class 1 (MRPC's: the paraphrase class). Regression:
-Pearson and Spearman correlation (STS-B's). Each task names one of them its primary metric
-(data.Task.metric): the one that picks a run's best evaluation and heads the report.
+al. 2019), macro-F1 (the mean of every class's F1, as scikit-learn's f1_score(average="macro"):
+TweetEval's and most imbalanced tasks' metric) and, for two classes, the F1 of class 1 (MRPC's: the
+paraphrase class). Regression: Pearson and Spearman correlation (STS-B's). Each task names one of
+them its primary metric (data.Task.metric; --metric another): the one that picks a run's best
+evaluation and heads the report.
 """
 
 import math
 
 import numpy as np
 
-NAMES = ("accuracy", "mcc", "f1", "pearson", "spearman")  # every metric an evaluation can report
+NAMES = ("accuracy", "mcc", "macro_f1", "f1", "pearson", "spearman")  # every metric an evaluation can report
+
+
+def names_for(num_labels):
+    """The metrics a task of num_labels scores (1: regression)."""
+    if num_labels == 1:
+        return ("pearson", "spearman")
+    return ("accuracy", "mcc", "macro_f1") + (("f1",) if num_labels == 2 else ())
 
 
 def matthews_corrcoef(labels, predictions, num_labels):
@@ -26,6 +35,16 @@ def f1_of_class_1(labels, predictions):
     hits = np.sum((predictions == 1) & (labels == 1))
     predicted, actual = np.sum(predictions == 1), np.sum(labels == 1)
     return 0.0 if hits == 0 else float(2 * hits / (predicted + actual))
+
+
+def macro_f1(labels, predictions):
+    """The mean F1 over the classes that occur in the labels or the predictions (scikit-learn's
+    average="macro", which leaves out a class neither has; a class never predicted right scores 0)."""
+    per_class = []
+    for c in np.union1d(labels, predictions):
+        hits = np.sum((predictions == c) & (labels == c))
+        per_class.append(2 * hits / (np.sum(predictions == c) + np.sum(labels == c)))
+    return float(np.mean(per_class))
 
 
 def pearson(x, y):
@@ -60,7 +79,7 @@ def scores(labels, predictions, num_labels):
     if num_labels == 1:
         return dict(pearson=pearson(labels, predictions), spearman=spearman(labels, predictions))
     result = dict(accuracy=float(np.mean(predictions == labels)),
-                  mcc=matthews_corrcoef(labels, predictions, num_labels))
+                  mcc=matthews_corrcoef(labels, predictions, num_labels), macro_f1=macro_f1(labels, predictions))
     if num_labels == 2:
         result["f1"] = f1_of_class_1(labels, predictions)
     return result

@@ -17,6 +17,7 @@ import checkpoint
 import families
 import hub
 import machine
+import metrics
 import methods
 import protocol
 import result
@@ -71,8 +72,9 @@ def parser():
                    help="what stands for a sentence: its first token or the mean of its tokens. Default: the "
                         "first token for finetune, lora and bitfit (as the studies' classifiers read it); for probe and "
                         "setfit the checkpoint's own sentence embedding (its sentence-transformers files)")
-    p.add_argument("--save", metavar="DIR", help="also keep the trained classifier (finetune, lora merged into its "
-                   "weights, bitfit) in the new folder DIR as a transformers checkpoint (predict.py labels a CSV with it)")
+    p.add_argument("--save", metavar="DIR", help="also keep what the run trained in the new folder DIR, which predict.py "
+                   "labels a CSV with: finetune, lora (merged into its weights) and bitfit as a transformers "
+                   "classifier; setfit and probe as a sentence-transformers body and their fitted head (head.json)")
     p.add_argument("--no-cache", action="store_true",
                    help="run the whole network every step, frozen layers in training mode (the Trainer's way)")
     p.add_argument("--cache-dir", default="cache", help="frozen-prefix and token-id cache")
@@ -84,6 +86,9 @@ def parser():
     p.add_argument("--evaluations", choices=["every", "last"], default="every",
                    help="every: the dev split every half epoch (the study's best of them); last: only the last of "
                         "those, the fair score, and no step after it (make advise reads nothing else)")
+    p.add_argument("--metric", choices=metrics.NAMES,
+                   help="what your task is judged by: it picks a run's evaluation and the report's answer "
+                        "(default: the task's own; accuracy for your files, MCC for CoLA, F1 for MRPC, Pearson for STS-B)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.error = lambda message: fail(message)  # one line, not argparse's usage block
     return p
@@ -139,11 +144,11 @@ def plan_run(args, task):
         raise ValueError(f"--method {method.name} fits a linear model to the frozen model's features: use it with "
                          f"--freeze {config.num_layers} (every layer of this model frozen)")
     pooling, normalize, own_max_length = pooling_of(args, method, folder, config)
-    check_save(args, pooling, config)
+    check_save(args, method, pooling, config)
     options = resolved_options(args, method, config)
     train_config, max_length = protocol.config(options["protocol"], config.model_type,
                                                epochs=args.epochs, batch_size=args.batch_size, lr=options["lr"],
-                                               seed=args.seed, precision=precision, metric=task.metric,
+                                               seed=args.seed, precision=precision, metric=args.metric or task.metric,
                                                num_iterations=args.num_iterations)
     train_config.evaluations = args.evaluations
     # frozen layers are read from the cache (--no-cache runs them every step, the Trainer's way; a
@@ -181,6 +186,9 @@ def check_options(args, method, task):
     if task.regression and method.needs_classes:
         raise ValueError(f"{task.name} is a regression task, and --method {method.name} needs classes: use the "
                          "default --method finetune")
+    if args.metric and args.metric not in metrics.names_for(task.num_labels):
+        raise ValueError(f"--metric {args.metric} does not score {task.name} ({task.num_labels} "
+                         f"{'output' if task.regression else 'classes'}): use {', '.join(metrics.names_for(task.num_labels))}")
 
 
 def device_and_precision(args):
@@ -234,10 +242,12 @@ def result_path(args, task, options):
     return out
 
 
-def check_save(args, pooling, config):
-    """--save writes a new *ForSequenceClassification checkpoint, which reads the first token (a
-    ModernBERT one, the mean too)."""
-    if args.save and pooling != "first" and not families.get(config.model_type).classifier_pools_mean:
+def check_save(args, method, pooling, config):
+    """What --save will write, checked before any training: a method kept as a classifier writes a
+    *ForSequenceClassification checkpoint, which reads the first token (a ModernBERT one, the mean
+    too); SetFit and the probe keep the sentence embedding they read (checkpoint.save_embedder)."""
+    if (args.save and not method.sentence_embedding and pooling != "first"
+            and not families.get(config.model_type).classifier_pools_mean):
         raise ValueError("--save writes a *ForSequenceClassification checkpoint, which reads the first token: "
                          "--pooling mean does not go with it")
     if args.save and os.path.exists(args.save):

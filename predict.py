@@ -4,7 +4,10 @@ Label a CSV (or TSV) with a classifier that freeze_study.py --save wrote:
     python predict.py --model saved/sst2-k2 --input reviews.csv --text-column text --out labelled.csv
 
 writes the input's rows with one more column, `prediction`: the class's name (or the predicted
-score, for a regression head). The model is read into our encoder as any checkpoint is.
+score, for a regression head). The model is read into our encoder as any checkpoint is: a
+classifier (the fine-tune, LoRA, BitFit) scores with its own head; a sentence embedder with a
+fitted head (SetFit, the probe: head.json beside it) pools each sentence as its
+sentence-transformers files say, and the head scores that embedding.
 """
 
 import argparse
@@ -21,6 +24,7 @@ import checkpoint
 import hub
 import data
 import loop
+import probe
 
 
 def parse_args(argv):
@@ -52,18 +56,41 @@ def labelled_rows(args):
     if not rows:
         raise ValueError(f"{args.input}: no rows to label")
     folder = hub.checkpoint_folder(args.model)
+    column = lambda name: [row[header.index(name)] for row in rows] if name else None
+    head = checkpoint.read_head(folder)
+    predictions, num_labels, names = (predict_with_head if head else predict_with_classifier)(
+        folder, column(args.text_column), column(args.text_pair_column), torch.device(args.device), head)
+    labels = [f"{p:.4f}" for p in predictions] if num_labels == 1 else [names[p] if names else str(p) for p in predictions]
+    return header + ["prediction"], [row + [label] for row, label in zip(rows, labels)]
+
+
+def token_ids(folder, model, texts, pairs, max_length=None):
+    tokenizer = checkpoint.load_tokenizer(folder)
+    limit = min(tokenizer.model_max_length, model.config.max_length, max_length or model.config.max_length)
+    return data.tokenize(tokenizer, texts, limit, pairs)
+
+
+def predict_with_classifier(folder, texts, pairs, device, head=None):
+    """A saved classifier's predictions: (per text, the number of labels, the class names or None)."""
     with open(os.path.join(folder, "config.json")) as f:
         config = json.load(f)
     num_labels = config.get("num_labels", len(config.get("id2label", {})) or 2)
     names = [config["id2label"][str(i)] for i in range(num_labels)] if "id2label" in config else None
-    model = checkpoint.from_pretrained(folder, num_labels=num_labels).to(args.device)
-    tokenizer = checkpoint.load_tokenizer(folder)
-    column = lambda name: [row[header.index(name)] for row in rows] if name else None
-    ids = data.tokenize(tokenizer, column(args.text_column), min(tokenizer.model_max_length, model.config.max_length),
-                        column(args.text_pair_column))
-    predictions = loop.predict(model, ids, None, torch.device(args.device))
-    labels = [f"{p:.4f}" for p in predictions] if num_labels == 1 else [names[p] if names else str(p) for p in predictions]
-    return header + ["prediction"], [row + [label] for row, label in zip(rows, labels)]
+    model = checkpoint.from_pretrained(folder, num_labels=num_labels).to(device)
+    return loop.predict(model, token_ids(folder, model, texts, pairs), None, device), num_labels, names
+
+
+def predict_with_head(folder, texts, pairs, device, head):
+    """A saved sentence embedder's predictions through its fitted head (checkpoint.save_embedder),
+    in fp32 as the run scored them: (per text, the number of labels, the class names)."""
+    weight, bias, names = head
+    spec = checkpoint.sentence_embedding_spec(folder)
+    model = checkpoint.from_pretrained(folder).to(device)
+    model.pooling, model.normalize = spec["pooling"], spec["normalize"]
+    ids = token_ids(folder, model, texts, pairs, spec["max_length"])
+    embeddings = probe.all_sentence_embeddings(model, ids, None, device, "fp32")
+    num_labels = 1 if len(bias) == 1 else len(bias)
+    return probe.predict((weight, bias), embeddings, num_labels), num_labels, names
 
 
 def main(argv=None):

@@ -208,7 +208,7 @@ def run(train_features, train_labels, dev_features, dev_labels, num_labels, metr
     cv, strength = cross_validate(train_features, train_labels, num_labels, metric)
     l2 = strength if num_labels == 1 else l2_of(strength, len(train_labels), num_labels)
     model = fit(train_features, train_labels, num_labels, l2)
-    return dict(l2=l2, C=None if num_labels == 1 else strength, cross_validation=cv,
+    return dict(l2=l2, C=None if num_labels == 1 else strength, cross_validation=cv, model=model,
                 train=metrics.scores(train_labels, predict(model, train_features, num_labels), num_labels),
                 dev=metrics.dev_scores(dev_labels, predict(model, dev_features, num_labels), num_labels))
 
@@ -243,4 +243,5 @@ def train(model, config, inputs, log=print):
                  model.config.num_labels, config.metric)
     return loop.TrainResult(chosen=dict(step=0, **fitted["dev"]), train_scores=fitted["train"],
                             details=dict(l2=fitted["l2"], C=fitted["C"], cross_validation=fitted["cross_validation"]),
+                            fitted_head=fitted["model"],
                             train_seconds=time.perf_counter() - began)

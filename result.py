@@ -158,7 +158,7 @@ def one_precision(results, folder):
 
 
 def check_folder(folder, config, precision_chosen):
-    """Refuse a run that would mix a folder's cells: one precision per folder, one pooling per
+    """Refuse a run that would mix a folder's cells: one precision and one metric per folder, one pooling per
     method (the recipe may read the first token where the probe reads the mean, never two of one
     method), and one value of each of settings_of per cell. config: the run's, as recorded (at
     least its name's fields and its settings). precision_chosen: whether the user asked for the
@@ -176,6 +176,10 @@ def check_folder(folder, config, precision_chosen):
             raise ValueError(f"{folder} holds {their_precision} runs ({name}) and this run would be {config['precision']}"
                              f"{'' if precision_chosen else ' (the default here)'}: pass --precision {their_precision} "
                              f"(make: PRECISION={their_precision}) to add to them, or write elsewhere (--out, make: RESULTS=...)")
+        if None not in (theirs.get("metric"), config.get("metric")) and theirs["metric"] != config["metric"]:
+            raise ValueError(f"{folder} holds runs judged by {theirs['metric']} ({name}) and this one would be judged "
+                             f"by {config['metric']}: a folder's answer reads one metric; pass --metric {theirs['metric']} "
+                             f"(make: METRIC={theirs['metric']}) to add to them, or write elsewhere (--out, make: RESULTS=...)")
         method = method_of(config)
         if their_method == method and their_pooling != config["pooling"]:
             raise ValueError(f"{folder} holds {method} runs pooled by the {their_pooling} ({name}) and this one would "
@@ -195,14 +199,14 @@ def check_folder(folder, config, precision_chosen):
 # The record
 
 def build(config, task, history, trainable, total, seconds, peak_memory_mb, processor, versions):
-    """The result JSON: the run's configuration, its score (the task's primary metric at the
-    chosen evaluation) with every other metric there and on the training subset, the curve, and
+    """The result JSON: the run's configuration, its score (the metric it is judged by, the task's
+    own unless --metric names another, at the chosen evaluation) with every other metric there and on the training subset, the curve, and
     what the run cost. history: what training returned (loop.TrainResult)."""
     curve, chosen = history.curve, history.chosen
     names = [name for name in metrics.NAMES if name in chosen]
     method = methods.get(method_of(config))
     result = dict(
-        config=config, metric=task.metric, score=chosen[task.metric], score_step=chosen["step"],
+        config=config, metric=config["metric"], score=chosen[config["metric"]], score_step=chosen["step"],
         selection=method.name if method.scored_once else config["selection"],  # scored once, or the protocol's
         **({method.name: history.details} if history.details is not None else {}),  # the probe's fit, SetFit's pairs
         at_score={name: chosen[name] for name in names},  # every metric at that evaluation

@@ -33,8 +33,7 @@ import result
 from atomic import write_atomically
 from study import policy, worker
 from study.advise_report import cell_rows, keep, picked_score, rate_text, report_lines
-from study.answer import fair_score
-from study.published import reports_mcc
+from study.answer import fair_score, judged_by
 from study.results import load_results, make_jobs
 
 LOCK = "advise.lock"
@@ -50,7 +49,7 @@ def read_folder(folder, size, space):
     """(runs of the space at n = size in `folder`, {Cell: [(picked score, seconds)]}, metric)."""
     runs = [r for r in load_results(folder, figure="score") if str(r["config"]["size"]) == str(size)
             and r.get("dev_halves") and policy.cell_of(r["config"]) in space_cells(space)]
-    metric = ("mcc" if reports_mcc(runs[0]["config"]["task"]) else runs[0]["metric"]) if runs else None
+    metric = judged_by(runs) if runs else None
     observed = {}
     for run in runs:
         observed.setdefault(policy.cell_of(run["config"]), []).append((picked_score(run, metric), run["seconds"]["total"]))

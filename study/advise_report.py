@@ -77,13 +77,17 @@ def keep(chosen, size, shared, run_flags, save):
     """Train the pick once more (seed 1) with --save, as make best does; (line for the report,
     the command to label a CSV with it or to train it)."""
     flags = result.RunName(chosen.freeze, size, 1, chosen.lr, 0, chosen.method).flags(shared) + run_flags
-    if "save" not in methods.get(chosen.method).options:  # SetFit and the probe: a sentence embedding and a fitted head
-        command = shlex.join([sys.executable, "freeze_study.py", *flags])
-        return (f"Not saved: --save writes a transformers classifier, which reads the first token, and the pick "
-                f"({methods.get(chosen.method).label}) reads the sentence embedding; train it with `{command}`", command)
     done = subprocess.run([sys.executable, "freeze_study.py", *flags, "--save", save, "--out", save + ".json", "--quiet"],
                           capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError((done.stderr.strip().splitlines() or ["the run failed"])[-1])
-    command = f"python predict.py --model {shlex.quote(save)} --input YOUR.csv --text-column sentence --out labelled.csv"
-    return f"Saved as a transformers checkpoint in {save} (seed 1); label a CSV with `{command}`", command
+    command = f"python predict.py --model {shlex.quote(save)} --input YOUR.csv {text_columns(run_flags)} --out labelled.csv"
+    return f"Saved in {save} (seed 1); label a CSV with `{command}`", command
+
+
+def text_columns(run_flags):
+    """predict.py's column options, as the runs read the user's files (GLUE's: its sentence column)."""
+    given = lambda flag: run_flags[run_flags.index(flag) + 1] if flag in run_flags else None
+    columns = f"--text-column {shlex.quote(given('--text-column') or 'sentence')}"
+    pair = given("--text-pair-column")
+    return columns + (f" --text-pair-column {shlex.quote(pair)}" if pair else "")

@@ -39,6 +39,12 @@ def method_name(config):
     return kind_name(config) + (f", lr {other_rate(config)}" if other_rate(config) else "")
 
 
+def judged_by(runs):
+    """The metric a folder's answer reads: the one its runs were judged by (the task's own, or what
+    --metric / METRIC= named; one a folder, result.check_folder)."""
+    return runs[0]["metric"]
+
+
 def fair_score(run, metric):
     """A run's score at a point chosen without the dev split: the recipe's last evaluation (under
     Lee's protocol its score already); SetFit and the probe are scored once."""
@@ -47,8 +53,9 @@ def fair_score(run, metric):
 
 def dev_standard_error(score, metric, dev_size):
     """How far the dev split alone moves a score: the binomial sqrt(p (1 - p) / N) for accuracy and
-    F1; (1 - r^2) / sqrt(N - 1) for a correlation (MCC, Pearson, Spearman)."""
-    if metric in ("accuracy", "f1"):
+    F1 (macro-F1 too, as a proportion: a rough guide where classes are small); (1 - r^2) / sqrt(N - 1)
+    for a correlation (MCC, Pearson, Spearman)."""
+    if metric in ("accuracy", "f1", "macro_f1"):
         return math.sqrt(max(score * (1 - score), 0.0) / dev_size)
     return (1 - score ** 2) / math.sqrt(dev_size - 1)
 

@@ -11,10 +11,8 @@ The recommendation is study/answer.py's, read from the same folder the report re
 import argparse
 import sys
 
-import methods
 from result import name_of
-from study.answer import answer_cells, recommend
-from study.published import reports_mcc
+from study.answer import answer_cells, judged_by, recommend
 from study.results import load_results
 
 
@@ -23,17 +21,13 @@ def best_flags(folder, size, seed):
     runs = load_results(folder, figure="score")
     if not runs:
         raise ValueError(f"no run results in {folder}; run the grid first (make grid)")
-    metric = "mcc" if reports_mcc(runs[0]["config"]["task"]) else runs[0]["metric"]
+    metric = judged_by(runs)
     cells = [row for row in answer_cells(runs, metric) if str(row["size"]) == str(size)]
     if not cells:
         sizes = sorted({str(r["config"]["size"]) for r in runs})
         raise ValueError(f"{folder} has no runs at n = {size} (it has n = {', '.join(sizes)})")
     pick, _, _ = recommend(cells, metric)
-    config = pick["config"]
-    if config["pooling"] != "first" or "save" not in methods.get(name_of(config).method).options:
-        raise ValueError(f"the recommended cell at n = {size} is {pick['method']} at k = {pick['freeze']}, which reads "
-                         "the mean of a sentence's tokens: --save keeps a classifier that reads the first token "
-                         "(a fine-tune, LoRA or BitFit)")
+    config = pick["config"]  # every method's pick is kept (methods.py: how each is saved)
     flags = name_of(dict(config, seed=seed)).flags()
     return flags + ["--pooling", config["pooling"]]
 

@@ -15,8 +15,7 @@ import functools
 
 import methods
 from study import policy
-from study.answer import answer_cells, fair_score, recommend
-from study.published import reports_mcc
+from study.answer import answer_cells, fair_score, judged_by, recommend
 from study.results import load_results
 
 
@@ -41,7 +40,7 @@ def grid_at(folder, size):
     runs = [r for r in runs_of(folder) if str(r["config"]["size"]) == str(size)]
     if not runs:
         raise ValueError(f"{folder} has no runs at n = {size}")
-    metric = "mcc" if reports_mcc(runs[0]["config"]["task"]) else runs[0]["metric"]
+    metric = judged_by(runs)
     cells = {}
     for run in sorted(runs, key=lambda r: r["config"]["seed"]):
         cells.setdefault(policy.cell_of(run["config"]), []).append(run)

@@ -25,8 +25,8 @@ import methods
 from result import method_of, model_label
 from study import figures
 from study.published import REFERENCE_LAYERS, blog_rows, reference_depth, reports_mcc
-from study.answer import answer_lines, cheapest_within, summary_lines
-from study.sections import probe_lines, reinit_lines, setfit_lines
+from study.answer import answer_cells, answer_lines, cheapest_within, judged_by, summary_lines
+from study.sections import method_lines, probe_lines, reinit_lines
 from study.results import STATISTICS, cells_of, devices_line, difference, load_results, number, precision_of, table
 
 
@@ -201,11 +201,12 @@ def grid_lines(folder, rows, results, seeds, with_mcc, published):
                     + pooled if pooled else [])
 
 
-def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), probe_runs=(), setfit_runs=(),
+def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), probe_runs=(), other_methods=(),
                  every_run=()):
     """report.csv and report.md in `folder`; `against` = (folder, results) adds a comparison, and
-    reset_runs (--reinit), probe_runs (--method probe) and setfit_runs (--method setfit) sections of their own,
-    then the answer across every run (study/answer.py). Returns the answer's picks per size."""
+    reset_runs (--reinit), probe_runs (--method probe) and other_methods ((Method, runs): SetFit, LoRA,
+    BitFit beside the tabled `results`) sections of their own, then the answer across every run
+    (study/answer.py). Returns the answer's picks per size."""
     first = results[0]["config"]
     task, num_layers = first["task"], first["num_layers"]
     model_name = model_label(first["model"])
@@ -217,9 +218,9 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
     columns += [f"mcc_{s}" for s in STATISTICS] if with_mcc else []
     columns += ["published_frozen_layers", "published_mean", "published_std"] if reference_rows else []
     write_csv(folder, rows, columns)
-    answer, picks = answer_lines(every_run or results, "mcc" if with_mcc else "accuracy")
-    method = f" ({methods.SETFIT.label})" if method_of(first) == methods.SETFIT.name else ""
-    lines = [f"# {task} with {model_name}{method}", ""] + (summary_lines(picks) if picks else [])
+    answer, picks = answer_lines(every_run or results, judged_by(every_run or results))
+    tabled = methods.get(method_of(first))
+    lines = [f"# {task} with {model_name}{'' if tabled is methods.FINETUNE else f' ({tabled.label})'}", ""] + (summary_lines(picks) if picks else [])
     lines += grid_lines(folder, rows, results, seeds, with_mcc, bool(reference_rows))
     lines += ["", "## Per train size", "",
               "k = 0 (nothing frozen) is the yardstick and its seed std the noise. *Most frozen within 1 std*: "
@@ -232,28 +233,56 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
     if reference_rows and model_name != "roberta-base":
         lines += findings_table("roberta-base, accuracy (the study's published grid)", reference_rows,
                                 REFERENCE_LAYERS, majority, "accuracy", "majority")
-    lines += cost_lines(rows, model_name, "mcc" if with_mcc else "accuracy")
+    lines += cost_lines(rows, model_name, "mcc" if with_mcc else "accuracy")  # the grid's table: its columns
     if against:
         lines += comparison_lines(results, against[1], against[0],
                                   ("best_accuracy", "best_mcc") if with_mcc else ("best_accuracy",))
     lines += reinit_lines(reset_runs, results) + probe_lines(probe_runs, results, num_layers)
-    lines += setfit_lines(setfit_runs, results) + answer
+    plain_label = "the fine-tune" if tabled is methods.FINETUNE else tabled.label
+    for method, runs in other_methods:
+        lines += method_lines(method, runs, results, plain_label)
+    lines += answer
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write(("\n".join(lines)).encode()))
     return picks
 
 
-def write_answer_only(folder, runs):
-    """report.md of a folder of make advise's runs alone: they evaluated once (--evaluations last),
-    so the answer is all there is, without the study's best-of-evaluations tables."""
+def write_answer_only(folder, runs, why):
+    """report.md of a folder with no grid of depths to table (make advise's runs, which evaluated
+    once; probes alone): the answer is all there is. why: the sentence that says so."""
     first = runs[0]["config"]
-    answer, picks = answer_lines(runs, "mcc" if reports_mcc(first["task"]) else runs[0]["metric"])
-    lines = [f"# {first['task']} with {model_label(first['model'])}", "",
-             "Every run here evaluated once (make advise's; its own report is advise.md), so this report is the "
-             "answer alone: the study's tables read the best of evaluations every half epoch.", ""]
+    metric = judged_by(runs)
+    answer, picks = answer_lines(runs, metric)
+    lines = [f"# {first['task']} with {model_label(first['model'])}", "", why, ""]
     lines += (summary_lines(picks) if picks else []) + answer
+    if not answer:  # one method and depth: nothing to choose between, its scores all there is
+        lines += [f"One method and depth ran: nothing to choose between. Its fair dev {metric}:", "",
+                  "| method | frozen | train size | runs | fair: mean | std | s / run |", "|---|---|---|---|---|---|---|"]
+        lines += [f"| {row['method']} | {row['freeze']} | {row['size']} | {row['runs']} | {number(row['fair_mean'])} "
+                  f"| {number(row['fair_std'])} | {number(row['seconds'], 1)} |" for row in answer_cells(runs, metric)]
     os.makedirs(folder, exist_ok=True)
     write_atomically(os.path.join(folder, "report.md"), lambda f: f.write(("\n".join(lines)).encode()))
-    print(f"report: {len(runs)} runs of make advise, the answer alone -> {folder}/report.md")
+    print(f"report: {len(runs)} runs, the answer alone -> {folder}/report.md")
+
+
+def split_by_method(runs):
+    """(every run, the tabled runs, the reset ones, the probes, [(Method, its runs)] of the other
+    trained methods). The grid's tables read one method at its own rate: the protocol's fine-tune
+    where the folder has it, else the first trained method of methods.py's table it has (make grid
+    METHOD=lora). Resets, probes and the other methods are sections of their own, and every run, at
+    every rate, is a cell of the answer."""
+    reset = [r for r in runs if r["config"]["reinit"]]
+    plain = [r for r in runs if not r["config"]["reinit"]]
+    by_method = {method: [r for r in plain if method_of(r["config"]) == method.name] for method in methods.METHODS}
+    probes = [r for method, mine in by_method.items() if method.every_layer_frozen for r in mine]
+    trained = [method for method in methods.METHODS if by_method[method] and not method.every_layer_frozen]
+    if not trained:
+        return runs, [], reset, probes, []
+    first = trained[0]
+    tabled = [r for r in by_method[first] if r["config"]["lr"] == first.default_lr(r["config"]["size"])]
+    if not tabled:  # a line search without the method's own rate: its first rate's cells
+        first_rate = min(r["config"]["lr"] for r in by_method[first])
+        tabled = [r for r in by_method[first] if r["config"]["lr"] == first_rate]
+    return runs, tabled, reset, probes, [(method, by_method[method]) for method in trained[1:]]
 
 
 def main(argv=None):
@@ -267,7 +296,9 @@ def main(argv=None):
     results = load_results(args.folder)
     searched = [] if results else load_results(args.folder, figure="score")
     if searched:  # make advise's runs alone
-        write_answer_only(args.out or args.folder, searched)
+        write_answer_only(args.out or args.folder, searched,
+                          "Every run here evaluated once (make advise's; its own report is advise.md), so this report "
+                          "is the answer alone: the study's tables read the best of evaluations every half epoch.")
         return
     other = load_results(args.against) if args.against else None
     for folder, runs in [(args.folder, results)] + ([(args.against, other)] if args.against else []):
@@ -282,31 +313,23 @@ def main(argv=None):
         print(f"report.py: error: {e}", file=sys.stderr)
         sys.exit(2)
     os.makedirs(out, exist_ok=True)
-    # runs with their top layers reset, linear probes and SetFit runs are rows of their own, not
-    # seeds of the plain cells; a folder of SetFit runs alone has them as its cells
-    every_run = results
-    reset = [r for r in results if r["config"]["reinit"]]
-    probes = [r for r in results if method_of(r["config"]) == methods.PROBE.name]
-    setfit = [r for r in results if method_of(r["config"]) == methods.SETFIT.name]
-    # the recipe's own tables read it at the study's rate; other rates are cells of the answer only
-    results = [r for r in results if not r["config"]["reinit"] and method_of(r["config"]) == methods.FINETUNE.name
-               and r["config"]["lr"] == methods.FINETUNE.default_lr(r["config"]["size"])]
-    if not results and setfit:
-        results, setfit = setfit, []
-    if not results:
-        print(f"report.py: error: {args.folder} holds only --reinit or probe runs; the report sets them beside "
-              "the plain cells: run those too (make grid)", file=sys.stderr)
-        sys.exit(2)
+    every_run, tabled, reset, probes, others = split_by_method(results)
+    if not tabled:  # probes alone: no grid of depths to table
+        write_answer_only(out, every_run, "Every run here fitted a probe on the frozen model (no method trained a grid "
+                                          "of depths to table), so this report is the answer alone.")
+        return
+    results = tabled
     try:
         picks = write_tables(out, table(results), results, args.seeds, against=(args.against, other) if other else None,
-                             reset_runs=reset, probe_runs=probes, setfit_runs=setfit, every_run=every_run)
+                             reset_runs=reset, probe_runs=probes, other_methods=others, every_run=every_run)
     except ValueError as e:
         print(f"report.py: error: {e}", file=sys.stderr)
         sys.exit(2)
     drew = figures.write_figure(out, results) and figures.write_cost_figure(out, table(results))
     if drew and picks:
-        figures.write_answer_figure(out, every_run, picks, "mcc" if reports_mcc(results[0]["config"]["task"]) else "accuracy")
-    print(f"report: {len(every_run)} runs ({len(results)} of the recipe at its study rate) -> {out}/report.md, report.csv"
+        figures.write_answer_figure(out, every_run, picks, judged_by(every_run))
+    label = methods.get(method_of(results[0]["config"])).label
+    print(f"report: {len(every_run)} runs ({len(results)} of the {label} at its own rate tabled) -> {out}/report.md, report.csv"
           + (", figure.png, cost.png" if drew else " (no figures)"))
 
 

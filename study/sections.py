@@ -1,13 +1,14 @@
 """
-The report's sections that set other ways of using the same examples beside the protocol's
-fine-tune: its top layers reset (--reinit N), SetFit (--method setfit), the linear probe (--method probe),
-each against the recipe's cells (study/answer.py sets every method side by side). study/report.py
+The report's sections that set other ways of using the same examples beside the tabled cells (the
+protocol's fine-tune, or a folder's first method): its top layers reset (--reinit N), every other
+trained method (SetFit, LoRA, BitFit: one section each, read alike), the linear probe (--method
+probe), each against the tabled cells (study/answer.py sets every method side by side). study/report.py
 puts them after the grid's own tables.
 """
 
 import numpy as np
 
-from methods import lr_text
+from methods import examples, lr_text
 from study.results import cells_of, describe, difference, median_of, number
 
 
@@ -38,24 +39,27 @@ def reinit_lines(reset_runs, plain_runs):
     return lines + [""]
 
 
-def setfit_lines(setfit_runs, plain_runs):
-    """report.md lines: SetFit's cells (contrastive.py) beside the protocol's fine-tune of the same
-    cell, with what a run costs, against seed noise."""
-    if not setfit_runs:
+def method_lines(method, runs, plain_runs, plain_label):
+    """report.md lines: a method's cells (each rate its own) beside the tabled method's cell of the
+    same depth and size (`plain_label`: the fine-tune at the study's rate, or the folder's first
+    method), each read by its best dev accuracy, with what a run costs, against seed noise."""
+    if not runs:
         return []
     plain = cells_of(plain_runs)
-    lines = ["## SetFit", "",
-             "SetFit's contrastive fine-tuning of the body and its logistic-regression head (`--method setfit`), per "
-             "cell (each rate its own) beside the protocol's fine-tune of the same depth and size at the study's rate: "
-             "the difference of the mean dev accuracies and twice its standard error, and the median seconds a run.", "",
-             "| train size | frozen | lr | runs | mean | std | s / run | peak MB | fine-tune: mean | s / run | difference "
-             "| 2 x SE |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for (size, k, lr), runs in sorted(cells_of(setfit_runs, ("size", "freeze", "lr")).items()):
-        x, others = [r["best_accuracy"] for r in runs], plain.get((size, k), [])
+    lines = [f"## {method.label}", "",
+             f"`--method {method.name}` per cell (each rate its own) beside {plain_label} of the same depth and size: "
+             "the difference of the mean best dev accuracies and twice its standard error, and the median seconds a "
+             "run.", "",
+             f"| train size | frozen | lr | runs | mean | std | s / run | peak MB | {plain_label}: mean | s / run "
+             "| difference | 2 x SE |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    by_cell = cells_of(runs, ("size", "freeze", "lr"))
+    for size, k, lr in sorted(by_cell, key=lambda key: (examples(key[0]), key[1], key[2] or 0)):
+        cell = by_cell[(size, k, lr)]
+        x, others = [r["best_accuracy"] for r in cell], plain.get((size, k), [])
         y, stats = [r["best_accuracy"] for r in others], describe(x)
-        row = (f"| {size} | {k} | {lr_text(lr)} | {len(x)} | {number(stats['mean'])} | {number(stats['std'])} "
-               f"| {number(median_of(runs, lambda r: r['seconds']['total']), 1)} "
-               f"| {number(median_of(runs, lambda r: r['peak_memory_mb']), 0)} |")
+        row = (f"| {size} | {k} | {lr_text(lr) if lr else 'fitted'} | {len(x)} | {number(stats['mean'])} "
+               f"| {number(stats['std'])} | {number(median_of(cell, lambda r: r['seconds']['total']), 1)} "
+               f"| {number(median_of(cell, lambda r: r['peak_memory_mb']), 0)} |")
         if y:
             row += f" {np.mean(y):.3f} | {number(median_of(others, lambda r: r['seconds']['total']), 1)} |"
             row += " {} | {} |".format(*map(number, difference(x, y))) if len(x) >= 2 and len(y) >= 2 else " | |"

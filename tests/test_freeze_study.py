@@ -91,23 +91,6 @@ def test_evaluating_only_the_last_gives_the_full_runs_fair_score(tmp_path, tiny_
     assert len(halves) == 2 and abs(sum(h["accuracy"] for h in halves) / 2 - last(full)["accuracy"]) < 1e-3
 
 
-@pytest.mark.parametrize("family", ["distilbert", "xlm-roberta", "electra", "modernbert", "deberta-v2"])
-def test_a_run_of_each_family_saves_a_classifier_transformers_reads_alike(family, tmp_path, glue_dir):
-    """A tiny random checkpoint of the family through freeze_study.py (k = 1, a few steps) and its
-    --save: transformers loads the saved folder as the family's classifier, to our logits."""
-    import transformers
-    from conftest import save_tiny_bert
-    folder = save_tiny_bert(tmp_path / "tiny", family=family)
-    record = run(tmp_path, folder, glue_dir, "--freeze", "1", "--save", str(tmp_path / "saved"))  # 2 epochs of 4 steps
-    assert record["config"]["model_type"] == family and record["total_steps"] == 8
-    theirs = transformers.AutoModelForSequenceClassification.from_pretrained(tmp_path / "saved").eval()
-    assert type(theirs).__name__ == families.get(family).architecture
-    ours = checkpoint.from_pretrained(str(tmp_path / "saved")).eval()
-    ids = torch.tensor([[ours.config.pad_token_id + 100, 2023, 3185, 2003, 2204, 102]])
-    with torch.no_grad():
-        torch.testing.assert_close(ours([ids[0]]), theirs(input_ids=ids).logits, atol=1e-5, rtol=1e-5)
-
-
 def test_pairs_through_the_cache_give_the_same_training(tmp_path, tiny_bert_no_dropout, glue_dir):
     # MRPC: token and segment ids go into the cached prefix as they go into the full network
     cached = run(tmp_path, tiny_bert_no_dropout, glue_dir, "--dataset", "mrpc", "--freeze", "1", "--precision", "fp32")
@@ -166,8 +149,8 @@ def test_result_file_holds_the_run(tmp_path, tiny_bert, glue_dir):
     assert saved["trainable_parameters"] < saved["total_parameters"]
     assert saved["majority_accuracy"] == pytest.approx(444 / 872)
     # the best constant prediction on SST-2's dev split: 444 of 872 positive, so always positive
-    # (class 1) is both the majority and the best F1, 2 x 444 / (872 + 444)
-    assert saved["constant"] == pytest.approx(dict(accuracy=444 / 872, mcc=0.0, f1=888 / 1316))
+    # (class 1) is both the majority and the best F1, 2 x 444 / (872 + 444), and macro-F1 that F1 over 2
+    assert saved["constant"] == pytest.approx(dict(accuracy=444 / 872, mcc=0.0, f1=888 / 1316, macro_f1=444 / 1316))
     # what ran it, so that a report can tell a GPU's runs from a CPU's
     assert saved["config"]["device"] == "cpu" or saved["config"]["device"].startswith("cuda")
     assert saved["processor"] == machine.processor_name(torch.device(saved["config"]["device"])) != ""
@@ -321,3 +304,14 @@ def test_a_pooling_this_tool_lacks_is_asked_for_only_where_it_is_the_default(tmp
     assert exit_.value.code == 2 and err.count("\n") == 1 and "pools by max_tokens" in err and "--pooling" in err
     result = run(tmp_path, str(folder), glue_dir, "--freeze", "3", "--probe", "--pooling", "first")
     assert result["config"]["pooling"] == "first"
+
+
+def test_metric_picks_the_run_s_evaluation_and_a_folder_holds_one(tmp_path, tiny_bert, glue_dir):
+    record = run(tmp_path, tiny_bert, glue_dir, "--freeze", "1", "--metric", "macro_f1")
+    assert record["metric"] == "macro_f1" and record["score"] == max(p["macro_f1"] for p in record["curve"])
+    assert record["score_step"] == next(p["step"] for p in record["curve"] if p["macro_f1"] == record["score"])
+    with pytest.raises(ValueError, match="judged by macro_f1"):  # beside it, a run judged by SST-2's accuracy
+        run(tmp_path, tiny_bert, glue_dir, "--freeze", "0", out="other.json")
+    with pytest.raises(ValueError, match="--metric pearson does not score sst2"):
+        run(tmp_path, tiny_bert, glue_dir, "--freeze", "0", "--metric", "pearson", out="third.json")
+    assert not (tmp_path / "other.json").exists() and not (tmp_path / "third.json").exists()

@@ -48,16 +48,32 @@ def test_pearson_and_spearman_against_independent_computations():
 
 
 def test_scores_by_kind_of_task():
-    assert set(metrics.scores(np.array([0, 1, 1]), np.array([0, 1, 0]), 2)) == {"accuracy", "mcc", "f1"}
-    assert set(metrics.scores(np.array([0, 1, 2]), np.array([0, 1, 0]), 3)) == {"accuracy", "mcc"}
+    assert set(metrics.scores(np.array([0, 1, 1]), np.array([0, 1, 0]), 2)) == {"accuracy", "mcc", "macro_f1", "f1"}
+    assert set(metrics.scores(np.array([0, 1, 2]), np.array([0, 1, 0]), 3)) == {"accuracy", "mcc", "macro_f1"}
     assert set(metrics.scores(np.array([0.5, 1, 2]), np.array([0, 1, 0]), 1)) == {"pearson", "spearman"}
 
 
 def test_the_best_constant_prediction_per_metric():
     # MRPC-like: 3 of 4 positive. Majority class: accuracy 0.75; always class 1: F1 2 x 3 / (4 + 3);
     # any one class: MCC 0
-    assert metrics.constant_scores(np.array([1, 0, 1, 1]), 2) == dict(accuracy=0.75, mcc=0.0, f1=6 / 7)
+    # macro-F1: class 1's 6 / 7 beside class 0's 0
+    assert metrics.constant_scores(np.array([1, 0, 1, 1]), 2) == pytest.approx(dict(accuracy=0.75, mcc=0.0, f1=6 / 7,
+                                                                                    macro_f1=3 / 7))
     # the majority is class 0 here, yet F1 (of class 1) is still best predicting class 1 for all
-    assert metrics.constant_scores(np.array([0, 0, 0, 1]), 2) == dict(accuracy=0.75, mcc=0.0, f1=0.4)
-    assert metrics.constant_scores(np.array([2, 0, 2, 1, 2]), 3) == dict(accuracy=0.6, mcc=0.0)
+    assert metrics.constant_scores(np.array([0, 0, 0, 1]), 2) == pytest.approx(dict(accuracy=0.75, mcc=0.0, f1=0.4,
+                                                                                    macro_f1=3 / 7))
+    # macro-F1 over three classes, one predicted: class 2's 2 x 3 / (5 + 3), over 3
+    assert metrics.constant_scores(np.array([2, 0, 2, 1, 2]), 3) == pytest.approx(dict(accuracy=0.6, mcc=0.0,
+                                                                                       macro_f1=0.25))
     assert metrics.constant_scores(np.array([0.5, 1.0, 4.2]), 1) == dict(pearson=0.0, spearman=0.0)
+
+
+def test_macro_f1_is_the_mean_of_each_class_s_f1():
+    labels, predictions = np.array([0, 0, 1, 2, 2, 2]), np.array([0, 1, 1, 2, 2, 0])
+    # class 0: 1 hit of 2 predicted and 2 true; class 1: 1 of 2 and 1; class 2: 2 of 2 and 3
+    assert metrics.macro_f1(labels, predictions) == pytest.approx((2 / 4 + 2 / 4 * 4 / 3 + 4 / 5) / 3)
+    # a class only predicted counts, at 0 (scikit-learn's classes: those of the labels or the predictions)
+    assert metrics.macro_f1(np.array([0, 0]), np.array([0, 1])) == pytest.approx((2 / 3 + 0) / 2)
+    assert metrics.scores(labels, predictions, 3)["macro_f1"] == metrics.macro_f1(labels, predictions)
+    assert "macro_f1" in metrics.names_for(6) and "f1" not in metrics.names_for(6) and metrics.names_for(1) == (
+        "pearson", "spearman")

@@ -225,3 +225,10 @@ def test_the_report_reads_a_searchs_runs_as_its_answer(searched, tmp_path):
     report.main([str(folder), "--out", str(tmp_path)])
     text = (tmp_path / "report.md").read_text()
     assert "## The answer" in text and "evaluated once" in text and "| probe | 3 |" in text
+
+
+def test_the_printed_predict_command_names_the_user_s_columns():
+    from study.advise_report import text_columns
+    assert text_columns(["--train-file", "t.csv", "--text-column", "tweet"]) == "--text-column tweet"
+    assert text_columns(["--text-column", "q", "--text-pair-column", "a"]) == "--text-column q --text-pair-column a"
+    assert text_columns(["--dataset", "sst2"]) == "--text-column sentence"  # GLUE's own column

@@ -171,4 +171,33 @@ def test_the_summary_line_counts_every_run_it_read(folder, capsys):
     for seed in (1, 2):  # another rate: a cell of the answer, not of the recipe's tables
         write_result(folder, 0, 50, seed, 0.7, lr=1e-4)
     report.main([str(folder), "--seeds", "5"])
-    assert "report: 20 runs (18 of the recipe at its study rate) ->" in capsys.readouterr().out
+    assert "report: 20 runs (18 of the fine-tune at its own rate tabled) ->" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("methods_here", [["lora"], ["bitfit"], ["setfit"], ["finetune", "lora", "setfit"],
+                                          ["lora", "bitfit"]])
+def test_a_folder_of_any_method_or_mix_has_a_report(tmp_path, capsys, methods_here):
+    import methods
+    rng = np.random.default_rng(1)
+    for method in methods_here:
+        lr = methods.get(method).default_lr(50)
+        for freeze in (0, 2):
+            for seed in (1, 2, 3):
+                write_result(tmp_path, freeze, 50, seed, float(rng.uniform(0.5, 0.9)), method=method, lr=lr,
+                             seconds=dict(total=10.0), peak_memory_mb=100.0)
+    report.main([str(tmp_path), "--seeds", "3"])
+    text = (tmp_path / "report.md").read_text()
+    tabled = methods.get(methods_here[0])
+    assert text.startswith(f"# sst2 with minilm{'' if tabled is methods.FINETUNE else f' ({tabled.label})'}")
+    for other in methods_here[1:]:  # each other method a section of its own, beside the tabled cells
+        assert f"## {methods.get(other).label}\n" in text
+    assert "## The answer" in text or "recommended" in text.lower()
+    assert f"of the {tabled.label} at its own rate tabled" in capsys.readouterr().out
+
+
+def test_a_folder_of_probes_alone_is_its_answer(tmp_path, capsys):
+    for seed in (1, 2, 3):
+        write_result(tmp_path, 6, 50, seed, 0.6 + seed / 100, method="probe", lr=None, seconds=dict(total=3.0))
+    report.main([str(tmp_path), "--seeds", "3"])
+    text = (tmp_path / "report.md").read_text()
+    assert "fitted a probe" in text and "| probe | 6 | 50 | 3 | 0.620 |" in text

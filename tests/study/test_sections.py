@@ -99,7 +99,7 @@ def write_method_cells(folder, cells, task="sst2"):
     for suffix, k, scores, seconds in cells:
         for seed, score in enumerate(scores, start=1):
             if task == "cola":
-                write_result(folder, k, 50, seed, 0.691, mcc=score, task=task)
+                write_result(folder, k, 50, seed, 0.691, mcc=score, task=task, metric="mcc")  # as CoLA's runs record it
             else:
                 write_result(folder, k, 50, seed, score)
             path = folder / f"freeze{k}_size50_seed{seed}.json"
