@@ -156,8 +156,8 @@ else
 	$(PYTHON) -m study.report $(RESULTS) --seeds $(words $(SEEDS)) --out $(REPORT_DIR) $(if $(AGAINST),--against $(AGAINST))
 endif
 
-# the report's recommended cell at SIZE, trained once more with SEED and kept as a transformers
-# checkpoint in SAVE (its result beside it, SAVE.json): the answer, ready to use
+# the report's recommended cell at SIZE, trained once more with SEED and kept (--save: a classifier, or
+# a sentence embedder and its fitted head) in SAVE, its result beside it (SAVE.json): the answer, ready to use
 SIZE ?= $(lastword $(SIZES))
 SEED ?= 1
 SAVE ?= saved/$(DATASET)-$(notdir $(patsubst %/,%,$(MODEL)))-n$(SIZE)

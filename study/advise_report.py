@@ -4,6 +4,8 @@ honest score first, then every cell with why it stopped getting seeds, then ever
 pick kept as a checkpoint, as make best keeps the report's pick.
 """
 
+import json
+import os
 import shlex
 import subprocess
 import sys
@@ -77,11 +79,17 @@ def keep(chosen, size, shared, run_flags, save):
     """Train the pick once more (seed 1) with --save, as make best does; (line for the report,
     the command to label a CSV with it or to train it)."""
     flags = result.RunName(chosen.freeze, size, 1, chosen.lr, 0, chosen.method).flags(shared) + run_flags
+    command = f"python predict.py --model {shlex.quote(save)} --input YOUR.csv {text_columns(run_flags)} --out labelled.csv"
+    if os.path.exists(save + ".json") and os.path.isdir(save):  # a search run again: its pick kept already?
+        with open(save + ".json") as f:
+            kept = json.load(f)["config"]
+        if (kept["method"], kept["freeze"], kept["lr"], str(kept["size"])) == (chosen.method, chosen.freeze, chosen.lr,
+                                                                               str(size)):
+            return f"Saved in {save} (seed 1) by an earlier search; label a CSV with `{command}`", command
     done = subprocess.run([sys.executable, "freeze_study.py", *flags, "--save", save, "--out", save + ".json", "--quiet"],
                           capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError((done.stderr.strip().splitlines() or ["the run failed"])[-1])
-    command = f"python predict.py --model {shlex.quote(save)} --input YOUR.csv {text_columns(run_flags)} --out labelled.csv"
     return f"Saved in {save} (seed 1); label a CSV with `{command}`", command
 
 
