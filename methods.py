@@ -98,6 +98,7 @@ class Method:
     needs_classes: bool = False  # cannot run a regression task
     # how --save keeps it: (model, loop.TrainResult, folder, label_names, max_length) -> a folder predict.py reads
     save: Callable = later("checkpoint.save_classifier")
+    cost_factor: float = 1.0  # a run's work per layer trained against the fine-tune's, before any has run (make advise)
 
     def ladder(self, n):
         """The rates a search tries at n: two 1-2-5 steps either side of the best rate found ([] fitted)."""
@@ -130,7 +131,8 @@ METHODS = (
            counts=lambda trainable, fitted_head: trainable + fitted_head, sentence_embedding=True, scored_once=True,
            options=("num_iterations",), ignores=("epochs", "batch_size", "protocol"), settings=("num_iterations",),
            ignores_why="it trains one epoch of setfit's pairs in batches of 16 on setfit's schedule (contrastive.py)",
-           needs_classes=True, save=later("checkpoint.save_embedder")),
+           needs_classes=True, save=later("checkpoint.save_embedder"),
+           cost_factor=4.0),  # its pairs: about four times the fine-tune's steps
     # fitted, not trained: its L2 strength is chosen by cross-validation (probe.py), at no rate
     Method("probe", "probe", "_probe", default_lr=lambda n: None, best_lr=lambda n: None,
            make_trainable=later("trainable.nothing"), train=later("probe.train"),

@@ -78,7 +78,8 @@ def next_seed(folder, cell, size, seeds):
 
 def first_cell(space):
     """The cheapest run there is, made alone first: it measures a run here and learns the task."""
-    name = methods.PROBE.name if methods.PROBE.name in space.depths else next(iter(space.depths))
+    fitted = [name for name in space.depths if methods.get(name).every_layer_frozen]  # the probe: a fit alone
+    name = fitted[0] if fitted else next(iter(space.depths))
     return policy.Cell(name, max(space.depths[name]), space.default_rate[name])
 
 

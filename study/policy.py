@@ -143,13 +143,13 @@ def coarse(depths):
 
 
 def prior_cost(cell, space):
-    """Before a cell has run, how its cost compares with others': the layers it trains and the head
-    (SetFit's pairs about four times a fine-tune's steps), the probe a fit alone. It only orders a
+    """Before a cell has run, how its cost compares with others': the layers it trains and the head,
+    times the method's cost_factor (SetFit's pairs about four times a fine-tune's steps), the probe a fit alone. It only orders a
     round, so that a budget spent mid-round has bought the cheap runs."""
     if methods.get(cell.method).every_layer_frozen:  # the probe
         return 0.5
     num_layers = max(k for depths in space.depths.values() for k in depths)
-    return (num_layers - max(cell.freeze, 0) + 1) * (4 if cell.method == methods.SETFIT.name else 1)
+    return (num_layers - max(cell.freeze, 0) + 1) * methods.get(cell.method).cost_factor
 
 
 def screen(space, observed):
