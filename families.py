@@ -3,8 +3,8 @@ The checkpoint families this tool runs, and a checkpoint's config.json read into
 Each family is declared in one block: what its config.json says beyond the keys every family shares, how its parameters are named in a transformers checkpoint
 (one list of (ours, theirs) patterns, read both ways by checkpoint.py), the prefix of its encoder's
 tensors, its classification head's layout and the class transformers saves it as. Adding a family
-is one Family here and, where it computes something the others do not, its part of model.py's
-forward pass.
+is one Family here and, where it computes something the others do not, its own parts (parts/: a
+module the block names, or what model.py's parts call for it).
 """
 
 import json
@@ -51,7 +51,8 @@ class Family:
     attn_out_dropout: bool = True  # dropout on the attention's output projection (DistilBERT: none)
     top_level: tuple = ("classifier.",)  # head tensors a checkpoint keeps outside the encoder's prefix
     lora_targets: tuple = ("query", "value")  # LoRA's default projections (peft's for BERT and RoBERTa)
-    parts: str = "model"  # the module whose Embeddings, Layer and ClassificationHead compute it
+    parts: str = "model"  # the module whose Embeddings, Layer, ClassificationHead and layer_context compute it
+    own_keys: object = lambda hf: {}  # config.json -> the EncoderConfig fields only this family reads
     biases: bool = True  # its linear layers and norms have biases (BitFit trains nothing without them)
     classifier_pools_mean: bool = False  # its *ForSequenceClassification can read the mean (classifier_pooling)
 
@@ -103,7 +104,7 @@ FAMILIES = {family.model_type: family for family in (
            default_pad_token_id=0, position_pad=None, segments=True, relative_buckets=False, head_activation="gelu"),
     # ModernBERT: pre-norm layers without biases, one fused query-key-value projection, GeGLU, rotary
     # positions, local attention in all but every third layer, a final norm, and its own head
-    # (modernbert.py); no segments, no position table. LoRA adapts the fused projection (peft's Wqkv)
+    # (parts/modernbert.py); no segments, no position table. LoRA adapts the fused projection (peft's Wqkv)
     Family("modernbert", "ModernBertForSequenceClassification", (
         (r"^embed\.word\.", "embeddings.tok_embeddings."),
         (r"^embed\.norm\.", "embeddings.norm."),
@@ -117,11 +118,11 @@ FAMILIES = {family.model_type: family for family in (
         (r"^head\.dense\.", "head.dense."), (r"^head\.norm\.", "head.norm."), (r"^head\.out_proj\.", "classifier."),
     ), dropout_first=False, default_pad_token_id=50283, position_pad=None, segments=False, relative_buckets=False,
            encoder_name="model", head_activation="gelu", top_level=("classifier.", "head."), lora_targets=("qkv",),
-           parts="modernbert", biases=False, classifier_pools_mean=True,
+           parts="parts.modernbert", own_keys=lambda hf: modernbert_keys(hf), biases=False, classifier_pools_mean=True,
            config_keys=(("hidden_act", "hidden_activation"), ("layer_norm_eps", "norm_eps"),
                         ("hidden_dropout_prob", "embedding_dropout"), ("attention_probs_dropout_prob", "attention_dropout"))),
     # DeBERTa-v2 and -v3: BERT's layers under its own names, disentangled attention over one table of
-    # relative-position embeddings every layer shares (deberta.py), no position table in v3, no
+    # relative-position embeddings every layer shares (parts/deberta.py), no position table in v3, no
     # segments in v3; its head is a ContextPooler (dropout -> dense -> GELU) -> dropout -> classifier
     Family("deberta-v2", "DebertaV2ForSequenceClassification", (
         (r"^layers\.(\d+)\.(query|key|value)\.", r"encoder.layer.\1.attention.self.\2_proj."),
@@ -130,7 +131,7 @@ FAMILIES = {family.model_type: family for family in (
         (r"^head\.dense\.", "pooler.dense."), (r"^head\.out_proj\.", "classifier."),
     ) + SHARED_NAMES, dropout_first=True, default_pad_token_id=0, position_pad=None, segments=True,
            relative_buckets=False, encoder_name="deberta", head_activation="gelu", top_level=("classifier.", "pooler."),
-           config_keys=(("classifier_dropout", "cls_dropout"),)),
+           config_keys=(("classifier_dropout", "cls_dropout"),), own_keys=lambda hf: deberta_keys(hf)),
     # MPNet names its attention's parts apart from BERT's, has no segments, and numbers positions from
     # 2 whatever pad_token_id says (transformers fixes its padding index at 1)
     Family("mpnet", "MPNetForSequenceClassification", (
@@ -175,7 +176,7 @@ class EncoderConfig:
     num_labels: int = 2
     relative_attention_num_buckets: int = 0  # MPNet's relative position bias table: its rows (0: none)
     embedding_size: int = 0  # ELECTRA's embeddings, projected to hidden_size when they differ (0: hidden_size)
-    # ModernBERT's (modernbert.py): which layers attend globally, the local window, the rotary bases,
+    # ModernBERT's (parts/modernbert.py): which layers attend globally, the local window, the rotary bases,
     # which of its linear layers and norms have biases, its MLP's dropout and its head's pooling
     global_layers: tuple = ()  # the layers that attend to every token (the others: within local_window)
     local_window: int = 0  # local attention's whole window: a key counts within half of it either side
@@ -185,7 +186,7 @@ class EncoderConfig:
     head_bias: bool = True  # the head's dense
     mlp_dropout: float = 0.0
     classifier_pooling: str = "cls"  # cls: the first token; mean: the mean of the tokens
-    # DeBERTa's (deberta.py): its relative-position table, how distances are bucketed into it, the
+    # DeBERTa's (parts/deberta.py): its relative-position table, how distances are bucketed into it, the
     # terms that read it, whether absolute positions are added to the input, its pooler's dropout
     relative_span: int = 0  # the table holds 2 x this many rows (0: no disentangled attention)
     position_buckets: int = 0  # distances under half of it exact, larger ones log-spaced (0: exact)
@@ -205,8 +206,7 @@ class EncoderConfig:
             raise ValueError(f"num_labels must be an integer >= 1 (got {num_labels!r})")
         if hf.get("hidden_act", "gelu") not in ACTIVATIONS:
             raise ValueError(f"unsupported hidden_act {hf['hidden_act']!r} in config.json")
-        # the keys only ModernBERT and DeBERTa read, as EncoderConfig's fields
-        own_keys = modernbert_keys(hf) if model_type == "modernbert" else deberta_keys(hf) if model_type == "deberta-v2" else {}
+        own_keys = family.own_keys(hf)  # the keys only this family reads (ModernBERT's, DeBERTa's)
         if hf.get("position_embedding_type", "absolute") != "absolute":
             raise ValueError("only absolute position embeddings are supported "
                              f"(config.json says {hf['position_embedding_type']!r})")

@@ -2,8 +2,8 @@
 The encoder, written out: sequence classifiers that compute exactly what transformers'
 BertForSequenceClassification, RobertaForSequenceClassification (and XLMRobertaForSequenceClassification,
 RoBERTa's computation), DistilBertForSequenceClassification, ElectraForSequenceClassification and
-MPNetForSequenceClassification compute (DeBERTa-v2's attention: deberta.py; ModernBERT's parts:
-modernbert.py), loaded from the same
+MPNetForSequenceClassification compute (DeBERTa-v2's attention: parts/deberta.py; ModernBERT's
+parts: parts/modernbert.py), loaded from the same
 checkpoints (checkpoint.py loads them). Only reading config.json, the weights and the tokenizer comes from the Hugging Face
 libraries; every module below is ours.
 
@@ -20,17 +20,17 @@ The forward pass is split so the training loop can cache what frozen layers prod
 forward(sequences) is their composition.
 """
 
+import functools
+import importlib
 import math
-import sys
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-import deberta
 import families
-import modernbert
 from families import MPNET_BUCKETS, EncoderConfig
+from parts import deberta
 from rows import Layout, mean_pool, pack
 
 ACTIVATIONS = {  # config.json's hidden_act, as families.ACTIVATIONS names them
@@ -45,7 +45,7 @@ class Embeddings(nn.Module):
         self.config = config
         E, H = config.embedding_size or config.hidden_size, config.hidden_size
         self.word = nn.Embedding(config.vocab_size, E)
-        # DeBERTa-v3 has none: its positions are relative, in attention (deberta.py)
+        # DeBERTa-v3 has none: its positions are relative, in attention (parts/deberta.py)
         self.position = nn.Embedding(config.max_position_embeddings, E) if config.absolute_positions else None
         self.token_type = nn.Embedding(config.type_vocab_size, E) if config.type_vocab_size else None
         self.norm = nn.LayerNorm(E, eps=config.layer_norm_eps)
@@ -100,7 +100,8 @@ class Layer(nn.Module):
         # alone, (B, H). Every token is still a key and a value, but queries, the output
         # projection and the FFN run for one row per sentence instead of all of them.
         # attention_bias: (B, nh, T, T) added to the scores, -inf at padding keys (MPNet's relative
-        # positions), or DeBERTa's deberta.Relative; None: the padding mask alone.
+        # positions), or a function of the layer's queries and keys giving the mask and scale
+        # (DeBERTa's position terms, parts/deberta.py); None: the padding mask alone.
         B, H = layout.grid[0], x.shape[-1]
         heads = lambda t: t.view(B, -1, self.num_heads, H // self.num_heads).transpose(1, 2)
         queries = x[layout.first] if first_token_only else x  # (Nq, H): the rows we return
@@ -110,8 +111,8 @@ class Layer(nn.Module):
         q, k, v = heads(q), heads(layout.to_grid(k)), heads(layout.to_grid(v))  # (B, nh, T*, hd)
         # softmax(q k^T / sqrt(hd), masked) @ v, with dropout on the attention probabilities
         p, scale = self.attention_dropout if self.training else 0.0, None
-        if isinstance(attention_bias, deberta.Relative):  # the scores' position terms, from q and k
-            mask, scale = deberta.relative_scores(attention_bias, q, k, self.query, self.key, self.num_heads)
+        if callable(attention_bias):  # the scores' position terms, from q and k and this layer's projections
+            mask, scale = attention_bias(q, k, self.query, self.key, self.num_heads)
         else:
             mask = layout.key_is_token if attention_bias is None else attention_bias[:, :, :q.shape[2]].to(q.dtype)
         attended = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, scale=scale)
@@ -123,7 +124,7 @@ class Layer(nn.Module):
 
 
 def final_norm(config: EncoderConfig):
-    """These families end at their last layer's own norm (ModernBERT adds one: modernbert.py)."""
+    """These families end at their last layer's own norm (ModernBERT adds one: parts/modernbert.py)."""
     return None
 
 
@@ -191,18 +192,9 @@ class Classifier(nn.Module):
         return hidden
 
     def layer_context(self, layout):
-        """What every layer's attention shares for this batch, computed once: MPNet's relative bias,
-        DeBERTa's relative rows, ModernBERT's masks and rotary angles; None: the padding mask alone
-        (layout.key_is_token)."""
-        if self.relative_bias is not None:
-            return self.attention_bias(layout)
-        if self.relative_rows is not None:
-            rows = self.relative_rows.weight
-            rows = rows if self.relative_norm is None else self.relative_norm(rows)
-            return deberta.relative_context(self.config, rows, layout, self.relative_dropout)
-        if self.parts is modernbert:
-            return modernbert.attention_context(self.config, layout)
-        return None
+        """What every layer's attention shares for this batch, computed once, as the family's parts
+        compute it (layer_context below, or ModernBERT's masks and rotary angles)."""
+        return self.parts.layer_context(self, layout)
 
     def attention_bias(self, layout):
         """MPNet's relative position bias for this batch's grid, computed once for all its layers:
@@ -232,10 +224,24 @@ class Classifier(nn.Module):
         return self.classify(self.sentence_states(self.embed(input_ids, layout), layout))
 
 
+def layer_context(model, layout):
+    """What every layer's attention shares for a batch of these families: MPNet's relative bias,
+    DeBERTa's position terms (relative_scores bound to the batch's relative rows), read from what
+    the model has; None: the padding mask alone (layout.key_is_token)."""
+    if model.relative_bias is not None:
+        return model.attention_bias(layout)
+    if model.relative_rows is not None:
+        rows = model.relative_rows.weight
+        rows = rows if model.relative_norm is None else model.relative_norm(rows)
+        return functools.partial(deberta.relative_scores,
+                                 deberta.relative_context(model.config, rows, layout, model.relative_dropout))
+    return None
+
+
 def parts_of(config: EncoderConfig):
-    """The module whose Embeddings, Layer, final_norm and ClassificationHead compute the family: this
-    one, or the family's own (families.py names it: ModernBERT's modernbert.py)."""
-    return modernbert if families.get(config.model_type).parts == "modernbert" else sys.modules[__name__]
+    """The module whose Embeddings, Layer, final_norm, ClassificationHead and layer_context compute
+    the family, as its block in families.py names it: this one, or its own (parts/modernbert.py)."""
+    return importlib.import_module(families.get(config.model_type).parts)
 
 
 def relative_position_bucket(relative_position, num_buckets=MPNET_BUCKETS, max_distance=128):

@@ -6,7 +6,7 @@ import os
 
 from conftest import ROOT
 
-FOLDERS = ("", "study", "bench")  # bench's scripts import each other by file name, with the top level on the path
+FOLDERS = ("", "parts", "study", "bench")  # bench's scripts import each other by file name, with the top level on the path
 
 
 def project_modules(root):

@@ -64,6 +64,11 @@ def attention_context(config: EncoderConfig, layout: Layout):
             False: (local, *rotary(layout.position, head_dim, config.rope_theta[1]))}
 
 
+def layer_context(model, layout: Layout):
+    """What every layer's attention shares for a batch (model.py's Classifier asks each family's parts)."""
+    return attention_context(model.config, layout)
+
+
 class Layer(nn.Module):
     """One pre-LayerNorm ModernBERT layer; `index` says whether it attends globally, and layer 0
     has no norm before its attention (the embeddings' norm is just before it)."""

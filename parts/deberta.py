@@ -10,7 +10,8 @@ shares, normalised once (norm_rel_ebd):
     r = bucket(i - j): exact within position_buckets / 2 of the query, log-spaced beyond
     K, Q: the layer's own key and query projections applied to the table's rows
 
-model.py's Layer asks relative_scores for the two terms when its context is a Relative.
+model.py's layer_context hands every layer relative_scores bound to the batch's Relative, and
+model.py's Layer calls it for the two terms.
 """
 
 import math
