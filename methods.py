@@ -99,6 +99,11 @@ class Method:
     # how --save keeps it: (model, loop.TrainResult, folder, label_names, max_length) -> a folder predict.py reads
     save: Callable = later("checkpoint.save_classifier")
     cost_factor: float = 1.0  # a run's work per layer trained against the fine-tune's, before any has run (make advise)
+    reference: bool = False  # the method the reports read every other against, and a run's default (no --method)
+
+    def flags(self):
+        """freeze_study.py's options that choose this method: none for the reference, the default."""
+        return [] if self.reference else ["--method", self.name]
 
     def ladder(self, n):
         """The rates a search tries at n: two 1-2-5 steps either side of the best rate found ([] fitted)."""
@@ -111,7 +116,7 @@ METHODS = (
     # and 5e-5 from 200 up (docs/findings-sst2.md, "The rate falls as n grows")
     Method("finetune", "fine-tune", "", default_lr=lambda n: 5e-5, best_lr=lambda n: scaled(5e-5, 200, n),
            make_trainable=later("trainable.everything_above"), train=later("loop.train"),
-           counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False),
+           counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False, reference=True),
     # 1e-3 x 200 / n, at least 1e-3: the searches' 5e-3 at n = 50, 2e-3 at 100, 1e-3 at 200, 1000 and
     # under Lee's protocol on RTE (docs/findings-peft.md); the LoRA paper's 5e-4 learns nothing at n = 200
     Method("lora", "LoRA", "_lora", default_lr=lambda n: scaled(1e-3, 200, n), best_lr=lambda n: scaled(1e-3, 200, n),

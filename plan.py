@@ -48,14 +48,7 @@ def parser():
     p.add_argument("--epochs", type=int, help="default: the protocol's (blog 10; lee 3 for BERT, 10 for RoBERTa)")
     p.add_argument("--lr", type=float, help="default: the method's at this train size (python -m methods lists them)")
     p.add_argument("--batch-size", type=int, help="default: the protocol's, 16")
-    p.add_argument("--glue-dir", help="local GLUE folder (SST-2/, CoLA/, MRPC/, STS-B/, RTE/); default $GLUE_DIR, else the hub")
-    p.add_argument("--train-file", help="your own task: a CSV/TSV with a header (needs --dev-file)")
-    p.add_argument("--dev-file")
-    p.add_argument("--text-column", default="sentence")
-    p.add_argument("--text-pair-column", help="your own task: the second text of a sentence pair")
-    p.add_argument("--label-column", default="label",
-                   help="integer classes 0..C-1, or class names (numbered in sorted order)")
-    p.add_argument("--regression", action="store_true", help="your own task: the labels are numbers to predict")
+    add_task_options(p)
     p.add_argument("--out", help="result JSON (default results/<dataset>/<model>/ and the run's name, result.py)")
     p.add_argument("--method", choices=methods.NAMES, default=methods.FINETUNE.name,
                    help="finetune: the protocol's head and fine-tune (the default); lora, bitfit: trainable.py; setfit: "
@@ -86,12 +79,24 @@ def parser():
     p.add_argument("--evaluations", choices=["every", "last"], default="every",
                    help="every: the dev split every half epoch (the study's best of them); last: only the last of "
                         "those, the fair score, and no step after it (make advise reads nothing else)")
-    p.add_argument("--metric", choices=metrics.NAMES,
-                   help="what your task is judged by: it picks a run's evaluation and the report's answer "
-                        "(default: the task's own; accuracy for your files, MCC for CoLA, F1 for MRPC, Pearson for STS-B)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.error = lambda message: fail(message)  # one line, not argparse's usage block
     return p
+
+
+def add_task_options(p):
+    """Where the task's examples come from: GLUE's files, or your own, and what judges it."""
+    p.add_argument("--glue-dir", help="local GLUE folder (SST-2/, CoLA/, MRPC/, STS-B/, RTE/); default $GLUE_DIR, else the hub")
+    p.add_argument("--train-file", help="your own task: a CSV/TSV with a header (needs --dev-file)")
+    p.add_argument("--dev-file")
+    p.add_argument("--text-column", default="sentence")
+    p.add_argument("--text-pair-column", help="your own task: the second text of a sentence pair")
+    p.add_argument("--label-column", default="label",
+                   help="integer classes 0..C-1, or class names (numbered in sorted order)")
+    p.add_argument("--regression", action="store_true", help="your own task: the labels are numbers to predict")
+    p.add_argument("--metric", choices=metrics.NAMES,
+                   help="what your task is judged by: it picks a run's evaluation and the report's answer "
+                        "(default: the task's own; accuracy for your files, MCC for CoLA, F1 for MRPC, Pearson for STS-B)")
 
 
 def train_size(text):

@@ -64,7 +64,7 @@ class RunName:
         return (["--freeze", str(self.freeze), "--size", str(self.size), "--seed", str(self.seed)]
                 + (["--lr", lr_text(self.lr)] if self.lr is not None else [])
                 + (["--reinit", str(self.reinit)] if self.reinit else [])
-                + (["--method", self.method] if self.method != methods.FINETUNE.name else [])
+                + methods.get(self.method).flags()
                 + [text for name, value in (shared or {}).items() if value is not None and name not in ignored
                    for text in ("--" + name.replace("_", "-"), str(value))])
 
@@ -135,7 +135,9 @@ def default_path(task_name, model, run):
 
 def grid_names(folder, freeze, sizes, seeds, lrs=(None,), reinits=(0,), probe=False, method=methods.FINETUNE.name):
     """Every result file of a grid, in the order make runs them: each depth, size, seed, rate and
-    (at k = 0 only) reset; then, with probe, a probe at the last depth per size and seed."""
+    (at k = 0 only) reset; then, with probe, a probe at the last depth per size and seed. A method
+    that runs only with every layer frozen (the probe) runs at the last depth alone."""
+    freeze = freeze[-1:] if methods.get(method).every_layer_frozen else freeze
     runs = [RunName(k, n, s, lr, r, method) for k in freeze for n in sizes for s in seeds for lr in lrs
             for r in (reinits if k == 0 else (0,))]
     runs += [RunName(freeze[-1], n, s, method=methods.PROBE.name) for n in sizes for s in seeds] if probe else []

@@ -10,6 +10,10 @@ user would reach for? One run with --save, then, on the dev split:
 It needs the setfit environment (bench/setfit_library.py says how to make it):
 
     .venv-setfit/bin/python -m bench.embedder_save --glue-dir ../shared/glue --method setfit --freeze 4 --size 50
+
+or, on a folder already saved (make advise's pick, say) and the sentences of your own CSV:
+
+    .venv-setfit/bin/python -m bench.embedder_save --saved saved/emotion-n200 --input test.csv --text-column text
 """
 
 import argparse
@@ -40,20 +44,29 @@ def logistic_head(weight, bias):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--glue-dir", required=True)
+    p.add_argument("--glue-dir", help="for a run of its own: SST-2's dev split")
     p.add_argument("--method", default="setfit", choices=["setfit", "probe"])
     p.add_argument("--freeze", default="4")
     p.add_argument("--size", default="50")
     p.add_argument("--seed", default="1")
     p.add_argument("--out", default="bench/out/embedder")
+    p.add_argument("--saved", help="a folder --save wrote already (no run)")
+    p.add_argument("--input", help="with --saved: a CSV whose sentences to compare on")
+    p.add_argument("--text-column", default="text")
     args = p.parse_args()
-    shutil.rmtree(args.out, ignore_errors=True)
-    saved = os.path.join(args.out, "saved")
-    subprocess.run([sys.executable, "freeze_study.py", "--model", "minilm", "--glue-dir", args.glue_dir, "--method",
-                    args.method, "--freeze", args.freeze, "--size", args.size, "--seed", args.seed, "--precision", "fp32",
-                    "--out", os.path.join(args.out, "run.json"), "--cache-dir", os.path.join(args.out, "cache"),
-                    "--splits-dir", os.path.join(args.out, "splits"), "--save", saved, "--quiet"], check=True)
-    texts = data.load_glue("sst2", args.glue_dir).dev_texts
+    if args.saved:
+        saved, rows = args.saved, data.read_table(args.input)
+        texts = [row[rows[0].index(args.text_column)] for row in rows[1:]]
+        print(f"{saved} on {args.input}: {len(texts)} sentences")
+    else:
+        shutil.rmtree(args.out, ignore_errors=True)
+        saved = os.path.join(args.out, "saved")
+        subprocess.run([sys.executable, "freeze_study.py", "--model", "minilm", "--glue-dir", args.glue_dir, "--method",
+                        args.method, "--freeze", args.freeze, "--size", args.size, "--seed", args.seed, "--precision",
+                        "fp32", "--out", os.path.join(args.out, "run.json"), "--cache-dir", os.path.join(args.out, "cache"),
+                        "--splits-dir", os.path.join(args.out, "splits"), "--save", saved, "--quiet"], check=True)
+        texts = data.load_glue("sst2", args.glue_dir).dev_texts
+        print(f"{args.method}, k = {args.freeze}, n = {args.size}, seed {args.seed}: {len(texts)} dev sentences")
     ours_predicted, _, _ = predict.predict_with_head(saved, texts, None, torch.device("cpu"), checkpoint.read_head(saved))
 
     from sentence_transformers import SentenceTransformer
@@ -69,11 +82,11 @@ def main():
     weight, bias, names = checkpoint.read_head(saved)
     setfit = SetFitModel(model_body=body, model_head=logistic_head(weight, bias))
     theirs_predicted = np.asarray(setfit.predict(texts, as_numpy=True))
-    print(f"{args.method}, k = {args.freeze}, n = {args.size}, seed {args.seed}: {len(texts)} dev sentences")
     print(f"SentenceTransformer(saved) against our embedding: largest difference {np.abs(theirs - ours).max():.2e} "
           f"(embeddings of norm {np.linalg.norm(ours, axis=1).mean():.3f})")
     print(f"SetFitModel(that body, LogisticRegression with head.json's coefficients) against predict.py: "
-          f"{int((theirs_predicted != ours_predicted).sum())} of {len(texts)} predictions differ")
+          f"{int((theirs_predicted != ours_predicted).sum())} of {len(texts)} predictions differ "
+          f"({len(names)} classes: {', '.join(names)})")
 
 
 if __name__ == "__main__":

@@ -300,9 +300,10 @@ def main(argv=None):
             by_method = {}
             for r in runs:
                 by_method.setdefault(method_of(r["config"]), []).append(r)
-            if methods.FINETUNE.name not in by_method:
+            recipe = next((name for name in by_method if methods.get(name).reference), None)
+            if recipe is None:
                 raise ValueError(f"{runs[0]['config']['task']}: no runs of the recipe, the table every method is read against")
-            summaries.append(summarize(by_method.pop(methods.FINETUNE.name)))
+            summaries.append(summarize(by_method.pop(recipe)))
             beside.append({method: summarize_method(method, these) for method, these in sorted(by_method.items())})
     except ValueError as e:
         print(f"lee_report.py: error: {e}", file=sys.stderr)

@@ -220,7 +220,7 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
     write_csv(folder, rows, columns)
     answer, picks = answer_lines(every_run or results, judged_by(every_run or results))
     tabled = methods.get(method_of(first))
-    lines = [f"# {task} with {model_name}{'' if tabled is methods.FINETUNE else f' ({tabled.label})'}", ""] + (summary_lines(picks) if picks else [])
+    lines = [f"# {task} with {model_name}{'' if tabled.reference else f' ({tabled.label})'}", ""] + (summary_lines(picks) if picks else [])
     lines += grid_lines(folder, rows, results, seeds, with_mcc, bool(reference_rows))
     lines += ["", "## Per train size", "",
               "k = 0 (nothing frozen) is the yardstick and its seed std the noise. *Most frozen within 1 std*: "
@@ -238,7 +238,7 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
         lines += comparison_lines(results, against[1], against[0],
                                   ("best_accuracy", "best_mcc") if with_mcc else ("best_accuracy",))
     lines += reinit_lines(reset_runs, results) + probe_lines(probe_runs, results, num_layers)
-    plain_label = "the fine-tune" if tabled is methods.FINETUNE else tabled.label
+    plain_label = f"the {tabled.label}"
     for method, runs in other_methods:
         lines += method_lines(method, runs, results, plain_label)
     lines += answer

@@ -315,3 +315,16 @@ def test_metric_picks_the_run_s_evaluation_and_a_folder_holds_one(tmp_path, tiny
     with pytest.raises(ValueError, match="--metric pearson does not score sst2"):
         run(tmp_path, tiny_bert, glue_dir, "--freeze", "0", "--metric", "pearson", out="third.json")
     assert not (tmp_path / "other.json").exists() and not (tmp_path / "third.json").exists()
+
+
+def test_a_save_that_fails_after_training_leaves_the_result_whole(tmp_path, tiny_bert, glue_dir, monkeypatch):
+    import checkpoint
+
+    def full_disk(*args, **kwargs):
+        raise OSError("No space left on device")
+    monkeypatch.setattr(checkpoint, "save_classifier", full_disk)  # how the fine-tune is kept (methods.py)
+    with pytest.raises(OSError, match="No space left"):
+        run(tmp_path, tiny_bert, glue_dir, "--freeze", "1", "--save", str(tmp_path / "saved"))
+    record = json.loads((tmp_path / "result.json").read_text())  # whole: it was written before the save
+    assert record["total_steps"] == 8 and record["config"]["save"] == str(tmp_path / "saved")
+    assert not (tmp_path / "saved").exists()

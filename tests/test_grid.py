@@ -172,3 +172,18 @@ def test_make_best_trains_the_recommended_cell_again_and_keeps_it(grid, tmp_path
     again = subprocess.run([arg if arg != "grid" else "best" for arg in command] +
                            [f"RESULTS={folder}", "SIZE=50", f"SAVE={tmp_path / 'other'}"], capture_output=True, text=True)
     assert again.returncode != 0 and "has no runs at n = 50 (it has n = 8)" in again.stderr
+
+
+@pytest.mark.parametrize("method", ["lora", "bitfit", "setfit", "probe"])
+def test_a_grid_of_one_method_ends_in_its_report(grid, tmp_path, method):
+    _, command = grid
+    command = [arg for arg in command if not arg.startswith("RESULTS=")] + [f"RESULTS={tmp_path}", f"METHOD={method}"]
+    done = subprocess.run(command + (["RUN_FLAGS=--num-iterations 1"] if method == "setfit" else []),
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    runs = sorted(p.name for p in tmp_path.glob("*.json"))
+    assert runs == ([f"freeze1_size8_seed1_{method}.json"] if method == "probe" else  # the probe: k = L alone
+                    sorted(f"freeze{k}_size8_seed1_{method}.json" for k in (-1, 0, 1)))
+    import methods
+    title = (tmp_path / "report.md").read_text().splitlines()[0]
+    assert title.endswith("with tiny" if method == "probe" else f"with tiny ({methods.get(method).label})")
