@@ -27,6 +27,7 @@ import os
 import signal
 import sys
 import time
+from dataclasses import dataclass
 
 import methods
 import result
@@ -88,21 +89,48 @@ def screen_floor(space, seconds):
     return len(policy.screen(space, {})) * seconds
 
 
+@dataclass
+class Searched:
+    """What a search leaves: the space it searched (its seeds' availability read from the folder),
+    what ran (its runs at the size, observed as policy.py reads them, their metric), its rounds
+    [(step, [paths])], and 0 or a failed run's exit code."""
+    space: policy.Space
+    observed: dict
+    runs: list
+    metric: str | None
+    rounds: list
+    code: int
+
+
 def search(folder, size, space, budget_seconds, shared, run_flags, workers, seeds=5, echo=print):
-    """Rounds of runs by `workers` (study.worker.Workers) until decided or the budget is spent.
-    Returns (the space searched, its seeds' availability read from the folder; observed, runs,
-    metric, rounds: [(step, [paths])], code: 0 or a failed run's exit code)."""
-    rounds = []
-    flags = run_flags + ["--evaluations", "last"]
+    """Rounds of runs by `workers` (study.worker.Workers) until decided or the budget is spent:
+    first one run alone where the folder has none, then policy.py's rounds."""
+    rounds, flags = [], run_flags + ["--evaluations", "last"]
+    code = first_run(folder, size, space, shared, flags, workers, rounds, echo)
+    if not code:
+        space = searchable(folder, size, space, budget_seconds, seeds)
+        code = run_rounds(folder, size, space, budget_seconds, shared, flags, workers, rounds, seeds, echo)
     runs, observed, metric = read_folder(folder, size, space)
-    if not runs:
-        path = path_of(folder, first_cell(space), size, 1)
-        echo(f"advise: round 1 (first): {os.path.basename(path)}, alone, to time a run here")
-        code = workers.run_all([path], shared, flags, echo)
-        rounds.append(log_round(folder, "first", [path]))
-        if code:
-            return space, observed, runs, metric, rounds, code
-        runs, observed, metric = read_folder(folder, size, space)
+    return Searched(space, observed, runs, metric, rounds, code)
+
+
+def first_run(folder, size, space, shared, flags, workers, rounds, echo):
+    """Where the folder has no run at this size yet, the cheapest one alone: it times a run here and
+    learns the task. Returns its exit code (0 where there was nothing to do)."""
+    if read_folder(folder, size, space)[0]:
+        return 0
+    path = path_of(folder, first_cell(space), size, 1)
+    echo(f"advise: round 1 (first): {os.path.basename(path)}, alone, to time a run here")
+    code = workers.run_all([path], shared, flags, echo)
+    rounds.append(log_round(folder, "first", [path]))
+    return code
+
+
+def searchable(folder, size, space, budget_seconds, seeds):
+    """The space the rounds search, once a run has timed this machine: without SetFit for a
+    regression task, each cell's seeds as the folder has them; refused in one line where the budget
+    cannot screen it once."""
+    runs = read_folder(folder, size, space)[0]
     if runs[0]["config"]["regression"]:  # SetFit needs classes
         space = policy.Space({name: depths for name, depths in space.depths.items() if not methods.get(name).needs_classes},
                              space.default_rate, space.ladder, space.available)
@@ -111,13 +139,18 @@ def search(folder, size, space, budget_seconds, shared, run_flags, workers, seed
         raise BudgetTooSmall(f"a budget of {budget_seconds / 3600:.2g} h cannot screen the {len(policy.screen(space, {}))} "
                              f"cells once: their runs take at least {floor / 3600:.2g} h here ({runs[0]['seconds']['total']:.0f} s "
                              f"the cheapest); give BUDGET={math.ceil(10 * floor / 3600) / 10:g} or more, or fewer METHODS")
+    return available_in(space, folder, size, seeds)
+
+
+def run_rounds(folder, size, space, budget_seconds, shared, flags, workers, rounds, seeds, echo):
+    """policy.py's rounds until decided, or the budget cannot pay for the next run; returns 0 or a
+    failed run's exit code."""
+    runs, observed, metric = read_folder(folder, size, space)
     dev_half = runs[0]["dev_size"] // 2
-    space = available_in(space, folder, size, seeds)
-    code = 0
     while True:
         wanted = policy.next_runs(space, observed, metric, dev_half, workers.jobs)
         if not wanted.cells or not policy.fits(wanted.cells[0], observed, space, spent(observed), budget_seconds):
-            break  # decided, or the budget cannot pay for the next run
+            return 0  # decided, or the budget cannot pay for the next run
         paths = [path_of(folder, cell, size, next_seed(folder, cell, size, seeds)) for cell in wanted.cells]
         cells = dict(zip(paths, wanted.cells))
         echo(f"advise: round {len(rounds) + 1} ({wanted.step}): {len(paths)} run{'s' * (len(paths) > 1)}, "
@@ -128,8 +161,7 @@ def search(folder, size, space, budget_seconds, shared, run_flags, workers, seed
         code = workers.run_all(paths, shared, flags, echo, more=more)
         runs, observed, metric = read_folder(folder, size, space)
         if code or not all(map(os.path.exists, paths)):
-            break  # a run failed, or the budget stopped the round
-    return space, observed, runs, metric, rounds, code
+            return code  # a run failed, or the budget stopped the round
 
 
 def scores_on_test(folder, chosen, size, runs, metric, shared, run_flags, test_file, workers, echo=print):
@@ -294,12 +326,12 @@ def main(argv=None):
                 raise ValueError(f"--test-file {args.test_file}: no such file")
         lock = take_lock(args.folder)
         with worker.Workers(args.jobs or make_jobs()) as workers:
-            searched, observed, runs, metric, rounds, code = search(args.folder, size, space, args.budget * 3600, shared,
-                                                                    run_flags, workers, args.seeds)
-            if code:
-                sys.exit(code)
+            found = search(args.folder, size, space, args.budget * 3600, shared, run_flags, workers, args.seeds)
+            if found.code:
+                sys.exit(found.code)
+            observed, runs, metric = found.observed, found.runs, found.metric
             dev_half = runs[0]["dev_size"] // 2
-            chosen, decided = policy.pick(searched, observed, metric, dev_half)
+            chosen, decided = policy.pick(found.space, observed, metric, dev_half)
             test = None
             if args.test_file:  # (the file, the mean of the pick's seeds on it, how many)
                 scores = scores_on_test(args.folder, chosen, size, runs, metric, shared, run_flags, args.test_file, workers)
@@ -309,7 +341,7 @@ def main(argv=None):
         rows, state = cell_rows(observed, runs, metric, dev_half)
         title = f"make advise: {runs[0]['config']['dataset']}, {result.model_label(runs[0]['config']['model'])}, n = {size}"
         lines = report_lines(title, chosen, decided, rows, state, rounds_of(args.folder), spent(observed),
-                             time.time() - began if rounds else None, keep_line, test)
+                             time.time() - began if found.rounds else None, keep_line, test)
         report = os.path.join(args.folder, REPORT)
         write_atomically(report, lambda f: f.write("\n".join(lines).encode()))
         row = next(row for row in rows if row["cell"] == chosen)

@@ -4,13 +4,18 @@ is decided. Its answer is the report's (study/answer.py): the cheapest cell whos
 within noise of the best fair mean. The search only spends its runs where they can change that
 answer, in rounds:
 
-    screen   one seed of every method at every depth at its own rate (methods.py) ─┐
+    screen   one seed of every method at every other depth at its own rate ─────────┐
+             (methods.py), the cheapest first                                       │
     rates    per method still in the race, a line search along its 1-2-5 ladder    │ what a cell
              at its best depth; a rate that wins there is screened at the others   │ is, one seed
-    best     seeds for the cells that could be the best, until its level is fixed  │ at a time
+    refine   the depths the screen skipped that could still be the answer: cheaper │ at a time
+             than the cheapest cell in the band, not out on both sides             │
     in/out   cheapest first, seeds for a cell until it is clearly out of the        │
-             band, or in it with PICK_SEEDS seeds ──────────────────────────────────┘
+             band, or in it with PICK_SEEDS seeds                                   │
+    best     seeds for the cells that could be the best, until its level is fixed ─┘
     decided  the cheapest cell not out is in, and nothing can still be the best
+
+(next_runs takes the first of these that has a run to make.)
 
 A cell is (method, depth, rate); what it has cost and scored is `observed`: {Cell: [(fair score,
 seconds), ...]}. These functions are plain and deterministic: the real search (study/advise.py)
