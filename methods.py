@@ -18,23 +18,66 @@ A sixth method is one Method in METHODS and its functions. `python -m methods` p
 with each method's default rate and the rates a search tries at each train size.
 
 Nothing here imports torch (make's calls of result.py read the table): the functions a method
-names are imported when first called.
+names import their module when first called.
 """
 
-import importlib
 import math
 from dataclasses import dataclass
 from typing import Callable
 
 
-def later(dotted):
-    """module.function, imported at its first call."""
-    module, name = dotted.rsplit(".", 1)
+# ----------------------------------------------------------------------------------------------
+# The functions the table names, each its module's, imported at its first call (a reader follows
+# each to its module: loop.train, trainable.lora, ...)
 
-    def call(*args, **kwargs):
-        return getattr(importlib.import_module(module), name)(*args, **kwargs)
-    call.__name__ = call.__qualname__ = dotted
-    return call
+def loop_train(model, config, inputs, log):
+    import loop
+    return loop.train(model, config, inputs, log)
+
+
+def contrastive_train(model, config, inputs, log):
+    import contrastive
+    return contrastive.train(model, config, inputs, log)
+
+
+def probe_train(model, config, inputs, log):
+    import probe
+    return probe.train(model, config, inputs, log)
+
+
+def trainable_everything_above(model, k, options):
+    import trainable
+    return trainable.everything_above(model, k, options)
+
+
+def trainable_lora(model, k, options):
+    import trainable
+    return trainable.lora(model, k, options)
+
+
+def trainable_biases(model, k, options):
+    import trainable
+    return trainable.biases(model, k, options)
+
+
+def trainable_body_above(model, k, options):
+    import trainable
+    return trainable.body_above(model, k, options)
+
+
+def trainable_nothing(model, k, options):
+    import trainable
+    return trainable.nothing(model, k, options)
+
+
+def save_classifier(model, history, folder, label_names=None, max_length=None):
+    import checkpoint
+    return checkpoint.save_classifier(model, history, folder, label_names, max_length)
+
+
+def save_embedder(model, history, folder, label_names=None, max_length=None):
+    import checkpoint
+    return checkpoint.save_embedder(model, history, folder, label_names, max_length)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -97,7 +140,7 @@ class Method:
     every_layer_frozen: bool = False  # runs only with --freeze L
     needs_classes: bool = False  # cannot run a regression task
     # how --save keeps it: (model, loop.TrainResult, folder, label_names, max_length) -> a folder predict.py reads
-    save: Callable = later("checkpoint.save_classifier")
+    save: Callable = save_classifier
     cost_factor: float = 1.0  # a run's work per layer trained against the fine-tune's, before any has run (make advise)
     reference: bool = False  # the method the reports read every other against, and a run's default (no --method)
 
@@ -115,36 +158,36 @@ METHODS = (
     # the blog's rate at every n (the protocol's); its line searches found 2e-4 at n = 50, 1e-4 at 100
     # and 5e-5 from 200 up (docs/findings-sst2.md, "The rate falls as n grows")
     Method("finetune", "fine-tune", "", default_lr=lambda n: 5e-5, best_lr=lambda n: scaled(5e-5, 200, n),
-           make_trainable=later("trainable.everything_above"), train=later("loop.train"),
+           make_trainable=trainable_everything_above, train=loop_train,
            counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False, reference=True),
     # 1e-3 x 200 / n, at least 1e-3: the searches' 5e-3 at n = 50, 2e-3 at 100, 1e-3 at 200, 1000 and
     # under Lee's protocol on RTE (docs/findings-peft.md); the LoRA paper's 5e-4 learns nothing at n = 200
     Method("lora", "LoRA", "_lora", default_lr=lambda n: scaled(1e-3, 200, n), best_lr=lambda n: scaled(1e-3, 200, n),
-           make_trainable=later("trainable.lora"), train=later("loop.train"),
+           make_trainable=trainable_lora, train=loop_train,
            counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False,
            options=LORA_OPTIONS, settings=PROTOCOL_SETTINGS + LORA_OPTIONS),
     # 5e-3 x 100 / n, at least 5e-3: the searches' 1e-2 at n = 50 and 5e-3 from 100 to 1000 (findings-peft.md)
     Method("bitfit", "BitFit", "_bitfit", default_lr=lambda n: scaled(5e-3, 100, n), best_lr=lambda n: scaled(5e-3, 100, n),
-           make_trainable=later("trainable.biases"), train=later("loop.train"),
+           make_trainable=trainable_biases, train=loop_train,
            counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False),
     # 2e-4 x (50 / n)^2, at least 1e-5 (SetFit's pairs grow as n^2): the searches' 2e-4 at n = 50, 5e-5 at
     # 100, 1e-5 at 1000 (docs/findings-sst2.md); setfit's own 2e-5 learns little at n = 50. Its epoch,
     # batch and schedule are setfit's (contrastive.py), so it refuses the protocol's
     Method("setfit", "SetFit", "_setfit", default_lr=lambda n: scaled(2e-4, 50, n, power=2, floor=1e-5),
            best_lr=lambda n: scaled(2e-4, 50, n, power=2, floor=1e-5),
-           make_trainable=later("trainable.body_above"), train=later("contrastive.train"),
+           make_trainable=trainable_body_above, train=contrastive_train,
            counts=lambda trainable, fitted_head: trainable + fitted_head, sentence_embedding=True, scored_once=True,
            options=("num_iterations",), ignores=("epochs", "batch_size", "protocol"), settings=("num_iterations",),
            ignores_why="it trains one epoch of setfit's pairs in batches of 16 on setfit's schedule (contrastive.py)",
-           needs_classes=True, save=later("checkpoint.save_embedder"),
+           needs_classes=True, save=save_embedder,
            cost_factor=4.0),  # its pairs: about four times the fine-tune's steps
     # fitted, not trained: its L2 strength is chosen by cross-validation (probe.py), at no rate
     Method("probe", "probe", "_probe", default_lr=lambda n: None, best_lr=lambda n: None,
-           make_trainable=later("trainable.nothing"), train=later("probe.train"),
+           make_trainable=trainable_nothing, train=probe_train,
            counts=lambda trainable, fitted_head: fitted_head, sentence_embedding=True, scored_once=True,
            ignores=("lr", "epochs", "batch_size", "no_cache"), settings=("protocol",), every_layer_frozen=True,
            ignores_why="it fits a linear model to the cached frozen features, its strength chosen by cross-validation",
-           save=later("checkpoint.save_embedder")),
+           save=save_embedder),
 )
 BY_NAME = {method.name: method for method in METHODS}
 NAMES = tuple(BY_NAME)
@@ -164,7 +207,7 @@ def table(sizes=(50, 100, 200, 500, 1000, "all")):
     """The table as text: each method's default rate and search ladder at each size."""
     lines = []
     for method in METHODS:
-        lines.append(f"{method.name} ({method.label}): trains by {method.train.__name__}, "
+        lines.append(f"{method.name} ({method.label}): trains by {method.train.__name__.replace('_', '.', 1)}, "
                      f"pools {'as its sentence embedding' if method.sentence_embedding else 'the first token'}")
         for n in sizes:
             default = method.default_lr(n)
