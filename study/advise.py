@@ -134,10 +134,11 @@ def searchable(folder, size, space, budget_seconds, seeds):
     if runs[0]["config"]["regression"]:  # SetFit needs classes
         space = policy.Space({name: depths for name, depths in space.depths.items() if not methods.get(name).needs_classes},
                              space.default_rate, space.ladder, space.available)
-    floor = screen_floor(space, runs[0]["seconds"]["total"])
+    cheapest = min(run["seconds"]["total"] for run in runs)  # a resumed search's runs: the cheapest of them
+    floor = screen_floor(space, cheapest)
     if floor > budget_seconds:
         raise BudgetTooSmall(f"a budget of {budget_seconds / 3600:.2g} h cannot screen the {len(policy.screen(space, {}))} "
-                             f"cells once: their runs take at least {floor / 3600:.2g} h here ({runs[0]['seconds']['total']:.0f} s "
+                             f"cells once: their runs take at least {floor / 3600:.2g} h here ({cheapest:.0f} s "
                              f"the cheapest); give BUDGET={math.ceil(10 * floor / 3600) / 10:g} or more, or fewer METHODS")
     return available_in(space, folder, size, seeds)
 
@@ -340,8 +341,9 @@ def main(argv=None):
         keep_line, command = keep(chosen, size, shared, run_flags, save)
         rows, state = cell_rows(observed, runs, metric, dev_half)
         title = f"make advise: {runs[0]['config']['dataset']}, {result.model_label(runs[0]['config']['model'])}, n = {size}"
+        grid = policy.grid_seconds(found.space, observed, args.seeds)
         lines = report_lines(title, chosen, decided, rows, state, rounds_of(args.folder), spent(observed),
-                             time.time() - began if found.rounds else None, keep_line, test)
+                             time.time() - began if found.rounds else None, keep_line, test, grid)
         report = os.path.join(args.folder, REPORT)
         write_atomically(report, lambda f: f.write("\n".join(lines).encode()))
         row = next(row for row in rows if row["cell"] == chosen)
@@ -349,7 +351,7 @@ def main(argv=None):
               f"rate {rate_text(chosen)} | "
               + (f"test file {test[1]:.3f}, " if test else "")
               + f"second half {row['reported']:.3f}, first half {row['picked']:.3f} | "
-              f"{spent(observed) / 3600:.2f} h of runs | {report}")
+              f"{spent(observed) / 3600:.2f} h of runs, {spent(observed) / grid:.0%} of the grid's estimated | {report}")
         print(command)
     except (ValueError, RuntimeError) as e:
         fail(e)

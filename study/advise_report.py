@@ -45,8 +45,10 @@ def rate_text(cell):
     return methods.lr_text(cell.lr) if cell.lr is not None else "fitted"
 
 
-def report_lines(title, chosen, decided, rows, state, rounds, spent_seconds, wall_seconds, keep_line, test=None):
-    """advise.md's lines; `test`: (the test file, the mean of the pick's fair scores on it, its seeds), or None."""
+def report_lines(title, chosen, decided, rows, state, rounds, spent_seconds, wall_seconds, keep_line, test=None,
+                 grid_seconds=None):
+    """advise.md's lines; `test`: (the test file, the mean of the pick's fair scores on it, its seeds), or None;
+    grid_seconds: what the grid it stands in for would cost here (policy.grid_seconds), or None."""
     chosen_row = next(row for row in rows if row["cell"] == chosen)
     best = next(row for row in rows if row["cell"] == state.best)
     lines = [f"# {title}", "",
@@ -61,7 +63,10 @@ def report_lines(title, chosen, decided, rows, state, rounds, spent_seconds, wal
              f"- The best cell on the first half: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
              f"{best['picked']:.3f} ({best['runs']} runs); noise band ± {state.band:.3f}.",
              f"- Spent: {spent_seconds / 3600:.2f} h of runs ({sum(row['runs'] for row in rows)} runs in {len(rounds)} rounds)"
-             + (f"; {wall_seconds / 3600:.2f} h of wall clock for the last command's rounds." if wall_seconds else "."),
+             + (f"; {wall_seconds / 3600:.2f} h of wall clock for the last command's rounds" if wall_seconds else "")
+             + (f"; the grid (every method at every depth at its own rate, 5 seeds, at this machine's seconds a run) "
+                f"would take about {grid_seconds / 3600:.2f} h, so the search spent {spent_seconds / grid_seconds:.0%} of it."
+                if grid_seconds else "."),
              f"- {keep_line}", "",
              "## Every cell that ran", "",
              "Cheapest first. *First half*: the fair score the search picks by; *second half*: the same runs on the half "

@@ -254,6 +254,14 @@ def expected_seconds(cell, observed, space):
     return prior_cost(cell, space) * float(np.median(per_unit)) if per_unit else 0.0
 
 
+def grid_seconds(space, observed, seeds):
+    """What the grid this search stands in for would cost here: every method at every depth of the
+    space at its own rate, `seeds` seeds each, each run at its expected_seconds. An estimate, for
+    the report's "what it would have cost" (a grid's line searches would add to it)."""
+    cells = [Cell(name, k, space.default_rate[name]) for name, depths in space.depths.items() for k in depths]
+    return seeds * sum(expected_seconds(cell, observed, space) for cell in cells)
+
+
 def fits(cell, observed, space, spent, budget_seconds):
     """Whether a run of `cell` fits what is left of the budget, at its expected cost: the search
     ends before a run that would overrun it."""

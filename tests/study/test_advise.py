@@ -232,3 +232,12 @@ def test_the_printed_predict_command_names_the_user_s_columns():
     assert text_columns(["--train-file", "t.csv", "--text-column", "tweet"]) == "--text-column tweet"
     assert text_columns(["--text-column", "q", "--text-pair-column", "a"]) == "--text-column q --text-pair-column a"
     assert text_columns(["--dataset", "sst2"]) == "--text-column sentence"  # GLUE's own column
+
+
+def test_the_grid_a_search_stands_in_for_is_costed_at_this_machine_s_seconds():
+    space = policy.Space(depths={"finetune": [0, 2], "probe": [2]}, default_rate={"finetune": 5e-5, "probe": None},
+                         ladder={"finetune": [5e-5], "probe": []}, available=lambda cell: True)
+    observed = {policy.Cell("finetune", 2, 5e-5): [(0.7, 10.0)], policy.Cell("probe", 2, None): [(0.6, 1.0)]}
+    # k = 0 has not run: its prior cost (3 layers and the head against k = 2's 1) at the median seconds per
+    # unit of prior cost the others took (10 / 1 and 1 / 0.5: 6), so 18 s; five seeds of the three cells
+    assert policy.grid_seconds(space, observed, seeds=5) == pytest.approx(5 * (18.0 + 10.0 + 1.0))
