@@ -49,7 +49,7 @@ REPORT_DIR ?= $(RESULTS)
 AGAINST ?=
 
 # the blog's protocol is a run's default; a method with a schedule of its own (SetFit) ignores PROTOCOL
-# and EPOCHS, and a run refuses them, so result.py passes them only to the methods that read them
+# and EPOCHS, and a run refuses them, so study/grid.py passes them only to the methods that read them
 PROTOCOL_FLAG = $(if $(filter-out blog,$(PROTOCOL)),--protocol $(PROTOCOL))
 # a run's options: its own, from its result file's name (result.py, with the grid's SHARED_FLAGS where
 # they apply to it), then RUN_OPTIONS, the same for every run of the grid
@@ -57,8 +57,8 @@ SHARED_FLAGS = $(PROTOCOL_FLAG) $(if $(EPOCHS),--epochs $(EPOCHS)) --splits-dir 
 RUN_OPTIONS = --dataset $(DATASET) --model $(MODEL) $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) \
   $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) --cache-dir $(CACHE_DIR) \
   $(if $(PRECISION),--precision $(PRECISION)) $(if $(METRIC),--metric $(METRIC)) $(RUN_FLAGS)
-# the grid's result files, named by result.py (the one place a name is made and read)
-RUNS = $(shell $(PYTHON) -m result names $(RESULTS) --freeze $(FREEZE) --sizes $(SIZES) --seeds $(SEEDS) \
+# the grid's result files, named by result.py's grammar (study/grid.py: the one place a name is made and read)
+RUNS = $(shell $(PYTHON) -m study.grid names $(RESULTS) --freeze $(FREEZE) --sizes $(SIZES) --seeds $(SEEDS) \
   $(if $(or $(LRS),$(LR)),--lrs $(or $(LRS),$(LR))) --reinits $(REINITS) $(if $(PROBE),--probe) \
   $(if $(METHOD),--method $(METHOD)))
 
@@ -124,7 +124,7 @@ runs:
 # one result file, in a process of its own (`make <result>`): the same run and log
 $(RESULTS)/freeze%.json:
 	@mkdir -p $(@D)
-	@flags=$$($(PYTHON) -m result flags $(@F) $(SHARED_FLAGS)) || exit 2; \
+	@flags=$$($(PYTHON) -m study.grid flags $(@F) $(SHARED_FLAGS)) || exit 2; \
 	$(PYTHON) freeze_study.py $$flags $(RUN_OPTIONS) --out $@ > $(basename $@).log 2>&1 \
 	  || { tail -n 1 $(basename $@).log; exit 1; }
 	@$(PYTHON) -m study.results progress $@ $(RUNS)

@@ -1,6 +1,7 @@
 """
-A run's result, in one place: the file it is written to, what the file holds, the line the run
-prints, the cell it belongs to, and the rules that keep a folder's cells poolable.
+A run's result, in one place: the name of the file it is written to (the one grammar of result
+names, which the Makefile, the study and the tool share), what the file holds, and the line the run
+prints.
 
 A result's file name says what the run was, and nothing else does:
 
@@ -8,23 +9,18 @@ A result's file name says what the run was, and nothing else does:
 
 the learning rate only where it is not the method's default at that train size (methods.py; a
 probe has none), written as 3e-4; the reset top layers only where there are some; the method's
-suffix (methods.py), none for the protocol's fine-tune. The Makefile asks this module for a grid's
-names and for the options each name stands for (python -m result names ... / flags NAME), so make
-and the tool cannot disagree. Runs that differ in nothing but their seed form a cell, and a report pools them; what
-else can change a run's answer (its precision, the way it pools a sentence) must then be the same
-for every run of a folder, and check_folder refuses a run that would mix them; settings_of names
-what else a cell's runs must share (SetFit's pairs, LoRA's rank, ...): check_folder refuses a run
-that would join a cell of other settings, and a report refuses a cell that mixes them.
+suffix (methods.py), none for the protocol's fine-tune. Runs that differ in nothing but their seed
+form a cell (cell_of), and a report pools them; settings_of names what else a cell's runs must
+share (their precision and pooling, SetFit's pairs, LoRA's rank, ...). What a folder of runs may
+hold is study/results.py's (check_folder); make asks study/grid.py for a grid's names and for the
+options each name stands for.
 
 Nothing here imports torch: make calls it once per run.
 """
 
-import argparse
-import glob
 import json
 import os
 import re
-import sys
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -133,70 +129,6 @@ def default_path(task_name, model, run):
     return os.path.join("results", task_name, model_label(model), run.file_name())
 
 
-def grid_names(folder, freeze, sizes, seeds, lrs=(None,), reinits=(0,), probe=False, method=methods.FINETUNE.name):
-    """Every result file of a grid, in the order make runs them: each depth, size, seed, rate and
-    (at k = 0 only) reset; then, with probe, a probe at the last depth per size and seed. A method
-    that runs only with every layer frozen (the probe) runs at the last depth alone."""
-    freeze = freeze[-1:] if methods.get(method).every_layer_frozen else freeze
-    runs = [RunName(k, n, s, lr, r, method) for k in freeze for n in sizes for s in seeds for lr in lrs
-            for r in (reinits if k == 0 else (0,))]
-    runs += [RunName(freeze[-1], n, s, method=methods.PROBE.name) for n in sizes for s in seeds] if probe else []
-    return [os.path.join(folder, run.file_name()) for run in runs]
-
-
-# ----------------------------------------------------------------------------------------------
-# What a folder of runs may hold
-
-def one_precision(results, folder):
-    """The one precision every run in `folder` ran in: a cell pools its seeds, and fp32 and bf16
-    seeds pooled would hide a difference a report exists to show."""
-    counts = {}
-    for result in results:
-        counts[result["config"]["precision"]] = counts.get(result["config"]["precision"], 0) + 1
-    if len(counts) > 1:
-        raise ValueError(f"{folder} mixes precisions ({', '.join(f'{n} runs {p}' for p, n in sorted(counts.items()))}): "
-                         "move one precision's runs to a folder of their own, and compare the two with --against")
-    return next(iter(counts))
-
-
-def check_folder(folder, config, precision_chosen):
-    """Refuse a run that would mix a folder's cells: one precision and one metric per folder, one pooling per
-    method (the recipe may read the first token where the probe reads the mean, never two of one
-    method), and one value of each of settings_of per cell. config: the run's, as recorded (at
-    least its name's fields and its settings). precision_chosen: whether the user asked for the
-    precision (else the default)."""
-    cell, settings = cell_of(config), settings_of(config)
-    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
-        try:
-            with open(path) as f:
-                theirs = json.load(f)["config"]
-            their_precision, their_pooling, their_method = theirs["precision"], theirs["pooling"], method_of(theirs)
-        except (ValueError, KeyError, TypeError, OSError):
-            continue  # not a run result; the report names such files
-        name = os.path.basename(path)
-        if their_precision != config["precision"]:
-            raise ValueError(f"{folder} holds {their_precision} runs ({name}) and this run would be {config['precision']}"
-                             f"{'' if precision_chosen else ' (the default here)'}: pass --precision {their_precision} "
-                             f"(make: PRECISION={their_precision}) to add to them, or write elsewhere (--out, make: RESULTS=...)")
-        if None not in (theirs.get("metric"), config.get("metric")) and theirs["metric"] != config["metric"]:
-            raise ValueError(f"{folder} holds runs judged by {theirs['metric']} ({name}) and this one would be judged "
-                             f"by {config['metric']}: a folder's answer reads one metric; pass --metric {theirs['metric']} "
-                             f"(make: METRIC={theirs['metric']}) to add to them, or write elsewhere (--out, make: RESULTS=...)")
-        method = method_of(config)
-        if their_method == method and their_pooling != config["pooling"]:
-            raise ValueError(f"{folder} holds {method} runs pooled by the {their_pooling} ({name}) and this one would "
-                             f"pool by the {config['pooling']}: pass --pooling {their_pooling} to add to them, or "
-                             "write elsewhere (--out, make: RESULTS=...)")
-        if cell_of(theirs) != cell:
-            continue
-        mixed = mixed_setting([theirs, config])
-        if mixed:
-            setting, _ = mixed
-            raise ValueError(f"{folder} holds this cell's runs with {setting} {settings_of(theirs)[setting]} ({name}) "
-                             f"and this one would have {settings[setting]}: a cell's seeds share their settings; "
-                             "match them, or write elsewhere (--out, make: RESULTS=...)")
-
-
 # ----------------------------------------------------------------------------------------------
 # The record
 
@@ -255,46 +187,3 @@ def write(path, result):
 def log_of(path):
     """A run's log, beside its result file: what it printed (make's rule and study/worker.py write it)."""
     return path.removesuffix(".json") + ".log"
-
-
-# ----------------------------------------------------------------------------------------------
-# For make
-
-def add_shared_options(parser):
-    """The grid's options for every run, which flags() passes on to the runs they apply to."""
-    parser.add_argument("--epochs", help="the grid's, for the runs whose method has epochs")
-    parser.add_argument("--protocol", help="the grid's, for the runs whose method follows a protocol")
-    parser.add_argument("--splits-dir", help="the grid's subsets, for the runs of a subset")
-
-
-def shared_options(args):
-    return dict(epochs=args.epochs, protocol=args.protocol, splits_dir=args.splits_dir)
-
-
-def main(argv=None):
-    p = argparse.ArgumentParser(description="Result file names, for make: a grid's, or one name's options.")
-    sub = p.add_subparsers(dest="command", required=True)
-    names = sub.add_parser("names", help="every result file of a grid, one per line")
-    names.add_argument("folder")
-    for option, kind in (("--freeze", int), ("--sizes", str), ("--seeds", int), ("--lrs", float), ("--reinits", int)):
-        names.add_argument(option, type=kind, nargs="+", required=option in ("--freeze", "--sizes", "--seeds"))
-    names.add_argument("--probe", action="store_true")
-    names.add_argument("--method", default=methods.FINETUNE.name, choices=methods.NAMES)
-    flags = sub.add_parser("flags", help="the freeze_study.py options a result file's name stands for")
-    flags.add_argument("name")
-    add_shared_options(flags)
-    args = p.parse_args(argv)
-    if args.command == "flags":
-        run = parse_name(args.name)
-        if run is None:
-            sys.exit(f"result.py: {args.name} is not a result's name (freeze<k>_size<n>_seed<s>[_lr<rate>]"
-                     f"[_reinit<N>][{'|'.join(filter(None, SUFFIXES))}].json, rates written as 3e-4)")
-        print(" ".join(run.flags(shared_options(args))))
-        return
-    sizes = [size if size == "all" else int(size) for size in args.sizes]
-    print("\n".join(grid_names(args.folder, args.freeze, sizes, args.seeds, args.lrs or [None],
-                               args.reinits or [0], args.probe, args.method)))
-
-
-if __name__ == "__main__":
-    main()

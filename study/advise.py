@@ -32,9 +32,9 @@ from dataclasses import dataclass
 import methods
 import result
 from atomic import write_atomically
-from study import policy, worker
-from study.advise_report import cell_rows, keep, picked_score, rate_text, report_lines
-from study.answer import fair_score, judged_by
+from study import grid, policy, worker
+from study.advise_report import cell_rows, keep, picked_score, rate_text, report_lines, scores_on_test, with_dev_file
+from study.answer import judged_by
 from study.results import load_results, make_jobs
 
 LOCK = "advise.lock"
@@ -165,31 +165,6 @@ def run_rounds(folder, size, space, budget_seconds, shared, flags, workers, roun
             return code  # a run failed, or the budget stopped the round
 
 
-def scores_on_test(folder, chosen, size, runs, metric, shared, run_flags, test_file, workers, echo=print):
-    """The pick's seeds run again with the test file as their dev split (FOLDER/test/, ordinary
-    results): their fair scores on it, a figure no choice of the search has read."""
-    seeds = sorted(r["config"]["seed"] for r in runs if policy.cell_of(r["config"]) == chosen)
-    paths = [path_of(os.path.join(folder, TEST), chosen, size, seed) for seed in seeds]
-    echo(f"advise: the pick's {len(paths)} seeds on {test_file}")
-    code = workers.run_all(paths, shared, with_dev_file(run_flags, test_file) + ["--evaluations", "last"], echo)
-    if code:
-        raise RuntimeError(f"a run of the pick on {test_file} failed (exit code {code})")
-    scores = []
-    for path in paths:
-        with open(path) as f:
-            scores.append(fair_score(json.load(f), metric))
-    return scores
-
-
-def with_dev_file(run_flags, test_file):
-    """The run options with `test_file` in place of --dev-file's file."""
-    if "--dev-file" not in run_flags:
-        raise ValueError("--test-file goes with your own --train-file and --dev-file (TRAIN_FILE, DEV_FILE): "
-                         "GLUE's test labels are not public")
-    at = run_flags.index("--dev-file") + 1
-    return run_flags[:at] + [test_file] + run_flags[at + 1:]
-
-
 def log_round(folder, step, paths):
     """Add a round to the folder's history (the report lists them all, a killed search's too)."""
     with open(os.path.join(folder, ROUNDS), "a") as f:
@@ -283,7 +258,7 @@ def parser():
     p.add_argument("--test-file", help="your labelled test file: the pick's seeds are run again with it as their "
                    "dev split, and scored on it (with your own --train-file and --dev-file)")
     p.add_argument("--replay", metavar="FOLDER", help="drive the policy with this folder's runs instead of new ones")
-    result.add_shared_options(p)
+    grid.add_shared_options(p)
     p.error = lambda message: fail(message)
     return p
 
@@ -318,7 +293,7 @@ def main(argv=None):
         fail(f"--budget must be a positive number of hours (got {args.budget:g})")
     size = args.size if args.size == "all" else int(args.size)
     space = policy.space_for(size, max(args.depths), args.depths, args.methods)
-    shared = result.shared_options(args)
+    shared = grid.shared_options(args)
     lock, began = None, time.time()
     try:
         if args.test_file:  # refused before any run
@@ -335,15 +310,17 @@ def main(argv=None):
             chosen, decided = policy.pick(found.space, observed, metric, dev_half)
             test = None
             if args.test_file:  # (the file, the mean of the pick's seeds on it, how many)
-                scores = scores_on_test(args.folder, chosen, size, runs, metric, shared, run_flags, args.test_file, workers)
+                seeds = sorted(r["config"]["seed"] for r in runs if policy.cell_of(r["config"]) == chosen)
+                paths = [path_of(os.path.join(args.folder, TEST), chosen, size, seed) for seed in seeds]
+                scores = scores_on_test(paths, metric, shared, run_flags, args.test_file, workers)
                 test = (args.test_file, sum(scores) / len(scores), len(scores))
         save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
         keep_line, command = keep(chosen, size, shared, run_flags, save)
         rows, state = cell_rows(observed, runs, metric, dev_half)
         title = f"make advise: {runs[0]['config']['dataset']}, {result.model_label(runs[0]['config']['model'])}, n = {size}"
-        grid = policy.grid_seconds(found.space, observed, args.seeds)
+        grid_cost = policy.grid_seconds(found.space, observed, args.seeds)
         lines = report_lines(title, chosen, decided, rows, state, rounds_of(args.folder), spent(observed),
-                             time.time() - began if found.rounds else None, keep_line, test, grid)
+                             time.time() - began if found.rounds else None, keep_line, test, grid_cost)
         report = os.path.join(args.folder, REPORT)
         write_atomically(report, lambda f: f.write("\n".join(lines).encode()))
         row = next(row for row in rows if row["cell"] == chosen)
@@ -351,7 +328,7 @@ def main(argv=None):
               f"rate {rate_text(chosen)} | "
               + (f"test file {test[1]:.3f}, " if test else "")
               + f"second half {row['reported']:.3f}, first half {row['picked']:.3f} | "
-              f"{spent(observed) / 3600:.2f} h of runs, {spent(observed) / grid:.0%} of the grid's estimated | {report}")
+              f"{spent(observed) / 3600:.2f} h of runs, {spent(observed) / grid_cost:.0%} of the grid's estimated | {report}")
         print(command)
     except (ValueError, RuntimeError) as e:
         fail(e)

@@ -1,7 +1,8 @@
 """
 What `make advise` ends with (study/advise.py): its report, RESULTS/advise.md (the pick and its
-honest score first, then every cell with why it stopped getting seeds, then every round), and the
-pick kept as a checkpoint, as make best keeps the report's pick.
+honest score first, then every cell with why it stopped getting seeds, then every round), the pick
+kept as a checkpoint, as make best keeps the report's pick, and the pick's seeds scored on the
+user's test file.
 """
 
 import json
@@ -104,3 +105,26 @@ def text_columns(run_flags):
     columns = f"--text-column {shlex.quote(given('--text-column') or 'sentence')}"
     pair = given("--text-pair-column")
     return columns + (f" --text-pair-column {shlex.quote(pair)}" if pair else "")
+
+
+def scores_on_test(paths, metric, shared, run_flags, test_file, workers, echo=print):
+    """The pick's seeds (their result `paths`, under FOLDER/test/) run again with the test file as
+    their dev split: their fair scores on it, a figure no choice of the search has read."""
+    echo(f"advise: the pick's {len(paths)} seeds on {test_file}")
+    code = workers.run_all(paths, shared, with_dev_file(run_flags, test_file) + ["--evaluations", "last"], echo)
+    if code:
+        raise RuntimeError(f"a run of the pick on {test_file} failed (exit code {code})")
+    scores = []
+    for path in paths:
+        with open(path) as f:
+            scores.append(fair_score(json.load(f), metric))
+    return scores
+
+
+def with_dev_file(run_flags, test_file):
+    """The run options with `test_file` in place of --dev-file's file."""
+    if "--dev-file" not in run_flags:
+        raise ValueError("--test-file goes with your own --train-file and --dev-file (TRAIN_FILE, DEV_FILE): "
+                         "GLUE's test labels are not public")
+    at = run_flags.index("--dev-file") + 1
+    return run_flags[:at] + [test_file] + run_flags[at + 1:]

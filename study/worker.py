@@ -33,6 +33,7 @@ import sys
 import threading
 
 import result
+from study import grid
 from study.results import last_log_line, make_jobs, progress_line
 
 
@@ -214,11 +215,11 @@ def main(argv=None):
                                 description="The missing runs of a grid, in N long-lived processes.")
     p.add_argument("runs", nargs="*", help="result files; those that exist are done")
     p.add_argument("--jobs", type=int, help="processes at once (default: make -j N's N, else 1)")
-    result.add_shared_options(p)
+    grid.add_shared_options(p)
     args = p.parse_args(ours)
     signal.signal(signal.SIGTERM, interrupted)
     try:
-        sys.exit(run_all(args.runs, result.shared_options(args), run_flags, args.jobs or make_jobs()))
+        sys.exit(run_all(args.runs, grid.shared_options(args), run_flags, args.jobs or make_jobs()))
     except KeyboardInterrupt:
         sys.exit(130)
     except ValueError as e:

@@ -12,7 +12,6 @@ import torch
 
 import cache
 import checkpoint
-import families
 import freeze_study
 import machine
 from conftest import ROOT, run

@@ -60,7 +60,7 @@ def run_and_save(task, checkpoint_folder, method, out):
 def test_a_run_saves_what_predict_reads_as_the_run_scored_it(task, tiny, family, method, tmp_path):
     folder = tiny(family)
     if method == "bitfit" and not families.get(family).biases:
-        with pytest.raises(ValueError, match=f"has none: use --method lora"):
+        with pytest.raises(ValueError, match="has none: use --method lora"):
             run_and_save(task, folder, method, tmp_path)
         assert not (tmp_path / "result.json").exists() and not (tmp_path / "saved").exists()
         return

@@ -1,14 +1,10 @@
-"""result.py: the one grammar of result names, which the Makefile, the study and the tool share; the
-record's folder rules."""
-
-import json
-import subprocess
-import sys
+"""result.py: the one grammar of result names, which the Makefile (study/grid.py), the study and the
+tool share."""
 
 import pytest
 
 import result
-from conftest import ROOT, result_record, write_result
+from conftest import result_record
 
 
 @pytest.mark.parametrize("run, name", [
@@ -35,68 +31,8 @@ def test_a_name_written_otherwise_is_not_a_run_s(name):
     assert result.parse_name(name) is None
 
 
-def make_names(*variables):
-    """The grid's result files as the Makefile lists them (make's own expansion of RUNS)."""
-    out = subprocess.run(["make", "-C", ROOT, "--no-print-directory", "-f", "Makefile", "-f", "-", "print-runs",
-                          f"PYTHON={sys.executable}", "RESULTS=out", *variables],
-                         input="print-runs:\n\t@echo $(RUNS)\n", capture_output=True, text=True, check=True)
-    return out.stdout.split()
-
-
-def test_the_makefile_names_its_runs_as_result_py_does():
-    names = make_names("FREEZE=-1 0 6", "SIZES=50 all", "SEEDS=1 2", "LRS=5e-5 3e-4", "REINITS=0 2", "PROBE=1")
-    expected = result.grid_names("out", [-1, 0, 6], [50, "all"], [1, 2], [5e-5, 3e-4], [0, 2], probe=True)
-    assert make_names("FREEZE=0", "SIZES=50", "SEEDS=1", "METHOD=setfit") == ["out/freeze0_size50_seed1_setfit.json"]
-    assert names == expected and len(names) == 3 * 2 * 2 * 2 + 2 * 2 * 2 + 2 * 2
-    assert "out/freeze0_size50_seed1_reinit2.json" in names and "out/freeze0_size50_seed1_lr3e-4_reinit2.json" in names
-    assert "out/freeze6_sizeall_seed2_probe.json" in names and "out/freeze-1_size50_seed1.json" in names
-    assert make_names("FREEZE=0", "SIZES=50", "SEEDS=1", "LR=1e-4", "METHOD=setfit") == ["out/freeze0_size50_seed1_lr1e-4_setfit.json"]
-
-
-def test_flags_are_the_options_a_name_stands_for():
-    flags = lambda name: subprocess.run([sys.executable, "-m", "result", "flags", name], cwd=ROOT, capture_output=True,
-                                        text=True)
-    assert flags("freeze-1_sizeall_seed2_lr3e-4_reinit1_probe.json").stdout.split() == [
-        "--freeze", "-1", "--size", "all", "--seed", "2", "--lr", "3e-4", "--reinit", "1", "--method", "probe"]
-    # no --lr where the name has none: each method's own rate at the size (SetFit's 2e-4 at n = 50)
-    assert flags("freeze4_size50_seed1_setfit.json").stdout.split() == [
-        "--freeze", "4", "--size", "50", "--seed", "1", "--method", "setfit"]
-    assert result.name_of(dict(freeze=4, size=50, seed=1, lr=2e-4, reinit=0, method="setfit")) == \
-        result.RunName(4, 50, 1, method="setfit")
-    bad = flags("freeze4_size50_seed1_lr0.0001.json")
-    assert bad.returncode != 0 and "3e-4" in bad.stderr and bad.stdout == ""
-
-
 def test_a_run_s_default_name_and_its_configuration_agree():
     record = result_record(2, 200, 1, lr=3e-4, method="probe")
     assert result.name_of(record["config"]).file_name() == "freeze2_size200_seed1_lr3e-4_probe.json"
     assert result.default_path("sst2", "./checkpoints/mine/", result.RunName(0, 50, 1)) == \
         "results/sst2/mine/freeze0_size50_seed1.json"
-
-
-def test_a_folder_takes_one_precision_and_one_pooling_per_method(tmp_path):
-    write_result(tmp_path, 6, 50, 1, 0.7)  # a fine-tune, first token, fp32
-    write_result(tmp_path, 6, 50, 1, 0.7, method="probe", lr=None, pooling="mean")
-    (tmp_path / "notes.json").write_text(json.dumps({"not": "a run"}))
-    ok = dict(precision="fp32", pooling="first", method="finetune")
-    result.check_folder(str(tmp_path), ok, precision_chosen=True)
-    result.check_folder(str(tmp_path), dict(ok, pooling="mean", method="setfit"), precision_chosen=True)  # a new method
-    with pytest.raises(ValueError, match=r"holds fp32 runs .* would be bf16 \(the default here\): pass --precision fp32"):
-        result.check_folder(str(tmp_path), dict(ok, precision="bf16"), precision_chosen=False)
-    with pytest.raises(ValueError, match="holds probe runs pooled by the mean .* would pool by the first"):
-        result.check_folder(str(tmp_path), dict(ok, method="probe"), precision_chosen=True)
-
-
-def test_a_run_never_joins_a_cell_of_other_settings(tmp_path):
-    """SetFit's pairs per example (--num-iterations) are a setting its name does not carry: a run
-    that would join seeds run with others is refused before it starts, in one line."""
-    write_result(tmp_path, 0, 1000, 1, 0.82, method="setfit", lr=1e-5, pooling="mean", num_iterations=20)
-    setfit = result_record(0, 1000, 2, method="setfit", lr=1e-5, pooling="mean", num_iterations=20)["config"]
-    result.check_folder(str(tmp_path), setfit, precision_chosen=True)  # another seed of the cell
-    result.check_folder(str(tmp_path), dict(setfit, size=500, num_iterations=None), precision_chosen=True)  # another cell
-    with pytest.raises(ValueError, match=r"holds this cell's runs with num_iterations 20 \(freeze0_size1000_seed1_setfit"
-                                         r".json\) and this one would have None"):
-        result.check_folder(str(tmp_path), dict(setfit, num_iterations=None), precision_chosen=True)
-    write_result(tmp_path, 2, 200, 1, 0.7, epochs=10)
-    with pytest.raises(ValueError, match="with epochs 10 .* would have 3"):  # a shared setting, for any method
-        result.check_folder(str(tmp_path), result_record(2, 200, 3, epochs=3)["config"], precision_chosen=True)

@@ -1,8 +1,10 @@
-"""Imported by every Python process of a grid started with this folder on PYTHONPATH
-(tests/test_grid.py): the run whose result path ends with $HOLD_RUN touches $HOLD_FLAG once it
-has trained and waits there, before writing its result, until it is killed. So a test kills a
-grid at a point it controls, not at a moment it hopes for."""
+"""Imported by every Python process of a grid or a search started with this folder on PYTHONPATH
+(tests/test_grid.py, tests/study/test_advise.py): the run whose result path ends with $HOLD_RUN,
+or the first to finish once its folder holds $HOLD_AFTER results, touches $HOLD_FLAG once it has
+trained and waits there, before writing its result, until it is killed. So a test kills a grid
+or a search at a point it controls, not at a moment it hopes for."""
 
+import glob
 import importlib.abc
 import importlib.machinery
 import os
@@ -24,7 +26,10 @@ class HoldOneRun(importlib.abc.MetaPathFinder):
             write = module.write
 
             def write_or_hold(out, record, *args, **kwargs):
-                if out.endswith(os.environ["HOLD_RUN"]):
+                held = os.environ.get("HOLD_RUN")
+                after = os.environ.get("HOLD_AFTER")
+                if (held and out.endswith(held)) or \
+                        (after and len(glob.glob(os.path.join(os.path.dirname(out), "*.json"))) >= int(after)):
                     open(os.environ["HOLD_FLAG"], "w").close()
                     time.sleep(600)
                 return write(out, record, *args, **kwargs)
@@ -34,5 +39,5 @@ class HoldOneRun(importlib.abc.MetaPathFinder):
         return spec
 
 
-if os.environ.get("HOLD_RUN"):
+if os.environ.get("HOLD_RUN") or os.environ.get("HOLD_AFTER"):
     sys.meta_path.insert(0, HoldOneRun())

@@ -149,11 +149,15 @@ def searched(tiny_bert, tmp_path_factory):
                "--splits-dir", str(tmp / "splits"), "--epochs", "2", "--", "--dataset", "tiny", "--model", tiny_bert,
                "--train-file", str(tmp / "train.tsv"), "--dev-file", str(tmp / "dev.tsv"),
                "--cache-dir", str(tmp / "cache"), "--precision", "fp32"]
+    # the third run to end waits, trained and its result not yet written, until the search is killed (tests/hold/)
+    flag = tmp / "held"
+    hold = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tests", "hold"), HOLD_AFTER="2", HOLD_FLAG=str(flag))
     first = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
+                             start_new_session=True, env=hold)
     deadline = time.time() + 120
-    while len(list(folder.glob("*.json"))) < 2 and time.time() < deadline and first.poll() is None:
+    while not flag.exists() and time.time() < deadline and first.poll() is None:
         time.sleep(0.05)
+    assert flag.exists(), "the search never reached its third result"
     os.killpg(first.pid, signal.SIGTERM)
     first.wait(timeout=60)
     time.sleep(0.5)

@@ -1,0 +1,41 @@
+"""study/grid.py: make's names for a grid's runs and the options each name stands for, from
+result.py's one grammar, so that make and the tool cannot disagree."""
+
+import subprocess
+import sys
+
+import result
+from conftest import ROOT
+from study import grid
+
+
+def make_names(*variables):
+    """The grid's result files as the Makefile lists them (make's own expansion of RUNS)."""
+    out = subprocess.run(["make", "-C", ROOT, "--no-print-directory", "-f", "Makefile", "-f", "-", "print-runs",
+                          f"PYTHON={sys.executable}", "RESULTS=out", *variables],
+                         input="print-runs:\n\t@echo $(RUNS)\n", capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def test_the_makefile_names_its_runs_as_study_grid_does():
+    names = make_names("FREEZE=-1 0 6", "SIZES=50 all", "SEEDS=1 2", "LRS=5e-5 3e-4", "REINITS=0 2", "PROBE=1")
+    expected = grid.grid_names("out", [-1, 0, 6], [50, "all"], [1, 2], [5e-5, 3e-4], [0, 2], probe=True)
+    assert make_names("FREEZE=0", "SIZES=50", "SEEDS=1", "METHOD=setfit") == ["out/freeze0_size50_seed1_setfit.json"]
+    assert names == expected and len(names) == 3 * 2 * 2 * 2 + 2 * 2 * 2 + 2 * 2
+    assert "out/freeze0_size50_seed1_reinit2.json" in names and "out/freeze0_size50_seed1_lr3e-4_reinit2.json" in names
+    assert "out/freeze6_sizeall_seed2_probe.json" in names and "out/freeze-1_size50_seed1.json" in names
+    assert make_names("FREEZE=0", "SIZES=50", "SEEDS=1", "LR=1e-4", "METHOD=setfit") == ["out/freeze0_size50_seed1_lr1e-4_setfit.json"]
+
+
+def test_flags_are_the_options_a_name_stands_for():
+    flags = lambda name: subprocess.run([sys.executable, "-m", "study.grid", "flags", name], cwd=ROOT, capture_output=True,
+                                        text=True)
+    assert flags("freeze-1_sizeall_seed2_lr3e-4_reinit1_probe.json").stdout.split() == [
+        "--freeze", "-1", "--size", "all", "--seed", "2", "--lr", "3e-4", "--reinit", "1", "--method", "probe"]
+    # no --lr where the name has none: each method's own rate at the size (SetFit's 2e-4 at n = 50)
+    assert flags("freeze4_size50_seed1_setfit.json").stdout.split() == [
+        "--freeze", "4", "--size", "50", "--seed", "1", "--method", "setfit"]
+    assert result.name_of(dict(freeze=4, size=50, seed=1, lr=2e-4, reinit=0, method="setfit")) == \
+        result.RunName(4, 50, 1, method="setfit")
+    bad = flags("freeze4_size50_seed1_lr0.0001.json")
+    assert bad.returncode != 0 and "3e-4" in bad.stderr and bad.stdout == ""
