@@ -128,9 +128,7 @@ def save_pretrained(model: Classifier, folder: str, label_names=None):
         with open(os.path.join(tmp, "config.json"), "w") as f:
             json.dump(config, f, indent=2)
         save_file(tensors, os.path.join(tmp, "model.safetensors"), metadata={"format": "pt"})
-        for name in TOKENIZER_FILES:
-            if os.path.exists(os.path.join(model.folder, name)):
-                shutil.copy(os.path.join(model.folder, name), tmp)
+        copy_tokenizer(model.folder, tmp)
     write_folder_atomically(folder, fill)
 
 
@@ -182,9 +180,7 @@ def save_embedder(model: Classifier, history, folder: str, label_names=None, max
         if model.normalize:
             os.makedirs(os.path.join(tmp, "2_Normalize"))
         save_file(tensors, os.path.join(tmp, "model.safetensors"), metadata={"format": "pt"})
-        for name in TOKENIZER_FILES:
-            if os.path.exists(os.path.join(model.folder, name)):
-                shutil.copy(os.path.join(model.folder, name), tmp)
+        copy_tokenizer(model.folder, tmp)
     write_folder_atomically(folder, fill)
 
 
@@ -198,6 +194,13 @@ def read_head(folder: str):
         return None
     return (torch.tensor(head["weight"], dtype=torch.float64).T, torch.tensor(head["bias"], dtype=torch.float64),
             head["label_names"])
+
+
+def copy_tokenizer(source: str, folder: str):
+    """The source checkpoint's tokenizer files into a folder being saved: what AutoTokenizer reads."""
+    for name in TOKENIZER_FILES:
+        if os.path.exists(os.path.join(source, name)):
+            shutil.copy(os.path.join(source, name), folder)
 
 
 def load_tokenizer(folder: str):

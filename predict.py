@@ -57,9 +57,12 @@ def labelled_rows(args):
         raise ValueError(f"{args.input}: no rows to label")
     folder = hub.checkpoint_folder(args.model)
     column = lambda name: [row[header.index(name)] for row in rows] if name else None
-    head = checkpoint.read_head(folder)
-    predictions, num_labels, names = (predict_with_head if head else predict_with_classifier)(
-        folder, column(args.text_column), column(args.text_pair_column), torch.device(args.device), head)
+    texts, pairs, device = column(args.text_column), column(args.text_pair_column), torch.device(args.device)
+    head = checkpoint.read_head(folder)  # SetFit's and the probe's fitted head, or None: a classifier
+    if head:
+        predictions, num_labels, names = predict_with_head(folder, texts, pairs, device, head)
+    else:
+        predictions, num_labels, names = predict_with_classifier(folder, texts, pairs, device)
     labels = [f"{p:.4f}" for p in predictions] if num_labels == 1 else [names[p] if names else str(p) for p in predictions]
     return header + ["prediction"], [row + [label] for row, label in zip(rows, labels)]
 
@@ -70,7 +73,7 @@ def token_ids(folder, model, texts, pairs, max_length=None):
     return data.tokenize(tokenizer, texts, limit, pairs)
 
 
-def predict_with_classifier(folder, texts, pairs, device, head=None):
+def predict_with_classifier(folder, texts, pairs, device):
     """A saved classifier's predictions: (per text, the number of labels, the class names or None)."""
     with open(os.path.join(folder, "config.json")) as f:
         config = json.load(f)

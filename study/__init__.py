@@ -6,7 +6,7 @@ module reads a folder of run results (or schedules the runs that will fill it).
     results.py     a folder of runs read and summarised, what a folder may hold; where a grid stands (make status)
     published.py   the published figures set beside ours: the blog's grid, Lee et al.'s operating points
     report.py      the blog study's report: tables, findings, costs (make report)
-    sections.py    the report's sections for reset tops, SetFit and the probe beside the recipe's cells
+    sections.py    the report's sections for reset tops, each other method and the probe beside the tabled cells
     answer.py      every method's cells side by side, read alike, and the study's one recommendation rule
     best.py        the recommended cell's options, for make best
     figures.py     its figures: figure.png, cost.png and answer.png
