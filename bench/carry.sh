@@ -14,22 +14,12 @@ cp "$package/__init__.py" $target/
 cp "$package"/model/{config.json,special_tokens_map.json,tokenizer.json,tokenizer_config.json,vocab.txt,modules.json,sentence_bert_config.json,config_sentence_transformers.json} $target/model/
 # the sentence-transformers files say how the checkpoint pools a sentence (SetFit and the probe read them)
 mkdir -p $target/model/1_Pooling && cp "$package"/model/1_Pooling/config.json $target/model/1_Pooling/
-# int8 rows: each row's largest weight maps to 127, so a weight moves by under 1/200 of its row's
-# largest (with float16 matrices, 45 MB, the carry and the tracked tree passed the 64 MiB a call may send).
+# int8 rows (bench/int8_rows.py: with float16 matrices, 45 MB, the carry and the tracked tree passed
+# the 64 MiB a call may send).
 # NO_WEIGHTS=1: the tokenizer and config alone (the shape checkpoint's tokenizer, the tests' tiny
 # models), 20 MB less: by 11-28 the tracked tree (47 MiB) and the weights passed the 64 MiB; one
 # test reads them (gpu.sh's tests phase leaves it out)
-[ -n "${NO_WEIGHTS:-}" ] || $PY -c "
-import torch
-from safetensors.torch import load_file, save_file
-stored = {}
-for name, t in load_file('$package/model/model.safetensors').items():
-    if t.dim() == 2:
-        scale = t.abs().amax(dim=1, keepdim=True).clamp(min=1e-12) / 127
-        stored[name + '.int8'], stored[name + '.scale'] = (t / scale).round().to(torch.int8), scale.half()
-    else:
-        stored[name] = t.half()
-save_file(stored, '$target/model/model.int8.safetensors', metadata={'format': 'pt'})" 2>&1
+[ -n "${NO_WEIGHTS:-}" ] || $PY -m bench.int8_rows pack "$package/model/model.safetensors" $target/model/model > /dev/null
 glue=${GLUE_DIR:-../shared/glue}
 # GLUE_TASKS: fewer where the call needs fewer (PEFT=1 with every task passes the 64 MiB)
 for task in ${GLUE_TASKS:-SST-2 CoLA MRPC STS-B RTE}; do mkdir -p .carry/glue/$task; cp $glue/$task/{train,dev}.tsv .carry/glue/$task/; done

