@@ -69,7 +69,7 @@ if [ -f $minilm/model.int8.safetensors ] && [ ! -f $minilm/model.safetensors ]; 
 fi
 
 phase_env() {
-  echo "== env: $(date -u +%FT%TZ), commit $(cat .carry/commit 2>/dev/null || echo unknown)"
+  echo "== env: $(date -u +%FT%TZ), commit $(cat .carry/commit .carry/mpnet-2/commit 2>/dev/null || echo unknown)"
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
   $PY -c "import platform, torch, transformers, accelerate; print('python', platform.python_version(), '| torch', torch.__version__, '| cuda', torch.version.cuda, '| transformers', transformers.__version__, '| accelerate', accelerate.__version__); print('device:', torch.cuda.get_device_name() if torch.cuda.is_available() else 'cpu')"
   echo "cpu cores: $(nproc); make: $(command -v make || echo missing)"
