@@ -9,7 +9,7 @@ decided or the budget spent; then it keeps the pick and writes its report (study
     python -m study.advise --replay docs/results/sst2-minilm/runs --size 200      (no runs: study/replay.py)
 
     round ─► policy.next_runs(what ran) ─► result files ─► study.worker.run_all (make -j N's N at once)
-      ▲                                                                     │
+      ▲                                                    (SLURM=1: a job array, study/slurm.py) │
       └──────────── each run's fair score on the dev split's first half ◄───┘
 
 Picked on one half, reported on the other: every run scores the dev split's two fixed halves
@@ -32,10 +32,10 @@ from dataclasses import dataclass
 import methods
 import result
 from atomic import write_atomically
-from study import grid, policy, worker
+from study import grid, policy, slurm, worker
 from study.advise_report import cell_rows, keep, picked_score, rate_text, report_lines, scores_on_test, with_dev_file
 from study.answer import judged_by
-from study.results import load_results, make_jobs
+from study.results import holder, load_results, make_jobs, take_lock
 
 LOCK = "advise.lock"
 REPORT = "advise.md"
@@ -207,40 +207,6 @@ class BudgetTooSmall(ValueError):
     pass
 
 
-class Busy(ValueError):
-    pass
-
-
-def holder(path):
-    """The process id a lock file names while that process lives, else None."""
-    try:
-        with open(path) as f:
-            pid = int(f.read().strip())
-        os.kill(pid, 0)
-    except (OSError, ValueError) as e:
-        return pid if isinstance(e, PermissionError) else None
-    return pid
-
-
-def take_lock(folder):
-    """The folder's lock, a file naming this process; refused while another search's process lives.
-    A lock whose process is gone (a killed search) is taken over."""
-    os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, LOCK)
-    pid = holder(path)
-    if pid is not None:
-        raise Busy(f"{folder} is being searched by process {pid} (its lock: {path}); wait for it or stop it")
-    if os.path.exists(path):
-        os.remove(path)
-    try:
-        descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-    except FileExistsError:
-        raise Busy(f"{folder} is being searched by another process (its lock: {path})") from None
-    with os.fdopen(descriptor, "w") as f:
-        f.write(str(os.getpid()))
-    return path
-
-
 # ----------------------------------------------------------------------------------------------
 # The command line
 
@@ -258,9 +224,19 @@ def parser():
     p.add_argument("--test-file", help="your labelled test file: the pick's seeds are run again with it as their "
                    "dev split, and scored on it (with your own --train-file and --dev-file)")
     p.add_argument("--replay", metavar="FOLDER", help="drive the policy with this folder's runs instead of new ones")
+    p.add_argument("--slurm", action="store_true", help="each round's runs as a Slurm job array (make advise SLURM=1)")
+    slurm.add_options(p, prefix="slurm-")
     grid.add_shared_options(p)
     p.error = lambda message: fail(message)
     return p
+
+
+def runners(args):
+    """What runs a round: make -j N's workers here, or a Slurm job array a round."""
+    if args.slurm:
+        slurm.check_cluster()
+        return slurm.Rounds(*slurm.sbatch_options(args, prefix="slurm-"))
+    return worker.Workers(args.jobs or make_jobs())
 
 
 def fail(message):
@@ -300,8 +276,8 @@ def main(argv=None):
             with_dev_file(run_flags, args.test_file)
             if not os.path.isfile(args.test_file):
                 raise ValueError(f"--test-file {args.test_file}: no such file")
-        lock = take_lock(args.folder)
-        with worker.Workers(args.jobs or make_jobs()) as workers:
+        lock = take_lock(args.folder, LOCK)
+        with runners(args) as workers:
             found = search(args.folder, size, space, args.budget * 3600, shared, run_flags, workers, args.seeds)
             if found.code:
                 sys.exit(found.code)

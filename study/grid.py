@@ -39,6 +39,12 @@ def shared_options(args):
     return dict(epochs=args.epochs, protocol=args.protocol, splits_dir=args.splits_dir)
 
 
+def shared_argv(shared):
+    """shared_options' dict as the command line it was read from (a Slurm task reads it again)."""
+    return [flag for name, value in shared.items() if value is not None
+            for flag in (f"--{name.replace('_', '-')}", str(value))]
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m study.grid", description="Result file names, for make: a grid's, or one name's options.")
     sub = p.add_subparsers(dest="command", required=True)

@@ -11,16 +11,27 @@ make status):
 
 Every submission leaves <results>/.slurm/<array job id>.runs (a line per task, its runs) and the
 tasks' output beside it; a resubmission skips the runs that are done or still in the queue.
+
+A search's rounds (make advise SLURM=1) go the same way, a round an array (Rounds, below):
+
+    study/advise.py ─► round ─► Rounds.run_all ─► sbatch --array (a task a run: python -m study.worker)
+                        ▲                              │
+                        └──── squeue: the array gone ◄─┘  (its results read as they land)
 """
 
 import argparse
 import glob
 import os
 import shlex
+import shutil
 import subprocess
 import sys
+import time
 
 from result import log_of
+from study import grid
+from study.results import last_log_line, progress_line
+from study.worker import job_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the Makefile's folder
 
@@ -56,6 +67,42 @@ def in_queue(runs):
     return states
 
 
+def add_options(parser, prefix=""):
+    """The cluster's options, for make slurm (no prefix) and make advise SLURM=1 (--slurm-...)."""
+    parser.add_argument(f"--{prefix}max", type=int, default=4, help="array tasks at once (%%N)")
+    parser.add_argument(f"--{prefix}partition")
+    parser.add_argument(f"--{prefix}time", help="each task's time limit")
+    parser.add_argument(f"--{prefix}gpus", help="GPUs per task")
+    parser.add_argument(f"--{prefix}sbatch", default="", help="more sbatch options")
+
+
+def sbatch_options(args, prefix=""):
+    """(tasks at once, sbatch's other options) from add_options' arguments."""
+    read = lambda name: getattr(args, prefix.replace("-", "_") + name)
+    return read("max"), ["--job-name=freeze-study"] + \
+        ([f"--partition={read('partition')}"] if read("partition") else []) + \
+        ([f"--time={read('time')}"] if read("time") else []) + \
+        ([f"--gpus-per-task={read('gpus')}"] if read("gpus") else []) + shlex.split(read("sbatch"))
+
+
+def submit_array(tasks, command, folder, at_once, options):
+    """One job array, a task per entry of `tasks` (a string each), at most `at_once` at a time; each
+    task runs `command` (a shell line) with $TASK holding its entry, in this directory. Records
+    folder/<array id>.runs; returns the array's id."""
+    os.makedirs(folder, exist_ok=True)
+    # the task list travels inside the script: sbatch keeps a copy, so the tasks read what was submitted
+    script = "\n".join(["#!/bin/bash", f"tasks=({shlex.join(tasks)})", 'TASK="${tasks[$SLURM_ARRAY_TASK_ID]}"',
+                        f"exec {command}", ""])
+    options = [f"--array=0-{len(tasks) - 1}%{at_once}", *options, f"--output={folder}/%A_%a.out"]
+    array = subprocess.run(["sbatch", "--parsable", *options], input=script, capture_output=True, text=True)
+    if array.returncode != 0:
+        raise RuntimeError(f"slurm: sbatch refused the array: {array.stderr.strip()}")
+    array = array.stdout.strip().split(";")[0]
+    with open(os.path.join(folder, f"{array}.runs"), "w") as f:
+        f.write("\n".join(tasks) + "\n")
+    return array
+
+
 def submit(args):
     waiting = in_queue(args.runs)
     pending = [run for run in args.runs if not os.path.exists(run) and run not in waiting]
@@ -65,27 +112,87 @@ def submit(args):
         return
     make = ["make", "-C", ROOT, "--no-print-directory"] + args.var
     folder = os.path.join(os.path.dirname(pending[0]), ".slurm")
-    os.makedirs(folder, exist_ok=True)
     tasks = [" ".join(pending[i:i + args.runs_per_task]) for i in range(0, len(pending), args.runs_per_task)]
-    # the run list travels inside the script: sbatch keeps a copy, so the tasks read what was submitted
-    script = "\n".join(["#!/bin/bash", f"tasks=({shlex.join(tasks)})",
-                        f'exec {shlex.join(make)} runs RUNS="${{tasks[$SLURM_ARRAY_TASK_ID]}}"', ""])
-    options = [f"--array=0-{len(tasks) - 1}%{args.max}", "--job-name=freeze-study",
-               f"--output={folder}/%A_%a.out"] + \
-        ([f"--partition={args.partition}"] if args.partition else []) + \
-        ([f"--time={args.time}"] if args.time else []) + \
-        ([f"--gpus-per-task={args.gpus}"] if args.gpus else []) + shlex.split(args.sbatch)
-    array = subprocess.run(["sbatch", "--parsable", *options], input=script, capture_output=True, text=True)
-    if array.returncode != 0:
-        sys.exit(f"slurm: sbatch refused the array: {array.stderr.strip()}")
-    array = array.stdout.strip().split(";")[0]
-    with open(os.path.join(folder, f"{array}.runs"), "w") as f:
-        f.write("\n".join(tasks) + "\n")
+    at_once, options = sbatch_options(args)
+    try:
+        array = submit_array(tasks, f'{shlex.join(make)} runs RUNS="$TASK"', folder, at_once, options)
+    except RuntimeError as e:
+        sys.exit(str(e))
     report = subprocess.run(["sbatch", "--parsable", f"--dependency=afterany:{array}", "--job-name=freeze-study-report",
-                             f"--output={folder}/report-%j.out", *options[3:],
+                             f"--output={folder}/report-%j.out", *options[1:],
                              "--wrap", shlex.join(make + ["report"])], capture_output=True, text=True, check=True)
     print(f"slurm: submitted {len(pending)} runs as job array {array} of {len(tasks)} tasks (at most {args.max} at once); "
           f"the report follows as job {report.stdout.strip().split(';')[0]}")
+
+
+# ----------------------------------------------------------------------------------------------
+# A search's rounds
+
+def check_cluster():
+    """Refuse in one line, before any run, where there is no Slurm cluster to send runs to."""
+    if shutil.which("sbatch") is None or shutil.which("squeue") is None:
+        raise ValueError("SLURM=1 needs Slurm's sbatch and squeue on the PATH (study/local_slurm.sh starts a local cluster)")
+    answer = subprocess.run(["squeue", "-h", "--me"], capture_output=True, text=True)
+    if answer.returncode != 0:
+        raise ValueError(f"SLURM=1: squeue cannot reach the cluster: {answer.stderr.strip().splitlines()[-1:]}")
+
+
+class Rounds:
+    """make advise's rounds as Slurm job arrays, with study.worker.Workers' interface (jobs,
+    run_all), so the search reads the same runs whichever way they ran: a round is one array, a
+    task a run, each task a worker of its own (python -m study.worker, the grid's tasks' worker), in
+    the search's working directory and environment. run_all returns once the array has left the
+    queue; a search stopped meanwhile cancels it."""
+
+    def __init__(self, at_once, options, poll_seconds=1.0):
+        # jobs: the policy fills an in/out round with this many runs, as it would make -j N's workers
+        self.jobs, self.options, self.poll_seconds = at_once, options, poll_seconds
+        self.array = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception):
+        if self.array is not None:  # stopped mid-round: the runs would land after the search is gone
+            subprocess.run(["scancel", self.array], capture_output=True)
+
+    def run_all(self, runs, shared, run_flags, echo=print, more=lambda path: True):
+        """As Workers.run_all, but `more` is asked for every run before the array is submitted (a
+        worker asks as it takes each): the budget is checked against what the round began with."""
+        runs = [os.path.abspath(path) for path in runs]
+        pending = [path for path in runs if not os.path.exists(path)]
+        for path in pending:
+            job_of(path, shared, run_flags)  # every name checked before any submission
+        allowed = []
+        for path in pending:
+            if not more(path):
+                break
+            allowed.append(path)
+        if not allowed:
+            return 0
+        worker = [sys.executable, "-m", "study.worker", "--jobs", "1", *grid.shared_argv(shared)]
+        command = f'env PYTHONPATH={shlex.quote(ROOT)}${{PYTHONPATH:+:$PYTHONPATH}} {shlex.join(worker)} "$TASK" -- {shlex.join(run_flags)}'
+        folder = os.path.join(os.path.dirname(allowed[0]), ".slurm")
+        self.array = submit_array(allowed, command, folder, self.jobs, self.options)
+        self.wait(allowed, runs, echo)
+        self.array = None
+        failed = [path for path in allowed if not os.path.exists(path)]
+        for path in failed:
+            echo(last_log_line(path) or f"slurm: {path} left no result (see {os.path.dirname(path)}/.slurm/)")
+        return 1 if failed else 0
+
+    def wait(self, allowed, runs, echo):
+        """Until the array has left the queue, each run's progress line as its result lands."""
+        landed = set()
+        while True:
+            gone = self.array not in queue()
+            for path in allowed:
+                if path not in landed and os.path.exists(path):
+                    landed.add(path)
+                    echo(progress_line(path, runs))
+            if gone:
+                return
+            time.sleep(self.poll_seconds)
 
 
 def status(runs):
@@ -102,12 +209,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description="The grid on Slurm: submit its missing runs, or say where they are.")
     p.add_argument("command", choices=["submit", "status"])
     p.add_argument("--var", action="append", default=[], help="a make variable of the grid, NAME=value")
-    p.add_argument("--max", type=int, default=4, help="array tasks at once (%%N)")
     p.add_argument("--runs-per-task", type=int, default=1, help="runs one task runs, one after another")
-    p.add_argument("--partition")
-    p.add_argument("--time", help="each task's time limit")
-    p.add_argument("--gpus", help="GPUs per task")
-    p.add_argument("--sbatch", default="", help="more sbatch options")
+    add_options(p)
     p.add_argument("runs", nargs="*", help="the grid's result files (after --)")
     argv = sys.argv[1:] if argv is None else argv
     runs = argv[argv.index("--") + 1:] if "--" in argv else []  # the grid's runs: after every option

@@ -200,6 +200,16 @@ def test_a_budget_too_small_and_a_second_search_are_refused_in_one_line(searched
     assert again.returncode == 0 and "advise: decided" in again.stdout
 
 
+def test_slurm_without_a_cluster_is_refused_in_one_line_before_any_run(searched, tmp_path):
+    _, command, _, _ = searched
+    folder = tmp_path / "results"
+    without_slurm = dict(os.environ, PATH=os.path.dirname(sys.executable))  # python, but no sbatch
+    refused = subprocess.run([command[0], *command[1:3], str(folder), *command[4:command.index("--")], "--slurm",
+                              *command[command.index("--"):]], cwd=ROOT, capture_output=True, text=True, env=without_slurm)
+    assert refused.returncode == 2 and refused.stderr.startswith("advise: error: SLURM=1 needs Slurm's sbatch")
+    assert len(refused.stderr.strip().splitlines()) == 1 and not list(folder.glob("*.json"))
+
+
 def test_a_test_file_scores_the_picks_seeds_on_it(searched, tmp_path):
     folder, command, _, _ = searched
     (tmp_path / "test.tsv").write_text("sentence\tlabel\n" + "".join(f"{w} film\t{i % 2}\n" for i, w in enumerate(["good", "bad"] * 6)))

@@ -94,3 +94,44 @@ def test_a_failed_task_is_named_by_make_status(cluster, tiny, tmp_path):
     assert "1 of 2 runs done" in status.stdout
     assert f"Slurm: 0 queued, 0 running, 1 failed (see {folder}/freeze5_size4_seed1.log)" in status.stdout
     assert "--freeze 5 is outside" in (folder / "freeze5_size4_seed1.log").read_text()
+
+
+# ----------------------------------------------------------------------------------------------
+# make advise SLURM=1: a round a job array
+
+def test_a_search_s_rounds_go_as_job_arrays_and_pick_as_a_local_search_on_the_same_runs(cluster, tiny_bert, tmp_path):
+    rows = [f"{word} film {i}\t{i % 2}\n" for i, word in enumerate(["good", "bad", "fine", "dull", "great", "awful"] * 8)]
+    (tmp_path / "train.tsv").write_text("sentence\tlabel\n" + "".join(rows))
+    (tmp_path / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:24]))
+    run_flags = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
+                 "--dev-file", str(tmp_path / "dev.tsv"), "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"]
+    search = lambda folder, *more: subprocess.run(
+        [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "2",
+         "--depths", "1", "2", "3", "--methods", "finetune", "probe", "--save", str(tmp_path / "saved"),
+         "--splits-dir", str(tmp_path / "splits"), "--epochs", "2", *more, "--", *run_flags],
+        cwd=ROOT, env=cluster, capture_output=True, text=True)
+    by_slurm = search(tmp_path / "slurm", "--slurm", "--slurm-max", "2")
+    assert by_slurm.returncode == 0 and "advise: decided: " in by_slurm.stdout, by_slurm.stdout + by_slurm.stderr
+    rounds = (tmp_path / "slurm" / "advise.rounds").read_text().splitlines()
+    arrays = list((tmp_path / "slurm" / ".slurm").glob("*.runs"))
+    assert len(rounds) > 2 and len(arrays) == len(rounds)  # every round went as an array of its own
+    ran = sorted(p.name for p in (tmp_path / "slurm").glob("freeze*.json"))
+    assert sorted(line for array in arrays for line in map(os.path.basename, array.read_text().split())) == ran
+
+    # the same runs in a folder of their own: a local search runs nothing more and picks the same
+    (tmp_path / "local").mkdir()
+    for name in ran:
+        shutil.copy(tmp_path / "slurm" / name, tmp_path / "local" / name)
+    local = search(tmp_path / "local")
+    pick = lambda out: next(line for line in out.splitlines() if line.startswith("advise: decided: ")).split(" | ")[:3]
+    assert local.returncode == 0 and pick(local.stdout) == pick(by_slurm.stdout), local.stdout
+    assert sorted(p.name for p in (tmp_path / "local").glob("freeze*.json")) == ran
+
+    # and a run made here, by a worker, is the one its array task made
+    trained = next(name for name in ran if not name.endswith("_probe.json"))
+    again = tmp_path / "again" / trained
+    made = subprocess.run([sys.executable, "-m", "study.worker", "--jobs", "1", "--splits-dir", str(tmp_path / "splits"),
+                           "--epochs", "2", str(again), "--", *run_flags, "--evaluations", "last"],
+                          cwd=ROOT, env=cluster, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    assert figures(again) == figures(tmp_path / "slurm" / trained)
