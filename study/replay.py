@@ -68,28 +68,36 @@ def space_of_grid(cells, size):
     return policy.Space(space.depths, screened, ladders, space.available)
 
 
-def replay(folder, size, budget_seconds=float("inf"), jobs=1):
+def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None):
     """Drive the policy with the grid's runs. Returns a dict: size, pick, grid_pick, seconds,
-    grid_seconds, runs, grid_runs, decided, and the order the runs were made in."""
+    grid_seconds, runs, grid_runs, decided, and the order the runs were made in.
+    stop: a stopping rule to try (bench/advise_levers.py), (run, the band's floor) -> None, or
+    (the share of its steps it ran, a score its end cannot pass): the run costs that share, reads
+    as that score, and its cell gets no more seeds."""
     runs, metric, cells = grid_at(folder, size)
     dev_size = runs[0]["dev_size"]
-    observed, spent, order = {}, 0.0, []
+    observed, spent, order, stopped = {}, 0.0, [], set()
     served = lambda cell: len(observed.get(cell, []))
     space = space_of_grid(cells, size)
     space = policy.Space(space.depths, space.default_rate, space.ladder,
-                         available=lambda cell: served(cell) < len(cells.get(cell, [])))
+                         available=lambda cell: cell not in stopped and served(cell) < len(cells.get(cell, [])))
     within_budget = True
     while within_budget:
         wanted = policy.next_runs(space, observed, metric, dev_size, jobs)
         if not wanted.cells:
             break
+        floor = band_floor(observed, metric, dev_size) if stop else None
         for cell in wanted.cells:
             within_budget = policy.fits(cell, observed, space, spent, budget_seconds)
             if not within_budget:
                 break  # checked before each run, as the search's workers check it
             run = cells[cell][served(cell)]
-            cost = search_cost(run)
-            observed.setdefault(cell, []).append((fair_score(run, metric), cost))
+            cost, score = search_cost(run), fair_score(run, metric)
+            cut = stop(run, floor) if stop else None
+            if cut:
+                (share, score), cost = cut, cost * cut[0]
+                stopped.add(cell)
+            observed.setdefault(cell, []).append((score, cost))
             spent += cost
             order.append((cell, run["config"]["seed"], round(cost, 1), wanted.step))
     chosen, decided = policy.pick(space, observed, metric, dev_size)
@@ -98,3 +106,9 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1):
     return dict(folder=folder, size=size, pick=as_dict(chosen), grid_pick=as_dict(grid_pick), same=chosen == grid_pick,
                 decided=decided, seconds=round(spent, 1), grid_seconds=round(sum(r["seconds"]["total"] for r in runs), 1),
                 runs=len(order), grid_runs=len(runs), order=order, observed=observed, metric=metric, dev_size=dev_size)
+
+
+def band_floor(observed, metric, dev_size):
+    """The lowest fair mean still in the band of the best so far (-inf before any run)."""
+    state = policy.standing(observed, metric, dev_size)
+    return state.means[state.best] - state.band if state.best else float("-inf")

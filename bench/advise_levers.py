@@ -1,0 +1,135 @@
+"""
+What would bring make advise's search, left to decide on its own, down to a few percent of a grid's
+compute (#79): the search replayed over committed grids (study/replay.py), with no budget, and
+three levers tried one at a time, each read by what it saves and whether the pick stays in the
+grid's band at every size.
+
+    .venv/bin/python -m bench.advise_levers docs/results/sst2-minilm/runs docs/results/cola-minilm/runs \
+        docs/results/sst2-mpnet/runs
+
+1. Where the seconds go: the search's, per method and per policy step, as a share of the grid's.
+2. Stopping what cannot win, from the grids' own curves (a run evaluated every half epoch): a run
+   stops at a third, a half or two thirds of its steps when its dev score there plus the rise a
+   run makes from that point to its end (a quantile of every run of the grids, pooled) is below
+   the band's floor at the time. The curve is the whole dev split's, where a search would read its
+   first half.
+3. Fewer seeds: the pick's (policy.PICK_SEEDS) and the best's (BEST_SEEDS).
+"""
+
+import argparse
+import collections
+
+import numpy as np
+
+from study import policy
+from study.answer import answer_cells, fair_score, recommend
+from study.replay import grid_at, replay, runs_of
+
+SIZES = (50, 100, 200, 500, 1000)
+SHARES = (1 / 3, 1 / 2, 2 / 3)  # of a run's steps, where a stopping rule reads its curve
+
+
+def score_at(run, share, metric):
+    """The dev score of the run's last evaluation at or before `share` of its steps (None: none)."""
+    points = [point for point in run["curve"] if point["step"] <= share * run["total_steps"] + 1e-9]
+    return points[-1][metric] if points else None
+
+
+def rises(folders, metric):
+    """{share: the rises from the score at that share of a run's steps to its fair score}, every
+    run of the grids judged by `metric` whose curve has three points or more."""
+    found = collections.defaultdict(list)
+    for folder in folders:
+        for size in SIZES:
+            runs, judged, _ = grid_at(folder, size)
+            for run in runs if judged == metric else []:
+                for share in SHARES if len(run["curve"]) >= 3 else ():
+                    at = score_at(run, share, metric)
+                    if at is not None:
+                        found[share].append(fair_score(run, metric) - at)
+    return found
+
+
+def stopping_rule(headroom, metric):
+    """policy's replay hook: stop at the first share where the score plus its headroom is below the floor."""
+    def stop(run, floor):
+        for share in SHARES if len(run["curve"]) >= 3 else ():
+            at = score_at(run, share, metric)
+            if at is not None and at + headroom[share] < floor:
+                return share, at + headroom[share]
+        return None
+    return stop
+
+
+def in_band(folder, size, pick):
+    """Whether the pick's fair mean over all the grid's runs of its cell is in the grid's band."""
+    runs, metric, _ = grid_at(folder, size)
+    rows = answer_cells(runs, metric)
+    _, best, band = recommend(rows, metric)
+    row = next(row for row in rows if policy.cell_of(row["config"]) == policy.Cell(**pick))
+    return row["fair_mean"] >= best["fair_mean"] - band
+
+
+def sweep(folders, stop_of=lambda folder: None):
+    """{grid: share of its seconds the search spent}, the sizes whose pick left the band, and the
+    replays' orders."""
+    shares, outside, orders = {}, [], []
+    for folder in folders:
+        spent = grid = 0.0
+        for size in SIZES:
+            outcome = replay(folder, size, stop=stop_of(folder))
+            spent, grid = spent + outcome["seconds"], grid + outcome["grid_seconds"]
+            orders.append((folder, outcome))
+            if not in_band(folder, size, outcome["pick"]):
+                outside.append(f"{name_of(folder)} n = {size}")
+        shares[name_of(folder)] = spent / grid
+    return shares, outside, orders
+
+
+def name_of(folder):
+    return folder.rstrip("/").split("/")[-2]
+
+
+def line(label, shares, outside):
+    return (f"| {label} | " + " | ".join(f"{share:.1%}" for share in shares.values())
+            + f" | {', '.join(outside) or 'none'} |")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("folders", nargs="+")
+    args = p.parse_args(argv)
+    shares, outside, orders = sweep(args.folders)
+    grid_total = collections.Counter()
+    for folder in args.folders:
+        grid_total[name_of(folder)] = sum(r["seconds"]["total"] for r in runs_of(folder)
+                                          if r["config"]["size"] in SIZES)
+    print("## 1. Where the search's seconds go (no budget), as a share of each grid's\n")
+    by_method, by_step = collections.defaultdict(collections.Counter), collections.defaultdict(collections.Counter)
+    for folder, outcome in orders:
+        for cell, _, seconds, step in outcome["order"]:
+            by_method[name_of(folder)][cell.method] += seconds
+            by_step[name_of(folder)][f"{'SetFit' if cell.method == 'setfit' else 'the others'} in {step}"] += seconds
+    for name in by_method:
+        shown = lambda counts: ", ".join(f"{key} {seconds / grid_total[name]:.1%}"
+                                         for key, seconds in sorted(counts.items(), key=lambda item: -item[1]))
+        print(f"- {name}: by method {shown(by_method[name])}; by step {shown(by_step[name])}")
+    print("\n## 2. Stopping what cannot win, and 3. fewer seeds\n")
+    print("| change | " + " | ".join(shares) + " | picks outside the grid's band |")
+    print("|---|" + "---|" * len(shares) + "---|")
+    print(line("today", shares, outside))
+    for quantile in (1.0, 0.99, 0.95, 0.5):
+        headrooms = {}
+        for metric in {grid_at(folder, 50)[1] for folder in args.folders}:
+            headrooms[metric] = {share: float(np.quantile(found, quantile)) for share, found in rises(args.folders, metric).items()}
+        stop_of = lambda folder: stopping_rule(headrooms[grid_at(folder, 50)[1]], grid_at(folder, 50)[1])
+        shown = ", ".join(f"{metric} " + "/".join(f"{h:.2f}" for h in headroom.values()) for metric, headroom in headrooms.items())
+        print(line(f"stop at 1/3, 1/2, 2/3 of the steps, headroom the rises' {quantile:.0%} quantile ({shown})",
+                   *sweep(args.folders, stop_of)[:2]))
+    for pick_seeds, best_seeds in ((3, 2), (2, 2), (2, 1)):
+        policy.PICK_SEEDS, policy.BEST_SEEDS = pick_seeds, best_seeds
+        print(line(f"the pick on {pick_seeds} seeds, the best on {best_seeds}", *sweep(args.folders)[:2]))
+
+
+if __name__ == "__main__":
+    main()
