@@ -14,6 +14,8 @@ grid's band at every size.
    the band's floor at the time. The curve is the whole dev split's, where a search would read its
    first half.
 3. Fewer seeds: the pick's (policy.PICK_SEEDS) and the best's (BEST_SEEDS).
+4. N runs at once (a GPU, Slurm, make -j N): the search's wall clock, a round after another, against
+   the grid's, every run at once, with its in/out and best rounds filled (policy.filled) and not.
 """
 
 import argparse
@@ -70,14 +72,14 @@ def in_band(folder, size, pick):
     return row["fair_mean"] >= best["fair_mean"] - band
 
 
-def sweep(folders, stop_of=lambda folder: None):
+def sweep(folders, stop_of=lambda folder: None, jobs=1):
     """{grid: share of its seconds the search spent}, the sizes whose pick left the band, and the
     replays' orders."""
     shares, outside, orders = {}, [], []
     for folder in folders:
         spent = grid = 0.0
         for size in SIZES:
-            outcome = replay(folder, size, stop=stop_of(folder))
+            outcome = replay(folder, size, stop=stop_of(folder), jobs=jobs)
             spent, grid = spent + outcome["seconds"], grid + outcome["grid_seconds"]
             orders.append((folder, outcome))
             if not in_band(folder, size, outcome["pick"]):
@@ -126,9 +128,30 @@ def main(argv=None):
         shown = ", ".join(f"{metric} " + "/".join(f"{h:.2f}" for h in headroom.values()) for metric, headroom in headrooms.items())
         print(line(f"stop at 1/3, 1/2, 2/3 of the steps, headroom the rises' {quantile:.0%} quantile ({shown})",
                    *sweep(args.folders, stop_of)[:2]))
+    seeds = policy.PICK_SEEDS, policy.BEST_SEEDS
     for pick_seeds, best_seeds in ((3, 2), (2, 2), (2, 1)):
         policy.PICK_SEEDS, policy.BEST_SEEDS = pick_seeds, best_seeds
         print(line(f"the pick on {pick_seeds} seeds, the best on {best_seeds}", *sweep(args.folders)[:2]))
+    policy.PICK_SEEDS, policy.BEST_SEEDS = seeds
+    print("\n## 4. 8 runs at once: the search's wall clock against the grid's\n")
+    print_walls(args.folders, 8)
+
+
+def print_walls(folders, jobs):
+    """Per grid, the search's run-seconds and wall clock on `jobs` workers, rounds filled and not."""
+    fill = policy.filled
+    print("| grid | rounds filled | search's run-seconds / grid's | search's wall clock / grid's | picks outside the band |")
+    print("|---|---|---|---|---|")
+    for filled in (False, True):
+        policy.filled = fill if filled else (lambda round_, *rest: round_)
+        _, outside, orders = sweep(folders, jobs=jobs)
+        for folder in folders:
+            mine = [outcome for where, outcome in orders if where == folder]
+            total = lambda key: sum(outcome[key] for outcome in mine)
+            print(f"| {name_of(folder)} | {'yes' if filled else 'no'} | {total('seconds') / total('grid_seconds'):.1%} "
+                  f"| {total('wall_seconds') / 3600:.2f} h / {total('grid_wall_seconds') / 3600:.2f} h "
+                  f"| {', '.join(o for o in outside if o.startswith(name_of(folder))) or 'none'} |")
+    policy.filled = fill
 
 
 if __name__ == "__main__":

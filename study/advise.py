@@ -69,9 +69,17 @@ def path_of(folder, cell, size, seed):
     return os.path.join(folder, result.RunName(cell.freeze, size, seed, lr, 0, cell.method).file_name())
 
 
-def next_seed(folder, cell, size, seeds):
-    """The first of seeds 1..seeds whose result is not in the folder (None: all are)."""
-    return next((s for s in range(1, seeds + 1) if not os.path.exists(path_of(folder, cell, size, s))), None)
+def missing_seeds(folder, cell, size, seeds):
+    """The seeds of 1..seeds whose result is not in the folder, in order."""
+    return [s for s in range(1, seeds + 1) if not os.path.exists(path_of(folder, cell, size, s))]
+
+
+def round_paths(folder, cells, size, seeds):
+    """The result files of a round's cells: a cell named twice takes its next two missing seeds."""
+    taken = {}
+    for cell in cells:
+        taken[cell] = taken.get(cell, -1) + 1
+        yield path_of(folder, cell, size, missing_seeds(folder, cell, size, seeds)[taken[cell]])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -152,7 +160,7 @@ def run_rounds(folder, size, space, budget_seconds, shared, flags, workers, roun
         wanted = policy.next_runs(space, observed, metric, dev_half, workers.jobs)
         if not wanted.cells or not policy.fits(wanted.cells[0], observed, space, spent(observed), budget_seconds):
             return 0  # decided, or the budget cannot pay for the next run
-        paths = [path_of(folder, cell, size, next_seed(folder, cell, size, seeds)) for cell in wanted.cells]
+        paths = list(round_paths(folder, wanted.cells, size, seeds))
         cells = dict(zip(paths, wanted.cells))
         echo(f"advise: round {len(rounds) + 1} ({wanted.step}): {len(paths)} run{'s' * (len(paths) > 1)}, "
              f"{spent(observed) / 3600:.2f} of {budget_seconds / 3600:.2g} h spent")
@@ -198,9 +206,9 @@ def spent(observed):
 
 
 def available_in(space, folder, size, seeds):
-    """The space with `available`: a cell can run while it has fewer than `seeds` seeds in the folder."""
+    """The space with `available`: the seeds of 1..seeds a cell has not run in the folder."""
     return policy.Space(space.depths, space.default_rate, space.ladder,
-                        available=lambda cell: next_seed(folder, cell, size, seeds) is not None)
+                        available=lambda cell: len(missing_seeds(folder, cell, size, seeds)))
 
 
 class BudgetTooSmall(ValueError):

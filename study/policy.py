@@ -15,6 +15,10 @@ answer, in rounds:
     best     seeds for the cells that could be the best, until its level is fixed ─┘
     decided  the cheapest cell not out is in, and nothing can still be the best
 
+With N runs at once (make advise -j N, a GPU, Slurm), an in/out or best round of fewer than N runs
+gives its cells their next seeds too, up to those each can still use: seeds the search would
+otherwise ask for one round at a time, while the other workers wait (filled).
+
 (next_runs takes the first of these that has a run to make.)
 
 A cell is (method, depth, rate); what it has cost and scored is `observed`: {Cell: [(fair score,
@@ -127,10 +131,10 @@ class Space:
     depths: dict  # {method name: [depths]}
     default_rate: dict  # {method name: its rate at this size, None for the probe}
     ladder: dict  # {method name: [rates, ascending]} ([] for the probe)
-    available: callable  # Cell -> whether another seed of it can run
+    available: callable  # Cell -> how many more seeds of it can run (0, or False: none)
 
 
-def space_for(size, num_layers, depths, method_names, available=lambda cell: True):
+def space_for(size, num_layers, depths, method_names, available=lambda cell: PICK_SEEDS):
     """The grid's space at n = size: every method of `method_names` at the grid's depths (the probe
     at L only), its default rate, and its ladder."""
     chosen = [methods.get(name) for name in method_names]
@@ -228,20 +232,40 @@ def next_runs(space, observed, metric, dev_size, jobs=1):
     if skipped:
         return Round("refine", skipped)
     if cheaper_open:
-        return Round("in/out", cheaper_open[:max(jobs, 1)])
-    return Round("best", unfixed_best(state, observed, space, candidate))
+        return filled(Round("in/out", cheaper_open[:max(jobs, 1)]), jobs, observed, space, lambda cell: PICK_SEEDS)
+    return filled(Round("best", unfixed_best(state, observed, space, candidate)), jobs, observed, space,
+                  lambda cell: best_seeds(cell, state, candidate))
+
+
+def best_seeds(cell, state, candidate):
+    """The seeds a contender for the best is read on: the pick's for the best itself once there is a
+    pick it could push out of the band (the two are read alike), else BEST_SEEDS."""
+    return PICK_SEEDS if cell == state.best and candidate is not None else BEST_SEEDS
 
 
 def unfixed_best(state, observed, space, candidate):
     """The cells that could still be the best by enough to push `candidate` (the cheapest cell in
-    the band; None: any) out of the band and lack BEST_SEEDS seeds; and the best itself, while it
-    could, until it has the pick's PICK_SEEDS: the pick and the level it is held against are read
-    alike. Only those that can run."""
+    the band; None: any) out of the band and lack their best_seeds. Only those that can run."""
     reach = lambda cell: state.means[cell] + Z_OUT * state.seed_std / math.sqrt(len(observed[cell]))
     floor = -math.inf if candidate is None else state.means[candidate] + state.band
-    wanted = lambda cell: PICK_SEEDS if cell == state.best and candidate is not None else BEST_SEEDS
     return [cell for cell in state.contenders[:BEST_CONTENDERS]
-            if len(observed[cell]) < wanted(cell) and reach(cell) > floor and space.available(cell)]
+            if len(observed[cell]) < best_seeds(cell, state, candidate) and reach(cell) > floor and space.available(cell)]
+
+
+def filled(round_, jobs, observed, space, seeds_used):
+    """A round of fewer runs than `jobs`, filled with its cells' next seeds in turn, each up to the
+    seeds `seeds_used(cell)` says it can still use and the space can still run: the round takes
+    the workers that would otherwise wait, for seeds the next rounds would ask for one at a time."""
+    cells, taking = list(round_.cells), True
+    while len(cells) < jobs and taking:
+        taking = False
+        for cell in dict.fromkeys(round_.cells):
+            planned = cells.count(cell)
+            if len(cells) < jobs and len(observed.get(cell, [])) + planned < seeds_used(cell) \
+                    and planned < space.available(cell):
+                cells.append(cell)
+                taking = True
+    return Round(round_.step, cells)
 
 
 def expected_seconds(cell, observed, space):

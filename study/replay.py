@@ -69,25 +69,30 @@ def space_of_grid(cells, size):
 
 
 def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None):
-    """Drive the policy with the grid's runs. Returns a dict: size, pick, grid_pick, seconds,
-    grid_seconds, runs, grid_runs, decided, and the order the runs were made in.
+    """Drive the policy with the grid's runs, `jobs` at once. Returns a dict: size, pick, grid_pick,
+    seconds, grid_seconds, wall_seconds and grid_wall_seconds (on `jobs` workers, a round after
+    another for the search, every run at once for the grid), runs, grid_runs, decided, and the order
+    the runs were made in.
     stop: a stopping rule to try (bench/advise_levers.py), (run, the band's floor) -> None, or
     (the share of its steps it ran, a score its end cannot pass): the run costs that share, reads
     as that score, and its cell gets no more seeds."""
     runs, metric, cells = grid_at(folder, size)
     dev_size = runs[0]["dev_size"]
-    observed, spent, order, stopped = {}, 0.0, [], set()
+    observed, spent, order, stopped, wall = {}, 0.0, [], set(), 0.0
     served = lambda cell: len(observed.get(cell, []))
     space = space_of_grid(cells, size)
     space = policy.Space(space.depths, space.default_rate, space.ladder,
-                         available=lambda cell: cell not in stopped and served(cell) < len(cells.get(cell, [])))
+                         available=lambda cell: 0 if cell in stopped else len(cells.get(cell, [])) - served(cell))
     within_budget = True
     while within_budget:
         wanted = policy.next_runs(space, observed, metric, dev_size, jobs)
         if not wanted.cells:
             break
         floor = band_floor(observed, metric, dev_size) if stop else None
+        costs = []
         for cell in wanted.cells:
+            if cell in stopped:
+                continue
             within_budget = policy.fits(cell, observed, space, spent, budget_seconds)
             if not within_budget:
                 break  # checked before each run, as the search's workers check it
@@ -99,13 +104,25 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None):
                 stopped.add(cell)
             observed.setdefault(cell, []).append((score, cost))
             spent += cost
+            costs.append(cost)
             order.append((cell, run["config"]["seed"], round(cost, 1), wanted.step))
+        wall += round_seconds(costs, jobs)
     chosen, decided = policy.pick(space, observed, metric, dev_size)
     grid_pick = grid_answer(runs, metric)
     as_dict = lambda cell: dict(method=cell.method, freeze=cell.freeze, lr=cell.lr)
     return dict(folder=folder, size=size, pick=as_dict(chosen), grid_pick=as_dict(grid_pick), same=chosen == grid_pick,
                 decided=decided, seconds=round(spent, 1), grid_seconds=round(sum(r["seconds"]["total"] for r in runs), 1),
+                wall_seconds=round(wall, 1), grid_wall_seconds=round(round_seconds([r["seconds"]["total"] for r in runs], jobs), 1),
                 runs=len(order), grid_runs=len(runs), order=order, observed=observed, metric=metric, dev_size=dev_size)
+
+
+def round_seconds(costs, jobs):
+    """The wall clock of a round's runs on `jobs` workers, the longest handed out first, each to
+    the worker free first (as study/worker.py hands out a grid's runs)."""
+    free_at = [0.0] * max(jobs, 1)
+    for cost in sorted(costs, reverse=True):
+        free_at[free_at.index(min(free_at))] += cost
+    return max(free_at)
 
 
 def band_floor(observed, metric, dev_size):

@@ -97,6 +97,30 @@ def test_a_best_that_could_push_the_pick_out_is_read_with_the_picks_seeds():
     assert policy.pick(no_rates, observed, "accuracy", 436) == (policy.Cell("finetune", 2, 5e-5), True)
 
 
+def test_with_workers_to_spare_a_round_gives_its_cells_the_seeds_they_can_still_use():
+    # the best round above on 8 workers: k = -1, on 2 seeds, takes the 3 it lacks of the pick's 5 at
+    # once instead of one a round; where only 2 more can run, 2
+    scores = {("probe", 3, None): [0.50], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.79, 0.79],
+              ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.79, 0.78],
+              ("finetune", -1, 5e-5): [0.82, 0.81]}
+    observed = observed_of(scores, SECONDS)
+    best = policy.Cell("finetune", -1, 5e-5)
+    room = lambda left: policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, left)
+    one = policy.next_runs(room(lambda cell: 3), observed, "accuracy", 436, jobs=1)
+    eight = policy.next_runs(room(lambda cell: 3), observed, "accuracy", 436, jobs=8)
+    assert one.step == eight.step == "best" and one.cells == [best]
+    assert eight.cells == [best] * 3
+    assert policy.next_runs(room(lambda cell: 2), observed, "accuracy", 436, jobs=8).cells == [best] * 2
+
+
+def test_a_cell_named_twice_in_a_round_takes_its_next_two_missing_seeds(tmp_path):
+    cell, probe = policy.Cell("finetune", 2, 5e-5), policy.Cell("probe", 3, None)
+    (tmp_path / "freeze2_size200_seed1.json").write_text("{}")
+    paths = advise.round_paths(str(tmp_path), [cell, cell, probe], 200, 5)
+    assert [os.path.basename(p) for p in paths] == ["freeze2_size200_seed2.json", "freeze2_size200_seed3.json",
+                                                    "freeze3_size200_seed1_probe.json"]
+
+
 def test_a_run_that_would_overrun_the_budget_is_not_started():
     observed = observed_of({("finetune", 2, 5e-5): [0.8, 0.8], ("finetune", 1, 5e-5): [0.8]}, SECONDS)
     finetune_2, finetune_0 = policy.Cell("finetune", 2, 1e-4), policy.Cell("finetune", 0, 5e-5)
