@@ -7,7 +7,9 @@ grid's band at every size.
     .venv/bin/python -m bench.advise_levers docs/results/sst2-minilm/runs docs/results/cola-minilm/runs \
         docs/results/sst2-mpnet/runs
 
-1. Where the seconds go: the search's, per method and per policy step, as a share of the grid's.
+1. Where the seconds go: the search's, per method and per policy step, as a share of the grid's;
+   and on the cells it ends calling out of the band, the most any rule that skips or stops the
+   hopeless (a stopping rule, a prior from the cached features) could save.
 2. Stopping what cannot win, from the grids' own curves (a run evaluated every half epoch): a run
    stops at a third, a half or two thirds of its steps when its dev score there plus the rise a
    run makes from that point to its end (a quantile of every run of the grids, pooled) is below
@@ -108,14 +110,18 @@ def main(argv=None):
                                           if r["config"]["size"] in SIZES)
     print("## 1. Where the search's seconds go (no budget), as a share of each grid's\n")
     by_method, by_step = collections.defaultdict(collections.Counter), collections.defaultdict(collections.Counter)
+    ended_out = collections.Counter()
     for folder, outcome in orders:
+        out = policy.standing(outcome["observed"], outcome["metric"], outcome["dev_size"]).out
         for cell, _, seconds, step in outcome["order"]:
+            ended_out[name_of(folder)] += seconds * (cell in out)
             by_method[name_of(folder)][cell.method] += seconds
             by_step[name_of(folder)][f"{'SetFit' if cell.method == 'setfit' else 'the others'} in {step}"] += seconds
     for name in by_method:
         shown = lambda counts: ", ".join(f"{key} {seconds / grid_total[name]:.1%}"
                                          for key, seconds in sorted(counts.items(), key=lambda item: -item[1]))
-        print(f"- {name}: by method {shown(by_method[name])}; by step {shown(by_step[name])}")
+        print(f"- {name}: by method {shown(by_method[name])}; by step {shown(by_step[name])}; "
+              f"on cells that ended out of the band {ended_out[name] / grid_total[name]:.1%}")
     print("\n## 2. Stopping what cannot win, and 3. fewer seeds\n")
     print("| change | " + " | ".join(shares) + " | picks outside the grid's band |")
     print("|---|" + "---|" * len(shares) + "---|")
