@@ -54,13 +54,16 @@ class RunName:
 
     def flags(self, shared=None):
         """freeze_study.py's options for this run, and of `shared` ({option: value}, a grid's options
-        for every run: EPOCHS, PROTOCOL, the subsets' folder) those that apply to it: those its method
-        reads, and the subsets' folder but for the whole train split."""
-        ignored = set(methods.get(self.method).ignores) | ({"splits_dir"} if self.size == "all" else set())
+        for every run: EPOCHS, PROTOCOL, the subsets' folder, SetFit's pairs) those that apply to it:
+        those its method reads (another method's own option, such as SetFit's pairs, is not), and the
+        subsets' folder but for the whole train split."""
+        method = methods.get(self.method)
+        ignored = set(method.ignores) | (set(methods.OPTIONS) - set(method.options)) \
+            | ({"splits_dir"} if self.size == "all" else set())
         return (["--freeze", str(self.freeze), "--size", str(self.size), "--seed", str(self.seed)]
                 + (["--lr", lr_text(self.lr)] if self.lr is not None else [])
                 + (["--reinit", str(self.reinit)] if self.reinit else [])
-                + methods.get(self.method).flags()
+                + method.flags()
                 + [text for name, value in (shared or {}).items() if value is not None and name not in ignored
                    for text in ("--" + name.replace("_", "-"), str(value))])
 

@@ -11,13 +11,15 @@ The recommendation is study/answer.py's, read from the same folder the report re
 import argparse
 import sys
 
+import methods
 from result import name_of
 from study.answer import answer_cells, judged_by, recommend
 from study.results import load_results
 
 
 def best_flags(folder, size, seed):
-    """The options of the recommended cell at `size` (its method, depth, rate, reset, pooling)."""
+    """The options of the recommended cell at `size` (its method, depth, rate, reset, pooling, and
+    its method's own settings as its runs recorded them: SetFit's pairs, LoRA's rank)."""
     runs = load_results(folder, figure="score")
     if not runs:
         raise ValueError(f"no run results in {folder}; run the grid first (make grid)")
@@ -28,8 +30,17 @@ def best_flags(folder, size, seed):
         raise ValueError(f"{folder} has no runs at n = {size} (it has n = {', '.join(sizes)})")
     pick, _, _ = recommend(cells, metric)
     config = pick["config"]  # every method's pick is kept (methods.py: how each is saved)
-    flags = name_of(dict(config, seed=seed)).flags()
-    return flags + ["--pooling", config["pooling"]]
+    return name_of(dict(config, seed=seed)).flags() + own_options(config) + ["--pooling", config["pooling"]]
+
+
+def own_options(config):
+    """The options of the run's method's own (SetFit's pairs, LoRA's rank and targets), as it recorded them."""
+    flags = []
+    for option in methods.get(config["method"]).options:
+        value = config.get(option)
+        if value is not None:
+            flags += [f"--{option.replace('_', '-')}", *map(str, value if isinstance(value, list) else [value])]
+    return flags
 
 
 def main(argv=None):

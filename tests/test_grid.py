@@ -178,12 +178,14 @@ def test_make_best_trains_the_recommended_cell_again_and_keeps_it(grid, tmp_path
 def test_a_grid_of_one_method_ends_in_its_report(grid, tmp_path, method):
     _, command = grid
     command = [arg for arg in command if not arg.startswith("RESULTS=")] + [f"RESULTS={tmp_path}", f"METHOD={method}"]
-    done = subprocess.run(command + (["RUN_FLAGS=--num-iterations 1"] if method == "setfit" else []),
+    done = subprocess.run(command + (["NUM_ITERATIONS=1"] if method == "setfit" else []),
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     runs = sorted(p.name for p in tmp_path.glob("*.json"))
     assert runs == ([f"freeze1_size8_seed1_{method}.json"] if method == "probe" else  # the probe: k = L alone
                     sorted(f"freeze{k}_size8_seed1_{method}.json" for k in (-1, 0, 1)))
+    if method == "setfit":  # the grid's SetFit pairs (NUM_ITERATIONS) reached its runs
+        assert json.loads((tmp_path / "freeze1_size8_seed1_setfit.json").read_text())["config"]["num_iterations"] == 1
     import methods
     title = (tmp_path / "report.md").read_text().splitlines()[0]
     assert title.endswith("with tiny" if method == "probe" else f"with tiny ({methods.get(method).label})")

@@ -36,3 +36,12 @@ def test_a_run_s_default_name_and_its_configuration_agree():
     assert result.name_of(record["config"]).file_name() == "freeze2_size200_seed1_lr3e-4_probe.json"
     assert result.default_path("sst2", "./checkpoints/mine/", result.RunName(0, 50, 1)) == \
         "results/sst2/mine/freeze0_size50_seed1.json"
+
+
+def test_a_grid_s_options_go_to_the_runs_that_read_them():
+    shared = dict(epochs="3", protocol=None, splits_dir="splits", num_iterations="20")
+    setfit = result.RunName(1, 500, 1, method="setfit").flags(shared)
+    finetune = result.RunName(1, 500, 1).flags(shared)
+    assert setfit[setfit.index("--num-iterations") + 1] == "20" and "--epochs" not in setfit  # SetFit's own schedule
+    assert "--num-iterations" not in finetune and finetune[finetune.index("--epochs") + 1] == "3"  # SetFit's pairs alone
+    assert "--splits-dir" not in result.RunName(1, "all", 1).flags(shared)  # the whole train split: no subset

@@ -1,0 +1,21 @@
+"""make best: the report's pick trained again with the options its runs recorded, its method's own
+(SetFit's pairs, LoRA's rank and targets) included, so the kept model is the cell the report read."""
+
+from conftest import write_result
+from study.best import best_flags, own_options
+
+
+def test_a_setfit_pick_is_trained_again_on_the_pairs_its_runs_used(tmp_path):
+    for seed in (1, 2):
+        write_result(tmp_path, 2, 500, seed, 0.8, method="setfit", lr=1e-5, num_iterations=20, seconds=dict(total=10.0))
+    flags = best_flags(str(tmp_path), "500", 1)
+    assert flags[:8] == ["--freeze", "2", "--size", "500", "--seed", "1", "--method", "setfit"]
+    assert flags[flags.index("--num-iterations") + 1] == "20"
+
+
+def test_a_method_s_own_options_are_written_as_its_command_line_reads_them():
+    lora = dict(method="lora", lora_rank=8, lora_alpha=8.0, lora_dropout=0.0, lora_targets=["query", "value"])
+    assert own_options(lora) == ["--lora-rank", "8", "--lora-alpha", "8.0", "--lora-dropout", "0.0",
+                                 "--lora-targets", "query", "value"]
+    assert own_options(dict(method="setfit", num_iterations=None)) == []  # setfit's oversampling: no flag
+    assert own_options(dict(method="finetune")) == []
