@@ -107,7 +107,7 @@ def test_a_search_s_rounds_go_as_job_arrays_and_pick_as_a_local_search_on_the_sa
                  "--dev-file", str(tmp_path / "dev.tsv"), "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"]
     search = lambda folder, *more: subprocess.run(
         [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "2",
-         "--depths", "1", "2", "3", "--methods", "finetune", "probe", "--save", str(tmp_path / "saved"),
+         "--depths", "2", "3", "--methods", "finetune", "probe", "--save", str(tmp_path / "saved"),
          "--splits-dir", str(tmp_path / "splits"), "--epochs", "2", *more, "--", *run_flags],
         cwd=ROOT, env=cluster, capture_output=True, text=True)
     by_slurm = search(tmp_path / "slurm", "--slurm", "--slurm-max", "2")
