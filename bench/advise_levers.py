@@ -128,7 +128,7 @@ def main(argv=None):
     print(line("today", shares, outside))
     for quantile in (1.0, 0.99, 0.95, 0.5):
         headrooms = {}
-        for metric in {grid_at(folder, 50)[1] for folder in args.folders}:
+        for metric in sorted({grid_at(folder, 50)[1] for folder in args.folders}):
             headrooms[metric] = {share: float(np.quantile(found, quantile)) for share, found in rises(args.folders, metric).items()}
         stop_of = lambda folder: stopping_rule(headrooms[grid_at(folder, 50)[1]], grid_at(folder, 50)[1])
         shown = ", ".join(f"{metric} " + "/".join(f"{h:.2f}" for h in headroom.values()) for metric, headroom in headrooms.items())

@@ -76,10 +76,9 @@ def missing_seeds(folder, cell, size, seeds):
 
 def round_paths(folder, cells, size, seeds):
     """The result files of a round's cells: a cell named twice takes its next two missing seeds."""
-    taken = {}
+    missing = {cell: iter(missing_seeds(folder, cell, size, seeds)) for cell in cells}
     for cell in cells:
-        taken[cell] = taken.get(cell, -1) + 1
-        yield path_of(folder, cell, size, missing_seeds(folder, cell, size, seeds)[taken[cell]])
+        yield path_of(folder, cell, size, next(missing[cell]))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -100,7 +100,8 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None):
             cost, score = search_cost(run), fair_score(run, metric)
             cut = stop(run, floor) if stop else None
             if cut:
-                (share, score), cost = cut, cost * cut[0]
+                share, score = cut
+                cost *= share
                 stopped.add(cell)
             observed.setdefault(cell, []).append((score, cost))
             spent += cost
