@@ -142,6 +142,11 @@ class Method:
     # how --save keeps it: (model, loop.TrainResult, folder, label_names, max_length) -> a folder predict.py reads
     save: Callable = save_classifier
     cost_factor: float = 1.0  # a run's work per layer trained against the fine-tune's, before any has run (make advise)
+    # make advise screens it first with these of its own options ((option, value), ...), a cheaper
+    # reading that only ranks its depths; its full runs go where they could change the answer
+    # (study/policy.py, promote). Each is a count a run's cost grows with: a search whose own value
+    # is already at most this one screens at its own
+    cheap_screen: tuple = ()
     reference: bool = False  # the method the reports read every other against, and a run's default (no --method)
 
     def flags(self):
@@ -180,7 +185,10 @@ METHODS = (
            options=("num_iterations",), ignores=("epochs", "batch_size", "protocol"), settings=("num_iterations",),
            ignores_why="it trains one epoch of setfit's pairs in batches of 16 on setfit's schedule (contrastive.py)",
            needs_classes=True, save=save_embedder,
-           cost_factor=4.0),  # its pairs: about four times the fine-tune's steps
+           cost_factor=4.0,  # its pairs: about four times the fine-tune's steps
+           # 5 pairings an example: a quarter of setfit's recommended 20, 0.03 below them at n = 200 on
+           # SST-2 on every seed (docs/records/setfit-pairs-2026-11-28.md); a tenth of its oversampled pairs there
+           cheap_screen=(("num_iterations", 5),)),
     # fitted, not trained: its L2 strength is chosen by cross-validation (probe.py), at no rate
     Method("probe", "probe", "_probe", default_lr=lambda n: None, best_lr=lambda n: None,
            make_trainable=trainable_nothing, train=probe_train,

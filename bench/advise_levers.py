@@ -18,6 +18,9 @@ grid's band at every size.
 3. Fewer seeds: the pick's (policy.PICK_SEEDS) and the best's (BEST_SEEDS).
 4. N runs at once (a GPU, Slurm, make -j N): the search's wall clock, a round after another, against
    the grid's, every run at once, with its in/out and best rounds filled (policy.filled) and not.
+5. The floor: what a search that knew the grid's answer in advance would still spend to show it as
+   the report's rule reads it: the answer on PICK_SEEDS seeds, the grid's best cell on BEST_SEEDS,
+   and (to know each method's level at all) one run of each method at its least frozen depth.
 """
 
 import argparse
@@ -26,8 +29,10 @@ import collections
 import numpy as np
 
 from study import policy
+from study import standing as where
 from study.answer import answer_cells, fair_score, recommend
-from study.replay import grid_at, replay, runs_of
+from study.replay import grid_answer, grid_at, replay, runs_of, search_cost
+from study.standing import Cell, cell_of, standing
 
 SIZES = (50, 100, 200, 500, 1000)
 SHARES = (1 / 3, 1 / 2, 2 / 3)  # of a run's steps, where a stopping rule reads its curve
@@ -70,7 +75,7 @@ def in_band(folder, size, pick):
     runs, metric, _ = grid_at(folder, size)
     rows = answer_cells(runs, metric)
     _, best, band = recommend(rows, metric)
-    row = next(row for row in rows if policy.cell_of(row["config"]) == policy.Cell(**pick))
+    row = next(row for row in rows if cell_of(row["config"]) == Cell(**pick))
     return row["fair_mean"] >= best["fair_mean"] - band
 
 
@@ -99,6 +104,12 @@ def line(label, shares, outside):
             + f" | {', '.join(outside) or 'none'} |")
 
 
+def set_seeds(pick_seeds, best_seeds):
+    """The policy's seed constants, where each module reads them (the pick's is also where it stands)."""
+    where.PICK_SEEDS = policy.PICK_SEEDS = pick_seeds
+    policy.BEST_SEEDS = best_seeds
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("folders", nargs="+")
@@ -112,7 +123,7 @@ def main(argv=None):
     by_method, by_step = collections.defaultdict(collections.Counter), collections.defaultdict(collections.Counter)
     ended_out = collections.Counter()
     for folder, outcome in orders:
-        out = policy.standing(outcome["observed"], outcome["metric"], outcome["dev_size"]).out
+        out = standing(outcome["observed"], outcome["metric"], outcome["dev_size"]).out
         for cell, _, seconds, step in outcome["order"]:
             ended_out[name_of(folder)] += seconds * (cell in out)
             by_method[name_of(folder)][cell.method] += seconds
@@ -136,11 +147,37 @@ def main(argv=None):
                    *sweep(args.folders, stop_of)[:2]))
     seeds = policy.PICK_SEEDS, policy.BEST_SEEDS
     for pick_seeds, best_seeds in ((3, 2), (2, 2), (2, 1)):
-        policy.PICK_SEEDS, policy.BEST_SEEDS = pick_seeds, best_seeds
+        set_seeds(pick_seeds, best_seeds)
         print(line(f"the pick on {pick_seeds} seeds, the best on {best_seeds}", *sweep(args.folders)[:2]))
-    policy.PICK_SEEDS, policy.BEST_SEEDS = seeds
+    set_seeds(*seeds)
     print("\n## 4. 8 runs at once: the search's wall clock against the grid's\n")
     print_walls(args.folders, 8)
+    print("\n## 5. The floor: the grid's answer shown, by a search that knew it\n")
+    print_floor(args.folders)
+
+
+def print_floor(folders):
+    """Per grid, an oracle's seconds as a share of the grid's: the answer on PICK_SEEDS seeds and
+    the best cell on BEST_SEEDS (each at its runs' median search_cost), then with one run of each
+    method at its least frozen depth too."""
+    print("| grid | the answer and the best on their seeds | and each method's least frozen depth once |")
+    print("|---|---|---|")
+    for folder in folders:
+        grid, shown, known = 0.0, 0.0, 0.0
+        for size in SIZES:
+            runs, metric, cells = grid_at(folder, size)
+            cost = lambda cell: float(np.median([search_cost(run) for run in cells[cell]]))
+            answer = grid_answer(runs, metric)
+            means = {cell: np.mean([fair_score(run, metric) for run in ran]) for cell, ran in cells.items() if len(ran) >= 3}
+            best = max(means, key=means.get)
+            floor = policy.PICK_SEEDS * cost(answer) + (policy.BEST_SEEDS * cost(best) if best != answer else 0.0)
+            least = {}  # per method, its least frozen depth at its cheapest rate
+            for cell in sorted(cells, key=lambda cell: (cell.freeze, cost(cell))):
+                least.setdefault(cell.method, cell)
+            grid += sum(run["seconds"]["total"] for run in runs)
+            shown += floor
+            known += floor + sum(cost(cell) for cell in least.values() if cell not in (answer, best))
+        print(f"| {name_of(folder)} | {shown / grid:.1%} | {known / grid:.1%} |")
 
 
 def print_walls(folders, jobs):

@@ -12,10 +12,10 @@ The findings (docs/findings-advise.md) quote its output.
 import argparse
 import collections
 
-from study import policy
 from study.answer import answer_cells, recommend, size_order
 from study.replay import grid_at, replay
 from study.results import number
+from study.standing import Cell, cell_of
 
 
 def grid_row(folder, size):
@@ -23,7 +23,7 @@ def grid_row(folder, size):
     runs, metric, _ = grid_at(folder, size)
     rows = answer_cells(runs, metric)
     pick, best, band = recommend(rows, metric)
-    return {policy.cell_of(row["config"]): row for row in rows}, pick, best, band
+    return {cell_of(row["config"]): row for row in rows}, pick, best, band
 
 
 def label(row):
@@ -49,7 +49,7 @@ def main(argv=None):
             budget = args.budget_share * grid_seconds(folder, size) if args.budget_share else float("inf")
             outcome = replay(folder, size, budget)
             cells, pick, best, band = grid_row(folder, size)
-            chosen = cells[policy.Cell(**outcome["pick"])]
+            chosen = cells[Cell(**outcome["pick"])]
             inside = chosen["fair_mean"] >= best["fair_mean"] - band
             learns = best["fair_mean"] - band > best["constant"]
             totals[name][0] += outcome["seconds"]

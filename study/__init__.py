@@ -12,6 +12,14 @@ module reads a folder of run results (or schedules the runs that will fill it).
     figures.py     its figures: figure.png, cost.png and answer.png
     lee_report.py  Lee et al.'s tables and Figure 1 (make report PROTOCOL=lee)
     slurm.py       the grid as a Slurm job array (make slurm); local_slurm.sh starts a one-node cluster
+    worker.py      a grid's runs in a few long-lived processes (make grid -j N, make advise, Slurm tasks)
+    batched.py     the rates of one cell trained at once over stacked weights
+    advise.py      make advise: the grid's answer at one size without the grid, round by round
+    policy.py      its rounds: which runs come next (screen, promote, rates, refine, in/out, best)
+    standing.py    where a search stands: the cells, the best, the band, which cells are out or in
+    search_folder.py  a search's results folder: its runs, cheap screens, test runs and rounds
+    advise_report.py  what a search ends with: advise.md, the pick kept, its score on your test file
+    replay.py      the policy driven by a committed grid's runs instead of new ones
     migrate.py     run results of earlier versions brought to today's format, once
 
 Run from the project's top level as modules (python -m study.report ...), as the Makefile does.

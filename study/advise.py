@@ -14,7 +14,9 @@ decided or the budget spent; then it keeps the pick and writes its report (study
 
 Picked on one half, reported on the other: every run scores the dev split's two fixed halves
 (metrics.halves); the search reads only the first, so the second is a score the pick never chose
-by. A run evaluates once (--evaluations last): the search reads nothing else.
+by. A run evaluates once (--evaluations last): the search reads nothing else. SetFit is screened
+first at fewer pairs (methods.py's cheap_screen; policy.promote); what the folder holds is
+study/search_folder.py's.
 The budget is hours of the runs' own seconds (each run's wall clock; with -j N, N of them pass at
 once). A killed search resumes from its folder without rerunning a finished run; a folder holds
 one search at a time (a lock file names its process).
@@ -27,58 +29,20 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import methods
 import result
 from atomic import write_atomically
 from study import grid, policy, slurm, worker
-from study.advise_report import cell_rows, keep, picked_score, rate_text, report_lines, scores_on_test, with_dev_file
-from study.answer import judged_by
-from study.results import holder, load_results, make_jobs, take_lock
+from study.advise_report import cell_rows, keep, rate_text, report_lines, scores_on_test, with_dev_file
+from study.results import holder, make_jobs, take_lock
+from study.search_folder import (TEST, available_in, cheap_methods, log_round, options_of, path_of, read_folder,
+                                 round_paths, rounds_of, runs_by_cell, seconds_of)
+from study.standing import Cell, cell_of
 
 LOCK = "advise.lock"
 REPORT = "advise.md"
-ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes
-TEST = "test"  # the pick's runs again with --test-file as their dev split, in this subfolder
-
-
-# ----------------------------------------------------------------------------------------------
-# The folder: what has run, and what runs next
-
-def read_folder(folder, size, space):
-    """(runs of the space at n = size in `folder`, {Cell: [(picked score, seconds)]}, metric)."""
-    runs = [r for r in load_results(folder, figure="score") if str(r["config"]["size"]) == str(size)
-            and r.get("dev_halves") and policy.cell_of(r["config"]) in space_cells(space)]
-    metric = judged_by(runs) if runs else None
-    observed = {}
-    for run in runs:
-        observed.setdefault(policy.cell_of(run["config"]), []).append((picked_score(run, metric), run["seconds"]["total"]))
-    return runs, observed, metric
-
-
-def space_cells(space):
-    """Every cell the space holds: each method at each depth at each rate of its ladder."""
-    return {policy.Cell(name, k, lr) for name, depths in space.depths.items() for k in depths
-            for lr in (space.ladder[name] or [space.default_rate[name]])}
-
-
-def path_of(folder, cell, size, seed):
-    method = methods.get(cell.method)
-    lr = None if cell.lr == method.default_lr(size) else cell.lr
-    return os.path.join(folder, result.RunName(cell.freeze, size, seed, lr, 0, cell.method).file_name())
-
-
-def missing_seeds(folder, cell, size, seeds):
-    """The seeds of 1..seeds whose result is not in the folder, in order."""
-    return [s for s in range(1, seeds + 1) if not os.path.exists(path_of(folder, cell, size, s))]
-
-
-def round_paths(folder, cells, size, seeds):
-    """The result files of a round's cells: a cell named twice takes its next two missing seeds."""
-    missing = {cell: iter(missing_seeds(folder, cell, size, seeds)) for cell in cells}
-    for cell in cells:
-        yield path_of(folder, cell, size, next(missing[cell]))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -88,7 +52,7 @@ def first_cell(space):
     """The cheapest run there is, made alone first: it measures a run here and learns the task."""
     fitted = [name for name in space.depths if methods.get(name).every_layer_frozen]  # the probe: a fit alone
     name = fitted[0] if fitted else next(iter(space.depths))
-    return policy.Cell(name, max(space.depths[name]), space.default_rate[name])
+    return Cell(name, max(space.depths[name]), space.default_rate[name])
 
 
 def screen_floor(space, seconds):
@@ -103,7 +67,7 @@ class Searched:
     [(step, [paths])], and 0 or a failed run's exit code."""
     space: policy.Space
     observed: dict
-    runs: list
+    runs: list  # the full runs (the cheap screens' are in observed)
     metric: str | None
     rounds: list
     code: int
@@ -139,8 +103,8 @@ def searchable(folder, size, space, budget_seconds, seeds):
     cannot screen it once."""
     runs = read_folder(folder, size, space)[0]
     if runs[0]["config"]["regression"]:  # SetFit needs classes
-        space = policy.Space({name: depths for name, depths in space.depths.items() if not methods.get(name).needs_classes},
-                             space.default_rate, space.ladder, space.available)
+        space = replace(space, depths={name: depths for name, depths in space.depths.items()
+                                       if not methods.get(name).needs_classes})
     cheapest = min(run["seconds"]["total"] for run in runs)  # a resumed search's runs: the cheapest of them
     floor = screen_floor(space, cheapest)
     if floor > budget_seconds:
@@ -166,48 +130,28 @@ def run_rounds(folder, size, space, budget_seconds, shared, flags, workers, roun
         rounds.append(log_round(folder, wanted.step, paths))
         before = observed  # the round's runs are checked against what it began with, and its finished runs
         more = lambda path: policy.fits(cells[path], before, space, spent(before) + seconds_of(paths), budget_seconds)
-        code = workers.run_all(paths, shared, flags, echo, more=more)
+        code = run_round(workers, paths, cells, shared, flags, echo, more)
         runs, observed, metric = read_folder(folder, size, space)
         if code or not all(map(os.path.exists, paths)):
             return code  # a run failed, or the budget stopped the round
 
 
-def log_round(folder, step, paths):
-    """Add a round to the folder's history (the report lists them all, a killed search's too)."""
-    with open(os.path.join(folder, ROUNDS), "a") as f:
-        f.write(json.dumps(dict(step=step, runs=[os.path.basename(p) for p in paths])) + "\n")
-    return step, paths
-
-
-def rounds_of(folder):
-    """[(step, [result names])]: the folder's rounds, first to last."""
-    try:
-        with open(os.path.join(folder, ROUNDS)) as f:
-            return [(r["step"], r["runs"]) for r in map(json.loads, f)]
-    except FileNotFoundError:
-        return []
-
-
-def seconds_of(paths):
-    """The seconds of those of `paths` that have finished (a round under way)."""
-    total = 0.0
+def run_round(workers, paths, cells, shared, flags, echo, more):
+    """A round's runs ({path: Cell} `cells`), those that take the same options together (a cheap
+    screen its method's cheap_screen); 0, or the first failed group's exit code."""
+    groups = {}
     for path in paths:
-        try:
-            with open(path) as f:
-                total += json.load(f)["seconds"]["total"]
-        except (OSError, ValueError, KeyError):
-            pass
-    return total
+        options = options_of(cells[path], shared)
+        groups.setdefault(json.dumps(options, sort_keys=True), (options, []))[1].append(path)
+    for options, group in groups.values():
+        code = workers.run_all(group, options, flags, echo, more=more)
+        if code:
+            return code
+    return 0
 
 
 def spent(observed):
     return sum(seconds for runs in observed.values() for _, seconds in runs)
-
-
-def available_in(space, folder, size, seeds):
-    """The space with `available`: the seeds of 1..seeds a cell has not run in the folder."""
-    return policy.Space(space.depths, space.default_rate, space.ladder,
-                        available=lambda cell: len(missing_seeds(folder, cell, size, seeds)))
 
 
 class BudgetTooSmall(ValueError):
@@ -275,8 +219,9 @@ def main(argv=None):
     if not args.budget > 0:
         fail(f"--budget must be a positive number of hours (got {args.budget:g})")
     size = args.size if args.size == "all" else int(args.size)
-    space = policy.space_for(size, max(args.depths), args.depths, args.methods)
     shared = grid.shared_options(args)
+    space = policy.space_for(size, max(args.depths), args.depths, args.methods,
+                             cheap=cheap_methods(args.methods, shared))
     lock, began = None, time.time()
     try:
         if args.test_file:  # refused before any run
@@ -293,13 +238,13 @@ def main(argv=None):
             chosen, decided = policy.pick(found.space, observed, metric, dev_half)
             test = None
             if args.test_file:  # (the file, the mean of the pick's seeds on it, how many)
-                seeds = sorted(r["config"]["seed"] for r in runs if policy.cell_of(r["config"]) == chosen)
+                seeds = sorted(r["config"]["seed"] for r in runs if cell_of(r["config"]) == chosen)
                 paths = [path_of(os.path.join(args.folder, TEST), chosen, size, seed) for seed in seeds]
                 scores = scores_on_test(paths, metric, shared, run_flags, args.test_file, workers)
                 test = (args.test_file, sum(scores) / len(scores), len(scores))
         save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
         keep_line, command = keep(chosen, size, shared, run_flags, save)
-        rows, state = cell_rows(observed, runs, metric, dev_half)
+        rows, state = cell_rows(observed, runs_by_cell(args.folder, size, found.space), metric, dev_half)
         title = f"make advise: {runs[0]['config']['dataset']}, {result.model_label(runs[0]['config']['model'])}, n = {size}"
         grid_cost = policy.grid_seconds(found.space, observed, args.seeds)
         lines = report_lines(title, chosen, decided, rows, state, rounds_of(args.folder), spent(observed),

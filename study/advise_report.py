@@ -11,10 +11,13 @@ import shlex
 import subprocess
 import sys
 
+import numpy as np
+
 import methods
 import result
 from study import policy
 from study.answer import fair_score
+from study.standing import answering, standing
 
 
 def picked_score(run, metric):
@@ -28,18 +31,22 @@ def reported_score(run, metric):
 
 
 
-def cell_rows(observed, runs, metric, dev_half):
-    """Per cell that ran: its runs, both halves' means, cost and why it stopped getting seeds."""
-    state = policy.standing(observed, metric, dev_half)
-    by_cell = {}
-    for run in runs:
-        by_cell.setdefault(policy.cell_of(run["config"]), []).append(run)
+def cell_rows(observed, by_cell, metric, dev_half):
+    """Per cell that ran ({Cell: [its runs]} `by_cell`): its runs, both halves' means, cost and why
+    it stopped getting seeds; the full cells cheapest first, then the cheap screens, best first."""
+    state = standing(answering(observed), metric, dev_half)
     mean = lambda values: sum(values) / len(values)
-    return [dict(cell=cell, label=methods.get(cell.method).label, runs=len(by_cell[cell]), picked=state.means[cell],
-                 reported=mean([reported_score(r, metric) for r in by_cell[cell]]),
-                 whole=mean([fair_score(r, metric) for r in by_cell[cell]]), cost=state.costs[cell],
-                 why=policy.stop_reason(cell, state, observed))
-            for cell in policy.by_cost(state, list(state.means))], state
+    row = lambda cell, why, cost: dict(
+        cell=cell, label=methods.get(cell.method).label + (" (screen)" if cell.cheap else ""), runs=len(by_cell[cell]),
+        picked=mean([picked_score(r, metric) for r in by_cell[cell]]),
+        reported=mean([reported_score(r, metric) for r in by_cell[cell]]),
+        whole=mean([fair_score(r, metric) for r in by_cell[cell]]),
+        cost=cost, why=why)
+    screens = sorted((cell for cell in observed if cell.cheap and observed[cell]), key=lambda cell: -mean([s for s, _ in observed[cell]]))
+    own_cost = lambda cell: float(np.median([seconds for _, seconds in observed[cell]]))
+    return [row(cell, policy.stop_reason(cell, state, observed), state.costs[cell])
+            for cell in policy.by_cost(state, list(state.means))] \
+        + [row(cell, policy.screen_reason(cell, observed, metric, dev_half), own_cost(cell)) for cell in screens], state
 
 
 def rate_text(cell):

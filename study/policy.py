@@ -5,7 +5,9 @@ within noise of the best fair mean. The search only spends its runs where they c
 answer, in rounds:
 
     screen   one seed of every method at every other depth at its own rate ─────────┐
-             (methods.py), the cheapest first                                       │
+             (methods.py), the cheapest first; SetFit at its cheap_screen's pairs   │
+    promote  a cheaply screened method's best depth at full pairs; once that is    │
+             not out, its cheaper depths not out beside that screen (with rates)   │
     rates    per method still in the race, a line search along its 1-2-5 ladder    │ what a cell
              at its best depth; a rate that wins there is screened at the others   │ is, one seed
     refine   the depths the screen skipped that could still be the answer: cheaper │ at a time
@@ -21,104 +23,25 @@ otherwise ask for one round at a time, while the other workers wait (filled).
 
 (next_runs takes the first of these that has a run to make.)
 
-A cell is (method, depth, rate); what it has cost and scored is `observed`: {Cell: [(fair score,
-seconds), ...]}. These functions are plain and deterministic: the real search (study/advise.py)
-and its replay over a committed grid's runs call the same ones. The constants are named below;
+What has run is `observed` (study/standing.py: the cells, and where the search stands). These
+functions are plain and deterministic: the real search (study/advise.py) and its replay over a
+committed grid's runs call the same ones. The constants are named below;
 docs/findings-advise.md justifies them by that replay.
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 import methods
-from study.answer import dev_standard_error
+from study.standing import PICK_SEEDS, Z_OUT, Cell, answering, same_work, standing
 
-# A cell is out when even Z_OUT of its mean's standard errors above its mean fall short of the band
-Z_OUT = 2.0
-# the seeds a pick needs (the grids ran 5); the best cell's before its level counts as fixed, unless
-# it could push the pick out of the band: then it is read as the pick is, with PICK_SEEDS
-PICK_SEEDS = 5
+# the best cell's seeds before its level counts as fixed, unless it could push the pick out of the
+# band: then it is read as the pick is, with PICK_SEEDS
 BEST_SEEDS = 2
 # the cells that can still be the best get seeds together, at most this many in a round
 BEST_CONTENDERS = 3
-# a seed's spread before two seeds of a cell measure it: the upper quartile of the committed minilm
-# grids' cells' seed std (0.018 SST-2, 0.020 CoLA; docs/findings-advise.md), on the side that keeps a
-# cell in; measured spreads replace it, never below the dev split's noise
-PRIOR_SEED_STD = 0.02
-
-
-@dataclass(frozen=True, order=True)
-class Cell:
-    method: str  # a name of methods.py's table
-    freeze: int
-    lr: float | None  # the run's rate (None: fitted, the probe)
-
-
-def cell_of(config):
-    """A run's cell, from its recorded configuration."""
-    return Cell(config["method"], config["freeze"], config["lr"])
-
-
-def same_work(cell):
-    """What a run's seconds depend on: its method and depth, never its rate (as the report reads cost)."""
-    return cell.method, cell.freeze
-
-
-@dataclass
-class Standing:
-    """Where the search stands: the best cell, the noise band around it, and each cell's state."""
-    best: Cell | None
-    band: float
-    seed_std: float
-    means: dict  # {Cell: mean fair score}
-    costs: dict  # {Cell: median seconds a run, shared across rates (the fastest of the same work)}
-    out: set  # cells that cannot reach the band
-    inside: set  # cells in the band with PICK_SEEDS seeds
-    contenders: list  # cells that could still be the best, best mean first
-
-
-def seed_std(observed, floor):
-    """The pooled within-cell standard deviation of the cells with two seeds or more (PRIOR_SEED_STD
-    before any has), never below `floor` (the dev split's own noise)."""
-    groups = [np.array([score for score, _ in runs]) for runs in observed.values() if len(runs) > 1]
-    freedom = sum(len(g) - 1 for g in groups)
-    if not freedom:
-        return max(PRIOR_SEED_STD, floor)
-    return max(math.sqrt(sum(((g - g.mean()) ** 2).sum() for g in groups) / freedom), floor)
-
-
-def shared_costs(observed):
-    """{Cell: its cost}: the fastest median seconds among the cells of the same work, as study/answer.py reads it."""
-    medians = {}
-    for cell, runs in observed.items():
-        if runs:
-            medians.setdefault(same_work(cell), []).append(float(np.median([s for _, s in runs])))
-    return {cell: min(medians[same_work(cell)]) for cell, runs in observed.items() if runs}
-
-
-def standing(observed, metric, dev_size):
-    """The search's state from what has run: the band is the report's (the larger of the best cell's
-    seed std and the dev split's standard error at its mean)."""
-    ran = {cell: runs for cell, runs in observed.items() if runs}
-    if not ran:
-        return Standing(None, 0.0, PRIOR_SEED_STD, {}, {}, set(), set(), [])
-    means = {cell: float(np.mean([score for score, _ in runs])) for cell, runs in ran.items()}
-    best = max(ran, key=lambda cell: (means[cell], -len(ran[cell])))
-    dev_noise = dev_standard_error(means[best], metric, dev_size)
-    spread = float(np.std([s for s, _ in ran[best]], ddof=1)) if len(ran[best]) > 1 else 0.0
-    band = max(spread, dev_noise)
-    sd = seed_std(ran, dev_noise)
-    error = lambda cell: sd / math.sqrt(len(ran[cell]))
-    out = {cell for cell in ran if means[cell] + Z_OUT * error(cell) < means[best] - band}
-    inside = {cell for cell in ran if means[cell] >= means[best] - band and len(ran[cell]) >= PICK_SEEDS}
-    contenders = []  # one per method and depth: its rates are one choice, read at the best of them
-    for cell in sorted(ran, key=lambda cell: -means[cell]):
-        if cell not in out and means[cell] + Z_OUT * error(cell) >= means[best] \
-                and same_work(cell) not in map(same_work, contenders):
-            contenders.append(cell)
-    return Standing(best, band, sd, means, shared_costs(ran), out, inside, contenders)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -132,17 +55,18 @@ class Space:
     default_rate: dict  # {method name: its rate at this size, None for the probe}
     ladder: dict  # {method name: [rates, ascending]} ([] for the probe)
     available: callable  # Cell -> how many more seeds of it can run (0, or False: none)
+    cheap: frozenset = frozenset()  # the methods screened at their cheap_screen options (none in a replay)
 
 
-def space_for(size, num_layers, depths, method_names, available=lambda cell: PICK_SEEDS):
+def space_for(size, num_layers, depths, method_names, available=lambda cell: PICK_SEEDS, cheap=()):
     """The grid's space at n = size: every method of `method_names` at the grid's depths (the probe
-    at L only), its default rate, and its ladder."""
+    at L only), its default rate, and its ladder; `cheap`: those screened cheaply."""
     chosen = [methods.get(name) for name in method_names]
     return Space(depths={m.name: [num_layers] if m.every_layer_frozen else list(depths) for m in chosen},
                  default_rate={m.name: m.default_lr(size) for m in chosen},
                  ladder={m.name: sorted(set(m.ladder(size)) | {m.default_lr(size)}) if m.default_lr(size) else []
                          for m in chosen},
-                 available=available)
+                 available=available, cheap=frozenset(cheap))
 
 
 def coarse(depths):
@@ -162,9 +86,10 @@ def prior_cost(cell, space):
 
 
 def screen(space, observed):
-    """Round one: every method at every other depth (coarse) at its own rate, not yet run, the
-    cheapest first."""
-    cells = [Cell(name, k, space.default_rate[name]) for name, depths in space.depths.items() for k in coarse(depths)]
+    """Round one: every method at every other depth (coarse) at its own rate (cheaply, for the
+    methods of space.cheap), not yet run, the cheapest first."""
+    cells = [Cell(name, k, space.default_rate[name], name in space.cheap)
+             for name, depths in space.depths.items() for k in coarse(depths)]
     return sorted((cell for cell in cells if not observed.get(cell) and space.available(cell)),
                   key=lambda cell: (prior_cost(cell, space), cell))
 
@@ -211,6 +136,33 @@ def rate_search(space, observed, state):
     return wanted
 
 
+def promote(space, observed, state, metric, dev_size):
+    """The full runs a cheap screen earns, per method of space.cheap: its best screened depth's
+    first, which stands for the method's level; once that is not out of the band (`state`, the full
+    cells'), each cheaper depth whose screen is not out beside the best screen (read as standing
+    reads cells, on the method's screens alone): it could be the answer. A screen ranks a method's
+    depths, and a costlier depth it ranked lower runs in full only if the refine step asks for it;
+    how far a screen's scores sit below full runs' is never assumed, so only full runs meet the
+    other methods."""
+    wanted = []
+    for name in sorted(space.cheap):
+        screens = {cell: runs for cell, runs in observed.items() if cell.cheap and cell.method == name and runs}
+        if not screens:
+            continue
+        ranked = standing(screens, metric, dev_size)
+        top = replace(ranked.best, cheap=False)
+        if not observed.get(top):
+            wanted += [top] if space.available(top) else []
+            continue
+        if all(cell in state.out for cell in state.means if cell.method == name):
+            continue
+        for cell in sorted(screens, key=lambda cell: -cell.freeze):  # the cheapest first
+            full = replace(cell, cheap=False)
+            if cell.freeze > top.freeze and cell not in ranked.out and not observed.get(full) and space.available(full):
+                wanted.append(full)
+    return wanted
+
+
 @dataclass
 class Round:
     step: str  # screen, rates, best or in/out: why these cells run
@@ -223,10 +175,11 @@ def next_runs(space, observed, metric, dev_size, jobs=1):
     first = screen(space, observed)
     if first:
         return Round("screen", first)
+    screens, observed = observed, answering(observed)
     state = standing(observed, metric, dev_size)
-    rates = rate_search(space, observed, state)
-    if rates:
-        return Round("rates", rates)
+    promoted, rates = promote(space, screens, state, metric, dev_size), rate_search(space, observed, state)
+    if promoted or rates:
+        return Round("promote" if promoted else "rates", promoted + rates)
     candidate, cheaper_open = cheapest_in(state, space)
     skipped = refine(space, observed, state, candidate)
     if skipped:
@@ -314,13 +267,14 @@ def pick(space, observed, metric, dev_size):
     """(the answer, decided). Decided: nothing is left to screen or search, the best is fixed, and
     the cheapest cell not out is in the band with its seeds: that cell. Else (a budget spent) the
     report's rule over what ran: the cheapest cell within the band of the best, whatever its seeds."""
+    screens, observed = observed, answering(observed)
     state = standing(observed, metric, dev_size)
     if state.best is None:
         return None, False
     cell, cheaper_open = cheapest_in(state, space)
     if cell is not None and not cheaper_open and not unfixed_best(state, observed, space, cell) \
-            and not refine(space, observed, state, cell) \
-            and not screen(space, observed) and not rate_search(space, observed, state):
+            and not refine(space, observed, state, cell) and not screen(space, screens) \
+            and not promote(space, screens, state, metric, dev_size) and not rate_search(space, observed, state):
         return cell, True
     floor = state.means[state.best] - state.band
     return by_cost(state, [cell for cell in state.means if state.means[cell] >= floor])[0], False
@@ -336,3 +290,14 @@ def stop_reason(cell, state, observed):
     if cell == state.best:
         return "the best"
     return "open: cheaper cells decided the answer" if runs else "not run"
+
+
+def screen_reason(cell, observed, metric, dev_size):
+    """Why a cheap screen's depth got its full run or not, for the search's report."""
+    ranked = standing({other: runs for other, runs in observed.items() if other.cheap and other.method == cell.method
+                       and runs}, metric, dev_size)
+    if observed.get(replace(cell, cheap=False)):
+        return "screen: its full run followed" + (" (its method's best screen)" if cell == ranked.best else "")
+    if cell in ranked.out:
+        return f"screen: out beside its method's best screen ({ranked.means[ranked.best]:.3f})"
+    return "screen: no full run (its method out of the band, or costlier than its best screen)"

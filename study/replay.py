@@ -17,6 +17,7 @@ import methods
 from study import policy
 from study.answer import answer_cells, fair_score, judged_by, recommend
 from study.results import load_results
+from study.standing import cell_of, standing
 
 
 def search_cost(run):
@@ -43,14 +44,14 @@ def grid_at(folder, size):
     metric = judged_by(runs)
     cells = {}
     for run in sorted(runs, key=lambda r: r["config"]["seed"]):
-        cells.setdefault(policy.cell_of(run["config"]), []).append(run)
+        cells.setdefault(cell_of(run["config"]), []).append(run)
     return runs, metric, cells
 
 
 def grid_answer(runs, metric):
     """The report's recommendation over every run of the grid at one size, as a Cell."""
     pick, _, _ = recommend(answer_cells(runs, metric), metric)
-    return policy.cell_of(pick["config"])
+    return cell_of(pick["config"])
 
 
 def space_of_grid(cells, size):
@@ -128,5 +129,5 @@ def round_seconds(costs, jobs):
 
 def band_floor(observed, metric, dev_size):
     """The lowest fair mean still in the band of the best so far (-inf before any run)."""
-    state = policy.standing(observed, metric, dev_size)
+    state = standing(observed, metric, dev_size)
     return state.means[state.best] - state.band if state.best else float("-inf")

@@ -12,10 +12,11 @@ import time
 import pytest
 
 from conftest import ROOT, write_result
-from study import advise, policy
+from study import advise, policy, search_folder
 from study.answer import answer_cells, fair_score, recommend
 from study.replay import replay
 from study.results import load_results
+from study.standing import Cell, cell_of, standing
 
 # ----------------------------------------------------------------------------------------------
 # The policy, on made-up scores
@@ -34,7 +35,7 @@ def test_the_screen_runs_every_method_at_every_other_depth_at_its_own_rate():
 
 def observed_of(scores, seconds):
     """{Cell: [(score, seconds)]} from {(method, k, lr): [scores]} and {(method, k): seconds}."""
-    return {policy.Cell(*key): [(s, seconds[key[:2]]) for s in values] for key, values in scores.items()}
+    return {Cell(*key): [(s, seconds[key[:2]]) for s in values] for key, values in scores.items()}
 
 
 SECONDS = {("probe", 3): 5.0, ("finetune", 3): 8.0, ("finetune", 2): 20.0, ("finetune", 1): 30.0,
@@ -47,11 +48,11 @@ def test_a_cell_far_below_the_band_is_out_after_one_seed_and_the_cheapest_in_is_
               ("finetune", -1, 5e-5): [0.81, 0.80] * 2 + [0.80]}
     observed = observed_of(scores, SECONDS)
     no_rates = policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, lambda cell: True)
-    state = policy.standing(observed, "accuracy", 436)
-    assert policy.Cell("probe", 3, None) in state.out and policy.Cell("finetune", 3, 5e-5) in state.out
+    state = standing(observed, "accuracy", 436)
+    assert Cell("probe", 3, None) in state.out and Cell("finetune", 3, 5e-5) in state.out
     assert policy.next_runs(no_rates, observed, "accuracy", 436).cells == []  # decided
     chosen, decided = policy.pick(no_rates, observed, "accuracy", 436)
-    assert decided and chosen == policy.Cell("finetune", 2, 5e-5)
+    assert decided and chosen == Cell("finetune", 2, 5e-5)
     # the report's rule over the same cells picks the same one
     runs = [dict(config=dict(method=c.method, freeze=c.freeze, lr=c.lr, size=200, seed=i, reinit=0, pooling="first",
                              precision="fp32", device="cpu", protocol="blog", epochs=10, batch_size=16, warmup_epochs=1,
@@ -70,7 +71,7 @@ def test_a_cheaper_cell_near_the_band_gets_seeds_before_the_answer_is_decided():
     no_rates = policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, lambda cell: True)
     observed = observed_of(scores, SECONDS)
     wanted = policy.next_runs(no_rates, observed, "accuracy", 436)
-    assert wanted.step == "in/out" and wanted.cells == [policy.Cell("probe", 3, None)]
+    assert wanted.step == "in/out" and wanted.cells == [Cell("probe", 3, None)]
     assert policy.pick(no_rates, observed, "accuracy", 436)[1] is False
 
 
@@ -91,10 +92,10 @@ def test_a_best_that_could_push_the_pick_out_is_read_with_the_picks_seeds():
     no_rates = policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, lambda cell: True)
     observed = observed_of(scores, SECONDS)
     wanted = policy.next_runs(no_rates, observed, "accuracy", 436)
-    assert wanted.step == "best" and policy.Cell("finetune", -1, 5e-5) in wanted.cells
-    observed[policy.Cell("finetune", -1, 5e-5)] += [(0.80, 45.0)] * 3  # read on 5 seeds, it cannot
+    assert wanted.step == "best" and Cell("finetune", -1, 5e-5) in wanted.cells
+    observed[Cell("finetune", -1, 5e-5)] += [(0.80, 45.0)] * 3  # read on 5 seeds, it cannot
     assert policy.next_runs(no_rates, observed, "accuracy", 436).cells == []
-    assert policy.pick(no_rates, observed, "accuracy", 436) == (policy.Cell("finetune", 2, 5e-5), True)
+    assert policy.pick(no_rates, observed, "accuracy", 436) == (Cell("finetune", 2, 5e-5), True)
 
 
 def test_with_workers_to_spare_a_round_gives_its_cells_the_seeds_they_can_still_use():
@@ -104,7 +105,7 @@ def test_with_workers_to_spare_a_round_gives_its_cells_the_seeds_they_can_still_
               ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.79, 0.78],
               ("finetune", -1, 5e-5): [0.82, 0.81]}
     observed = observed_of(scores, SECONDS)
-    best = policy.Cell("finetune", -1, 5e-5)
+    best = Cell("finetune", -1, 5e-5)
     room = lambda left: policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, left)
     one = policy.next_runs(room(lambda cell: 3), observed, "accuracy", 436, jobs=1)
     eight = policy.next_runs(room(lambda cell: 3), observed, "accuracy", 436, jobs=8)
@@ -114,16 +115,16 @@ def test_with_workers_to_spare_a_round_gives_its_cells_the_seeds_they_can_still_
 
 
 def test_a_cell_named_twice_in_a_round_takes_its_next_two_missing_seeds(tmp_path):
-    cell, probe = policy.Cell("finetune", 2, 5e-5), policy.Cell("probe", 3, None)
+    cell, probe = Cell("finetune", 2, 5e-5), Cell("probe", 3, None)
     (tmp_path / "freeze2_size200_seed1.json").write_text("{}")
-    paths = advise.round_paths(str(tmp_path), [cell, cell, probe], 200, 5)
+    paths = search_folder.round_paths(str(tmp_path), [cell, cell, probe], 200, 5)
     assert [os.path.basename(p) for p in paths] == ["freeze2_size200_seed2.json", "freeze2_size200_seed3.json",
                                                     "freeze3_size200_seed1_probe.json"]
 
 
 def test_a_run_that_would_overrun_the_budget_is_not_started():
     observed = observed_of({("finetune", 2, 5e-5): [0.8, 0.8], ("finetune", 1, 5e-5): [0.8]}, SECONDS)
-    finetune_2, finetune_0 = policy.Cell("finetune", 2, 1e-4), policy.Cell("finetune", 0, 5e-5)
+    finetune_2, finetune_0 = Cell("finetune", 2, 1e-4), Cell("finetune", 0, 5e-5)
     assert policy.expected_seconds(finetune_2, observed, space()) == 20.0  # its work's runs, at any rate
     # a work not yet run: its prior cost at the seconds per unit the others took (20 / 2 and 30 / 3)
     assert policy.expected_seconds(finetune_0, observed, space()) == 40.0
@@ -143,7 +144,7 @@ def test_replay_reaches_a_clear_grids_answer_for_less_than_the_grid(tmp_path, ca
     outcome = replay(str(tmp_path), 200)  # the band: the dev split's ± 0.013 at 0.82, so k = 5 is out, k = 4 in
     assert outcome["same"] and outcome["pick"] == dict(method="finetune", freeze=4, lr=5e-5)
     assert outcome["runs"] < outcome["grid_runs"] and outcome["seconds"] < outcome["grid_seconds"]
-    assert [order for order in outcome["order"] if order[0].freeze == 6] == [(policy.Cell("finetune", 6, 5e-5), 1, 20.0, "screen")]
+    assert [order for order in outcome["order"] if order[0].freeze == 6] == [(Cell("finetune", 6, 5e-5), 1, 20.0, "screen")]
     budgeted = replay(str(tmp_path), 200, budget_seconds=outcome["seconds"] / 2)  # it ends before a run would overrun
     assert 0 < budgeted["seconds"] <= outcome["seconds"] / 2 and not budgeted["decided"]
     advise.main(["--replay", str(tmp_path), "--size", "200"])
@@ -242,9 +243,9 @@ def test_a_test_file_scores_the_picks_seeds_on_it(searched, tmp_path):
     tested = subprocess.run([*command[:command.index("--")], "--test-file", str(tmp_path / "test.tsv"),
                              *command[command.index("--"):]], cwd=ROOT, capture_output=True, text=True)
     assert tested.returncode == 0, tested.stderr
-    pick = load_results(str(folder / advise.TEST), figure="score")
+    pick = load_results(str(folder / search_folder.TEST), figure="score")
     assert pick and all(r["dev_size"] == 12 and r["config"]["evaluations"] == "last" for r in pick)
-    assert len({policy.cell_of(r["config"]) for r in pick}) == 1  # the pick's seeds, each on the test file
+    assert len({cell_of(r["config"]) for r in pick}) == 1  # the pick's seeds, each on the test file
     mean = sum(fair_score(r, "accuracy") for r in pick) / len(pick)
     assert f"test file {mean:.3f}" in tested.stdout and f"On your test file ({tmp_path / 'test.tsv'}): **{mean:.3f}**" \
         in (folder / advise.REPORT).read_text()
@@ -275,7 +276,28 @@ def test_the_printed_predict_command_names_the_user_s_columns():
 def test_the_grid_a_search_stands_in_for_is_costed_at_this_machine_s_seconds():
     space = policy.Space(depths={"finetune": [0, 2], "probe": [2]}, default_rate={"finetune": 5e-5, "probe": None},
                          ladder={"finetune": [5e-5], "probe": []}, available=lambda cell: True)
-    observed = {policy.Cell("finetune", 2, 5e-5): [(0.7, 10.0)], policy.Cell("probe", 2, None): [(0.6, 1.0)]}
+    observed = {Cell("finetune", 2, 5e-5): [(0.7, 10.0)], Cell("probe", 2, None): [(0.6, 1.0)]}
     # k = 0 has not run: its prior cost (3 layers and the head against k = 2's 1) at the median seconds per
     # unit of prior cost the others took (10 / 1 and 1 / 0.5: 6), so 18 s; five seeds of the three cells
     assert policy.grid_seconds(space, observed, seeds=5) == pytest.approx(5 * (18.0 + 10.0 + 1.0))
+
+
+def test_setfit_is_screened_at_fewer_pairs_apart_and_a_resumed_search_reruns_nothing(tiny_bert, tmp_path):
+    tiny_task(tmp_path)
+    folder = tmp_path / "results"
+    command = [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
+               "--depths", "1", "2", "3", "--methods", "setfit", "probe", "--save", str(tmp_path / "saved"),
+               "--splits-dir", str(tmp_path / "splits"), "--", "--dataset", "tiny", "--model", tiny_bert,
+               "--train-file", str(tmp_path / "train.tsv"), "--dev-file", str(tmp_path / "dev.tsv"),
+               "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    screens = load_results(str(folder / search_folder.SCREEN), figure="score")
+    full = [r for r in load_results(str(folder), figure="score") if r["config"]["method"] == "setfit"]
+    assert {r["config"]["freeze"] for r in screens} == {1, 3} and all(r["config"]["num_iterations"] == 5 for r in screens)
+    assert full and all(r["config"]["num_iterations"] is None for r in full)  # setfit's own pairs
+    report = (folder / advise.REPORT).read_text()
+    assert "| SetFit (screen) |" in report and "| promote |" in report and "screen: " in report
+    made = {p: p.stat().st_mtime_ns for p in folder.rglob("*.json")}
+    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0 and {p: p.stat().st_mtime_ns for p in folder.rglob("*.json")} == made

@@ -1,0 +1,120 @@
+"""
+A search's results folder (make advise, study/advise.py): what has run in it, where each run's
+result goes, the options it runs with, and the history of its rounds. The folder is an ordinary
+results folder (the report reads it, a later make grid reuses it) with three additions:
+
+    RESULTS/freeze2_size200_seed1_lora.json ...   the search's runs, as a grid's
+    RESULTS/screen/freeze2_size200_seed1_setfit.json   cheap screens (Cell.cheap): SetFit at fewer pairs
+    RESULTS/test/...                               the pick's seeds again, scored on your test file
+    RESULTS/advise.rounds                          every round, one JSON line each, across resumes
+"""
+
+import json
+import os
+from dataclasses import replace
+
+import methods
+import result
+from study.advise_report import picked_score
+from study.answer import judged_by
+from study.results import load_results
+from study.standing import Cell, cell_of
+
+ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes
+SCREEN = "screen"  # the cheap screens' runs (Cell.cheap), at their method's cheap_screen options, in this subfolder
+TEST = "test"  # the pick's runs again with --test-file as their dev split, in this subfolder
+
+
+def runs_by_cell(folder, size, space):
+    """{Cell: [its runs]} of the space at n = size in `folder`, the cheap screens' from its SCREEN subfolder."""
+    by_cell, cells = {}, space_cells(space)
+    for cheap, where in ((False, folder), (True, os.path.join(folder, SCREEN))):
+        for run in load_results(where, figure="score"):
+            cell = replace(cell_of(run["config"]), cheap=cheap)
+            if str(run["config"]["size"]) == str(size) and run.get("dev_halves") and cell in cells:
+                by_cell.setdefault(cell, []).append(run)
+    return by_cell
+
+
+def read_folder(folder, size, space):
+    """(the full runs of the space at n = size in `folder`, {Cell: [(picked score, seconds)]} with
+    the cheap screens' too, metric)."""
+    by_cell = runs_by_cell(folder, size, space)
+    every = [run for runs in by_cell.values() for run in runs]
+    metric = judged_by(every) if every else None
+    observed = {cell: [(picked_score(run, metric), run["seconds"]["total"]) for run in runs] for cell, runs in by_cell.items()}
+    return [run for cell, runs in by_cell.items() if not cell.cheap for run in runs], observed, metric
+
+
+def space_cells(space):
+    """Every cell the space holds: each method at each depth at each rate of its ladder, and its
+    cheap screens at its own rate."""
+    return {Cell(name, k, lr) for name, depths in space.depths.items() for k in depths
+            for lr in (space.ladder[name] or [space.default_rate[name]])} \
+        | {Cell(name, k, space.default_rate[name], True) for name in space.cheap for k in space.depths[name]}
+
+
+def path_of(folder, cell, size, seed):
+    method = methods.get(cell.method)
+    lr = None if cell.lr == method.default_lr(size) else cell.lr
+    return os.path.join(folder, SCREEN if cell.cheap else "",
+                        result.RunName(cell.freeze, size, seed, lr, 0, cell.method).file_name())
+
+
+def cheap_methods(names, shared):
+    """The methods of `names` a search screens at their cheap_screen options: those whose options
+    the search's own (`shared`; None: the method's default, costlier) would make costlier."""
+    costlier = lambda option, value: shared.get(option) is None or shared[option] > value
+    return [name for name in names if methods.get(name).cheap_screen
+            and all(costlier(option, value) for option, value in methods.get(name).cheap_screen)]
+
+
+def options_of(cell, shared):
+    """The options every run of `cell` takes: the search's, and a cheap screen's own."""
+    return dict(shared, **dict(methods.get(cell.method).cheap_screen)) if cell.cheap else shared
+
+
+def missing_seeds(folder, cell, size, seeds):
+    """The seeds of 1..seeds whose result is not in the folder, in order."""
+    return [s for s in range(1, seeds + 1) if not os.path.exists(path_of(folder, cell, size, s))]
+
+
+def round_paths(folder, cells, size, seeds):
+    """The result files of a round's cells: a cell named twice takes its next two missing seeds."""
+    missing = {cell: iter(missing_seeds(folder, cell, size, seeds)) for cell in cells}
+    for cell in cells:
+        yield path_of(folder, cell, size, next(missing[cell]))
+
+
+
+def log_round(folder, step, paths):
+    """Add a round to the folder's history (the report lists them all, a killed search's too)."""
+    with open(os.path.join(folder, ROUNDS), "a") as f:
+        f.write(json.dumps(dict(step=step, runs=[os.path.basename(p) for p in paths])) + "\n")
+    return step, paths
+
+
+def rounds_of(folder):
+    """[(step, [result names])]: the folder's rounds, first to last."""
+    try:
+        with open(os.path.join(folder, ROUNDS)) as f:
+            return [(r["step"], r["runs"]) for r in map(json.loads, f)]
+    except FileNotFoundError:
+        return []
+
+
+def seconds_of(paths):
+    """The seconds of those of `paths` that have finished (a round under way)."""
+    total = 0.0
+    for path in paths:
+        try:
+            with open(path) as f:
+                total += json.load(f)["seconds"]["total"]
+        except (OSError, ValueError, KeyError):
+            pass
+    return total
+
+
+def available_in(space, folder, size, seeds):
+    """The space with `available`: the seeds of 1..seeds a cell has not run in the folder."""
+    return replace(space, available=lambda cell: len(missing_seeds(folder, cell, size, seeds)))

@@ -1,0 +1,103 @@
+"""
+Where make advise's search stands (study/policy.py decides from it what runs next): the cells, what
+each has scored, the best, the noise band around it, and which cells are out of it or in it. The
+band is the report's (study/answer.py).
+
+A cell is (method, depth, rate, cheap); what it has cost and scored is `observed`: {Cell: [(fair
+score, seconds), ...]}. A cheap cell (a screen at fewer pairs, methods.py's cheap_screen) only
+ranks its method's depths: the band, the best and the answer read the full cells alone.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from study.answer import dev_standard_error
+
+# A cell is out when even Z_OUT of its mean's standard errors above its mean fall short of the band
+Z_OUT = 2.0
+# the seeds a pick needs (the grids ran 5): a cell in the band with these is in
+PICK_SEEDS = 5
+# a seed's spread before two seeds of a cell measure it: the upper quartile of the committed minilm
+# grids' cells' seed std (0.018 SST-2, 0.020 CoLA; docs/findings-advise.md), on the side that keeps a
+# cell in; measured spreads replace it, never below the dev split's noise
+PRIOR_SEED_STD = 0.02
+
+
+@dataclass(frozen=True, order=True)
+class Cell:
+    method: str  # a name of methods.py's table
+    freeze: int
+    lr: float | None  # the run's rate (None: fitted, the probe)
+    cheap: bool = False  # run at its method's cheap_screen options (methods.py): it ranks, never answers
+
+
+def cell_of(config):
+    """A run's cell, from its recorded configuration."""
+    return Cell(config["method"], config["freeze"], config["lr"])
+
+
+def same_work(cell):
+    """What a run's seconds depend on: its method, depth and options, never its rate (as the report reads cost)."""
+    return cell.method, cell.freeze, cell.cheap
+
+
+def answering(observed):
+    """The cells that can answer: all but the cheap screens."""
+    return {cell: runs for cell, runs in observed.items() if not cell.cheap}
+
+
+@dataclass
+class Standing:
+    """Where the search stands: the best cell, the noise band around it, and each cell's state."""
+    best: Cell | None
+    band: float
+    seed_std: float
+    means: dict  # {Cell: mean fair score}
+    costs: dict  # {Cell: median seconds a run, shared across rates (the fastest of the same work)}
+    out: set  # cells that cannot reach the band
+    inside: set  # cells in the band with PICK_SEEDS seeds
+    contenders: list  # cells that could still be the best, best mean first
+
+
+def seed_std(observed, floor):
+    """The pooled within-cell standard deviation of the cells with two seeds or more (PRIOR_SEED_STD
+    before any has), never below `floor` (the dev split's own noise)."""
+    groups = [np.array([score for score, _ in runs]) for runs in observed.values() if len(runs) > 1]
+    freedom = sum(len(g) - 1 for g in groups)
+    if not freedom:
+        return max(PRIOR_SEED_STD, floor)
+    return max(math.sqrt(sum(((g - g.mean()) ** 2).sum() for g in groups) / freedom), floor)
+
+
+def shared_costs(observed):
+    """{Cell: its cost}: the fastest median seconds among the cells of the same work, as study/answer.py reads it."""
+    medians = {}
+    for cell, runs in observed.items():
+        if runs:
+            medians.setdefault(same_work(cell), []).append(float(np.median([s for _, s in runs])))
+    return {cell: min(medians[same_work(cell)]) for cell, runs in observed.items() if runs}
+
+
+def standing(observed, metric, dev_size):
+    """The search's state from what has run: the band is the report's (the larger of the best cell's
+    seed std and the dev split's standard error at its mean)."""
+    ran = {cell: runs for cell, runs in observed.items() if runs}
+    if not ran:
+        return Standing(None, 0.0, PRIOR_SEED_STD, {}, {}, set(), set(), [])
+    means = {cell: float(np.mean([score for score, _ in runs])) for cell, runs in ran.items()}
+    best = max(ran, key=lambda cell: (means[cell], -len(ran[cell])))
+    dev_noise = dev_standard_error(means[best], metric, dev_size)
+    spread = float(np.std([s for s, _ in ran[best]], ddof=1)) if len(ran[best]) > 1 else 0.0
+    band = max(spread, dev_noise)
+    sd = seed_std(ran, dev_noise)
+    error = lambda cell: sd / math.sqrt(len(ran[cell]))
+    out = {cell for cell in ran if means[cell] + Z_OUT * error(cell) < means[best] - band}
+    inside = {cell for cell in ran if means[cell] >= means[best] - band and len(ran[cell]) >= PICK_SEEDS}
+    contenders = []  # one per method and depth: its rates are one choice, read at the best of them
+    for cell in sorted(ran, key=lambda cell: -means[cell]):
+        if cell not in out and means[cell] + Z_OUT * error(cell) >= means[best] \
+                and same_work(cell) not in map(same_work, contenders):
+            contenders.append(cell)
+    return Standing(best, band, sd, means, shared_costs(ran), out, inside, contenders)

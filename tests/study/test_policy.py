@@ -1,0 +1,66 @@
+"""The search's cheap screen (policy.promote), on made-up scores: SetFit is screened at fewer pairs,
+only its best screened depth earns a full run at first, then only cheaper depths near it, never
+one far below it, and a screen never answers. (The rest of the policy: tests/study/test_advise.py.)"""
+
+from dataclasses import replace
+
+from study import policy
+from study.standing import Cell
+
+RATE = {"finetune": 5e-5, "setfit": 1e-5}  # their default rates at n = 200
+SECONDS = {"finetune": 10.0, "setfit": 40.0}  # a run's seconds per layer it trains
+
+
+def space(cheap=("setfit",)):
+    # no line searches: the promotions alone
+    built = policy.space_for(200, 3, [-1, 0, 1, 2, 3], ["finetune", "setfit"], cheap=cheap)
+    return replace(built, ladder={"finetune": [], "setfit": []})
+
+
+def observed_of(scores, cheap=False):
+    """{Cell: [(score, seconds)]} from {(method, k): [scores]}."""
+    return {Cell(name, k, RATE[name], cheap): [(s, SECONDS[name] * (4 - k) / (4 if cheap else 1)) for s in values]
+            for (name, k), values in scores.items()}
+
+
+FINETUNE = observed_of({("finetune", 3): [0.70], ("finetune", 2): [0.75], ("finetune", 1): [0.80], ("finetune", 0): [0.805],
+                        ("finetune", -1): [0.81]})
+SCREENS = observed_of({("setfit", 3): [0.60], ("setfit", 1): [0.74], ("setfit", -1): [0.72]}, cheap=True)
+
+
+def setfit_cells(round_):
+    return [cell for cell in round_.cells if cell.method == "setfit"]
+
+
+def test_setfit_is_screened_at_fewer_pairs_and_a_replay_without_them_screens_it_in_full():
+    first = policy.next_runs(space(), {}, "accuracy", 436)
+    assert first.step == "screen" and setfit_cells(first) == [Cell("setfit", k, 1e-5, True) for k in (3, 1, -1)]
+    assert all(not cell.cheap for cell in setfit_cells(policy.next_runs(space(cheap=()), {}, "accuracy", 436)))
+
+
+def test_only_the_best_screened_depth_earns_a_full_run_and_a_method_out_of_the_band_gets_no_other():
+    promoted = policy.next_runs(space(), FINETUNE | SCREENS, "accuracy", 436)
+    assert promoted.step == "promote" and setfit_cells(promoted) == [Cell("setfit", 1, 1e-5)]
+    # its full run far below the band: no other depth of it runs in full, and the answer is decided without it
+    out = FINETUNE | SCREENS | observed_of({("setfit", 1): [0.60]})
+    assert not setfit_cells(policy.next_runs(space(), out, "accuracy", 436))
+    assert policy.pick(space(), {cell: runs * 5 for cell, runs in out.items()}, "accuracy", 436) == (Cell("finetune", 1, 5e-5), True)
+
+
+def test_a_cheaper_depth_near_the_best_screen_runs_in_full_and_neither_one_out_nor_a_costlier_one_does():
+    # SetFit at k = 1 in full is in the race: k = 3's screen (0.60) is out beside the best screen (0.74),
+    # so it never runs in full; k = -1's (0.72) is near it, but costlier: the screen ranked it lower
+    near = FINETUNE | SCREENS | observed_of({("setfit", 1): [0.83]})
+    assert not setfit_cells(policy.next_runs(space(), near, "accuracy", 436))
+    assert "out beside its method's best screen" in policy.screen_reason(Cell("setfit", 3, 1e-5, True), near, "accuracy", 436)
+    # a cheaper depth whose screen is near the best screen's could be the answer: it runs in full
+    closer = near | observed_of({("setfit", 3): [0.73]}, cheap=True)
+    assert setfit_cells(policy.next_runs(space(), closer, "accuracy", 436)) == [Cell("setfit", 3, 1e-5)]
+
+
+def test_a_screen_never_answers_however_well_it_scores():
+    observed = FINETUNE | observed_of({("setfit", 3): [0.95] * 5}, cheap=True)
+    state = policy.standing(policy.answering(observed), "accuracy", 436)
+    assert state.best == Cell("finetune", -1, 5e-5) and all(not cell.cheap for cell in state.means)
+    chosen, _ = policy.pick(space(), observed, "accuracy", 436)
+    assert not chosen.cheap
