@@ -32,7 +32,7 @@ from study import policy
 from study import standing as where
 from study.answer import answer_cells, fair_score, recommend
 from study.replay import grid_answer, grid_at, replay, runs_of, search_cost
-from study.standing import Cell, cell_of, standing
+from study.standing import Cell, answering, cell_of, standing
 
 SIZES = (50, 100, 200, 500, 1000)
 SHARES = (1 / 3, 1 / 2, 2 / 3)  # of a run's steps, where a stopping rule reads its curve
@@ -123,7 +123,7 @@ def main(argv=None):
     by_method, by_step = collections.defaultdict(collections.Counter), collections.defaultdict(collections.Counter)
     ended_out = collections.Counter()
     for folder, outcome in orders:
-        out = standing(outcome["observed"], outcome["metric"], outcome["dev_size"]).out
+        out = standing(answering(outcome["observed"]), outcome["metric"], outcome["dev_size"]).out
         for cell, _, seconds, step in outcome["order"]:
             ended_out[name_of(folder)] += seconds * (cell in out)
             by_method[name_of(folder)][cell.method] += seconds

@@ -138,21 +138,23 @@ def rate_search(space, observed, state):
 
 def promote(space, observed, state, metric, dev_size):
     """The full runs a cheap screen earns, per method of space.cheap: its best screened depth's
-    first, which stands for the method's level; once that is not out of the band (`state`, the full
-    cells'), each cheaper depth whose screen is not out beside the best screen (read as standing
-    reads cells, on the method's screens alone): it could be the answer. A screen ranks a method's
-    depths, and a costlier depth it ranked lower runs in full only if the refine step asks for it;
-    how far a screen's scores sit below full runs' is never assumed, so only full runs meet the
-    other methods."""
+    first (the best whose full run can run: a replay's grid may lack it), which stands for the
+    method's level; once that is not out of the band (`state`, the full cells'), each cheaper depth
+    whose screen is not out beside the best screen (read as standing reads cells, on the method's
+    screens alone): it could be the answer. A screen ranks a method's depths, and a costlier depth
+    it ranked lower runs in full only if the refine step asks for it; how far a screen's scores sit
+    below full runs' is never assumed, so only full runs meet the other methods."""
     wanted = []
     for name in sorted(space.cheap):
         screens = {cell: runs for cell, runs in observed.items() if cell.cheap and cell.method == name and runs}
-        if not screens:
-            continue
         ranked = standing(screens, metric, dev_size)
-        top = replace(ranked.best, cheap=False)
+        runnable = [replace(cell, cheap=False) for cell in sorted(screens, key=lambda cell: -ranked.means[cell])
+                    if observed.get(replace(cell, cheap=False)) or space.available(replace(cell, cheap=False))]
+        if not runnable:
+            continue
+        top = runnable[0]
         if not observed.get(top):
-            wanted += [top] if space.available(top) else []
+            wanted.append(top)
             continue
         if all(cell in state.out for cell in state.means if cell.method == name):
             continue

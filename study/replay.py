@@ -9,15 +9,20 @@ never ran cannot run. A run costs its recorded seconds less what the search woul
 the evaluations before its last (the search reads only the fair score, the last evaluation; each
 evaluation's share of the recorded evaluation seconds is taken from the dev and train sizes). The
 grid's cost at that size is the sum of its runs' recorded seconds; its answer, the report's.
+Where cheap screens were committed beside the grid (FOLDER/screen/, SetFit at fewer pairs), the
+policy screens with them, as a search would, and the grid's cost does not count them.
 """
 
 import functools
+import os
+from dataclasses import replace
 
 import methods
 from study import policy
 from study.answer import answer_cells, fair_score, judged_by, recommend
 from study.results import load_results
-from study.standing import cell_of, standing
+from study.search_folder import SCREEN
+from study.standing import answering, cell_of, standing
 
 
 def search_cost(run):
@@ -69,6 +74,16 @@ def space_of_grid(cells, size):
     return policy.Space(space.depths, screened, ladders, space.available)
 
 
+def screens_at(folder, size):
+    """{cheap Cell: [runs by seed]}: the cheap screens committed beside a grid (FOLDER/screen/, as a
+    search keeps them) at n = size; none where there are none."""
+    screens = {}
+    for run in sorted(load_results(os.path.join(folder, SCREEN), figure="score"), key=lambda r: r["config"]["seed"]):
+        if str(run["config"]["size"]) == str(size):
+            screens.setdefault(replace(cell_of(run["config"]), cheap=True), []).append(run)
+    return screens
+
+
 def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None):
     """Drive the policy with the grid's runs, `jobs` at once. Returns a dict: size, pick, grid_pick,
     seconds, grid_seconds, wall_seconds and grid_wall_seconds (on `jobs` workers, a round after
@@ -81,9 +96,10 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None):
     dev_size = runs[0]["dev_size"]
     observed, spent, order, stopped, wall = {}, 0.0, [], set(), 0.0
     served = lambda cell: len(observed.get(cell, []))
-    space = space_of_grid(cells, size)
-    space = policy.Space(space.depths, space.default_rate, space.ladder,
-                         available=lambda cell: 0 if cell in stopped else len(cells.get(cell, [])) - served(cell))
+    space, screens = space_of_grid(cells, size), screens_at(folder, size)
+    cells = {**cells, **screens}
+    space = replace(space, available=lambda cell: 0 if cell in stopped else len(cells.get(cell, [])) - served(cell),
+                    cheap=frozenset(cell.method for cell in screens))
     within_budget = True
     while within_budget:
         wanted = policy.next_runs(space, observed, metric, dev_size, jobs)
@@ -129,5 +145,5 @@ def round_seconds(costs, jobs):
 
 def band_floor(observed, metric, dev_size):
     """The lowest fair mean still in the band of the best so far (-inf before any run)."""
-    state = standing(observed, metric, dev_size)
+    state = standing(answering(observed), metric, dev_size)
     return state.means[state.best] - state.band if state.best else float("-inf")

@@ -64,3 +64,31 @@ def test_a_screen_never_answers_however_well_it_scores():
     assert state.best == Cell("finetune", -1, 5e-5) and all(not cell.cheap for cell in state.means)
     chosen, _ = policy.pick(space(), observed, "accuracy", 436)
     assert not chosen.cheap
+
+
+def test_a_replay_with_screens_beside_its_grid_screens_with_them_and_reaches_the_same_answer(tmp_path):
+    from conftest import write_result
+    from study.replay import replay
+    (tmp_path / "screen").mkdir()
+    finetune = {6: 0.55, 5: 0.80, 4: 0.81, 3: 0.815, 2: 0.82, 1: 0.82, 0: 0.82, -1: 0.82}
+    setfit = {6: 0.60, 4: 0.70, 2: 0.78, 0: 0.80}
+    for seed in range(1, 6):
+        for k, mean in finetune.items():
+            write_result(tmp_path, k, 200, seed, mean + 0.004 * (seed - 3), seconds=dict(total=10.0 * (8 - k), eval=0.0))
+        for k, mean in setfit.items():
+            write_result(tmp_path, k, 200, seed, mean + 0.004 * (seed - 3), seconds=dict(total=40.0 * (8 - k), eval=0.0),
+                         method="setfit", lr=1e-5)
+    for k, mean in setfit.items():  # SetFit at fewer pairs: lower, in the same order, a quarter of the seconds
+        write_result(tmp_path / "screen", k, 200, 1, mean - 0.05, seconds=dict(total=10.0 * (8 - k), eval=0.0),
+                     method="setfit", lr=1e-5)
+    screened = replay(str(tmp_path), 200)
+    for path in (tmp_path / "screen").iterdir():
+        path.unlink()
+    plain = replay(str(tmp_path), 200)
+    assert screened["pick"] == plain["pick"] == dict(method="finetune", freeze=4, lr=5e-5)
+    assert screened["grid_seconds"] == plain["grid_seconds"] and screened["seconds"] < plain["seconds"]
+    ran = [(cell, step) for cell, _, _, step in screened["order"] if cell.method == "setfit"]
+    assert ran[:4] == [(Cell("setfit", k, 1e-5, True), "screen") for k in (6, 4, 2, 0)]
+    # k = 0 screened best: in full first; k = 2, screened near it, next; k = 4 and 6, far below it, never in full
+    assert [cell.freeze for cell, _ in ran[4:] if not cell.cheap][:2] == [0, 2]
+    assert not {cell for cell, _ in ran if not cell.cheap and cell.freeze in (4, 6)}
