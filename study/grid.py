@@ -33,7 +33,7 @@ def add_shared_options(parser):
     parser.add_argument("--epochs", help="the grid's, for the runs whose method has epochs")
     parser.add_argument("--protocol", help="the grid's, for the runs whose method follows a protocol")
     parser.add_argument("--splits-dir", help="the grid's subsets, for the runs of a subset")
-    parser.add_argument("--num-iterations", help="the grid's SetFit pairs per example, for SetFit's runs")
+    parser.add_argument("--num-iterations", type=int, help="the grid's SetFit pairs per example, for SetFit's runs")
 
 
 def shared_options(args):

@@ -138,17 +138,18 @@ def rate_search(space, observed, state):
 
 def promote(space, observed, state, metric, dev_size):
     """The full runs a cheap screen earns, per method of space.cheap: its best screened depth's
-    first (the best whose full run can run: a replay's grid may lack it), which stands for the
-    method's level; once that is not out of the band (`state`, the full cells'), each cheaper depth
-    whose screen is not out beside the best screen (read as standing reads cells, on the method's
-    screens alone): it could be the answer. A screen ranks a method's depths, and a costlier depth
-    it ranked lower runs in full only if the refine step asks for it; how far a screen's scores sit
-    below full runs' is never assumed, so only full runs meet the other methods."""
+    first (of equal screens the cheaper; the best whose full run can run, as a replay's grid may
+    lack it), which stands for the method's level; once that is not out of the band (`state`, the
+    full cells'), each cheaper depth whose screen is not out beside the best screen (read as
+    standing reads cells, on the method's screens alone): it could be the answer. A screen ranks a
+    method's depths, and a costlier depth it ranked lower runs in full only if the refine step asks
+    for it; how far a screen's scores sit below full runs' is never assumed, so only full runs meet
+    the other methods."""
     wanted = []
     for name in sorted(space.cheap):
         screens = {cell: runs for cell, runs in observed.items() if cell.cheap and cell.method == name and runs}
         ranked = standing(screens, metric, dev_size)
-        runnable = [replace(cell, cheap=False) for cell in sorted(screens, key=lambda cell: -ranked.means[cell])
+        runnable = [replace(cell, cheap=False) for cell in sorted(screens, key=lambda cell: (-ranked.means[cell], -cell.freeze))
                     if observed.get(replace(cell, cheap=False)) or space.available(replace(cell, cheap=False))]
         if not runnable:
             continue

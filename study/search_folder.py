@@ -86,16 +86,16 @@ def round_paths(folder, cells, size, seeds):
         yield path_of(folder, cell, size, next(missing[cell]))
 
 
-
 def log_round(folder, step, paths):
-    """Add a round to the folder's history (the report lists them all, a killed search's too)."""
+    """Add a round to the folder's history (the report lists them all, a killed search's too); a
+    run is named within the folder (a cheap screen's as screen/...)."""
     with open(os.path.join(folder, ROUNDS), "a") as f:
-        f.write(json.dumps(dict(step=step, runs=[os.path.basename(p) for p in paths])) + "\n")
+        f.write(json.dumps(dict(step=step, runs=[os.path.relpath(p, folder) for p in paths])) + "\n")
     return step, paths
 
 
 def rounds_of(folder):
-    """[(step, [result names])]: the folder's rounds, first to last."""
+    """[(step, [result names within the folder])]: the folder's rounds, first to last."""
     try:
         with open(os.path.join(folder, ROUNDS)) as f:
             return [(r["step"], r["runs"]) for r in map(json.loads, f)]

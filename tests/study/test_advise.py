@@ -298,6 +298,7 @@ def test_setfit_is_screened_at_fewer_pairs_apart_and_a_resumed_search_reruns_not
     assert full and all(r["config"]["num_iterations"] is None for r in full)  # setfit's own pairs
     report = (folder / advise.REPORT).read_text()
     assert "| SetFit (screen) |" in report and "| promote |" in report and "screen: " in report
+    assert "| 2 | screen | screen/freeze3_size16_seed1_setfit.json, screen/freeze1_size16_seed1_setfit.json |" in report
     made = {p: p.stat().st_mtime_ns for p in folder.rglob("*.json")}
     again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert again.returncode == 0 and {p: p.stat().st_mtime_ns for p in folder.rglob("*.json")} == made

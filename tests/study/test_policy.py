@@ -41,6 +41,9 @@ def test_setfit_is_screened_at_fewer_pairs_and_a_replay_without_them_screens_it_
 def test_only_the_best_screened_depth_earns_a_full_run_and_a_method_out_of_the_band_gets_no_other():
     promoted = policy.next_runs(space(), FINETUNE | SCREENS, "accuracy", 436)
     assert promoted.step == "promote" and setfit_cells(promoted) == [Cell("setfit", 1, 1e-5)]
+    tied = observed_of({("setfit", -1): [0.74]}, cheap=True)  # of equal screens the cheaper, whichever ran first
+    tied |= {cell: runs for cell, runs in (FINETUNE | SCREENS).items() if cell not in tied}
+    assert setfit_cells(policy.next_runs(space(), tied, "accuracy", 436)) == [Cell("setfit", 1, 1e-5)]
     # its full run far below the band: no other depth of it runs in full, and the answer is decided without it
     out = FINETUNE | SCREENS | observed_of({("setfit", 1): [0.60]})
     assert not setfit_cells(policy.next_runs(space(), out, "accuracy", 436))
@@ -92,3 +95,10 @@ def test_a_replay_with_screens_beside_its_grid_screens_with_them_and_reaches_the
     # k = 0 screened best: in full first; k = 2, screened near it, next; k = 4 and 6, far below it, never in full
     assert [cell.freeze for cell, _ in ran[4:] if not cell.cheap][:2] == [0, 2]
     assert not {cell for cell, _ in ran if not cell.cheap and cell.freeze in (4, 6)}
+
+
+def test_setfit_is_screened_cheaply_only_where_the_search_s_own_pairs_cost_more():
+    from study.search_folder import cheap_methods
+    assert cheap_methods(["finetune", "setfit"], dict(num_iterations=None)) == ["setfit"]  # setfit's oversampling
+    assert cheap_methods(["finetune", "setfit"], dict(num_iterations=20)) == ["setfit"]
+    assert cheap_methods(["finetune", "setfit"], dict(num_iterations=5)) == []  # the screen's own: nothing cheaper
