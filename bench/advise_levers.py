@@ -15,7 +15,8 @@ grid's band at every size.
    run makes from that point to its end (a quantile of every run of the grids, pooled) is below
    the band's floor at the time. The curve is the whole dev split's, where a search would read its
    first half.
-3. Fewer seeds: the pick's (policy.PICK_SEEDS) and the best's (BEST_SEEDS).
+3. Fewer seeds: the pick's (policy.PICK_SEEDS) and the best's (BEST_SEEDS); and SetFit's cheap
+   screen (--cheap-screen), with the screens committed in each grid's runs/screen/.
 4. N runs at once (a GPU, Slurm, make -j N): the search's wall clock, a round after another, against
    the grid's, every run at once, with its in/out and best rounds filled (policy.filled) and not.
 5. The floor: what a search that knew the grid's answer in advance would still spend to show it as
@@ -79,14 +80,14 @@ def in_band(folder, size, pick):
     return row["fair_mean"] >= best["fair_mean"] - band
 
 
-def sweep(folders, stop_of=lambda folder: None, jobs=1):
+def sweep(folders, stop_of=lambda folder: None, jobs=1, screens=False):
     """{grid: share of its seconds the search spent}, the sizes whose pick left the band, and the
     replays' orders."""
     shares, outside, orders = {}, [], []
     for folder in folders:
         spent = grid = 0.0
         for size in SIZES:
-            outcome = replay(folder, size, stop=stop_of(folder), jobs=jobs)
+            outcome = replay(folder, size, stop=stop_of(folder), jobs=jobs, screens=screens)
             spent, grid = spent + outcome["seconds"], grid + outcome["grid_seconds"]
             orders.append((folder, outcome))
             if not in_band(folder, size, outcome["pick"]):
@@ -150,6 +151,8 @@ def main(argv=None):
         set_seeds(pick_seeds, best_seeds)
         print(line(f"the pick on {pick_seeds} seeds, the best on {best_seeds}", *sweep(args.folders)[:2]))
     set_seeds(*seeds)
+    print(line("SetFit screened at 5 pairings (--cheap-screen) where screens are committed (n <= 200)",
+               *sweep(args.folders, screens=True)[:2]))
     print("\n## 4. 8 runs at once: the search's wall clock against the grid's\n")
     print_walls(args.folders, 8)
     print("\n## 5. The floor: the grid's answer shown, by a search that knew it\n")

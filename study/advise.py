@@ -14,9 +14,9 @@ decided or the budget spent; then it keeps the pick and writes its report (study
 
 Picked on one half, reported on the other: every run scores the dev split's two fixed halves
 (metrics.halves); the search reads only the first, so the second is a score the pick never chose
-by. A run evaluates once (--evaluations last): the search reads nothing else. SetFit is screened
-first at fewer pairs (methods.py's cheap_screen; policy.promote); what the folder holds is
-study/search_folder.py's.
+by. A run evaluates once (--evaluations last): the search reads nothing else. With --cheap-screen,
+SetFit is screened first at fewer pairs (methods.py's cheap_screen; policy.promote). What the
+folder holds is study/search_folder.py's.
 The budget is hours of the runs' own seconds (each run's wall clock; with -j N, N of them pass at
 once). A killed search resumes from its folder without rerunning a finished run; a folder holds
 one search at a time (a lock file names its process).
@@ -176,6 +176,9 @@ def parser():
                    "dev split, and scored on it (with your own --train-file and --dev-file)")
     p.add_argument("--replay", metavar="FOLDER", help="drive the policy with this folder's runs instead of new ones")
     p.add_argument("--slurm", action="store_true", help="each round's runs as a Slurm job array (make advise SLURM=1)")
+    p.add_argument("--cheap-screen", action="store_true", help="screen SetFit at 5 pairings an example first, "
+                   "its full runs where they count (make advise CHEAP_SCREEN=1; measured not to pay yet: "
+                   "docs/findings-advise.md)")
     slurm.add_options(p, prefix="slurm-")
     grid.add_shared_options(p)
     p.error = lambda message: fail(message)
@@ -221,7 +224,7 @@ def main(argv=None):
     size = args.size if args.size == "all" else int(args.size)
     shared = grid.shared_options(args)
     space = policy.space_for(size, max(args.depths), args.depths, args.methods,
-                             cheap=cheap_methods(args.methods, shared))
+                             cheap=cheap_methods(args.methods, shared) if args.cheap_screen else ())
     lock, began = None, time.time()
     try:
         if args.test_file:  # refused before any run

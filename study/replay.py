@@ -9,8 +9,9 @@ never ran cannot run. A run costs its recorded seconds less what the search woul
 the evaluations before its last (the search reads only the fair score, the last evaluation; each
 evaluation's share of the recorded evaluation seconds is taken from the dev and train sizes). The
 grid's cost at that size is the sum of its runs' recorded seconds; its answer, the report's.
-Where cheap screens were committed beside the grid (FOLDER/screen/, SetFit at fewer pairs), the
-policy screens with them, as a search would, and the grid's cost does not count them.
+With screens=True (a search's --cheap-screen), the cheap screens committed beside the grid
+(FOLDER/screen/, SetFit at fewer pairs) screen the policy's methods as a search's would; the grid's
+cost does not count them.
 """
 
 import functools
@@ -84,19 +85,20 @@ def screens_at(folder, size):
     return screens
 
 
-def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None):
+def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, screens=False):
     """Drive the policy with the grid's runs, `jobs` at once. Returns a dict: size, pick, grid_pick,
     seconds, grid_seconds, wall_seconds and grid_wall_seconds (on `jobs` workers, a round after
     another for the search, every run at once for the grid), runs, grid_runs, decided, and the order
     the runs were made in.
     stop: a stopping rule to try (bench/advise_levers.py), (run, the band's floor) -> None, or
     (the share of its steps it ran, a score its end cannot pass): the run costs that share, reads
-    as that score, and its cell gets no more seeds."""
+    as that score, and its cell gets no more seeds.screens: screen with FOLDER/screen/'s cheap screens (--cheap-screen).
+    """
     runs, metric, cells = grid_at(folder, size)
     dev_size = runs[0]["dev_size"]
     observed, spent, order, stopped, wall = {}, 0.0, [], set(), 0.0
     served = lambda cell: len(observed.get(cell, []))
-    space, screens = space_of_grid(cells, size), screens_at(folder, size)
+    space, screens = space_of_grid(cells, size), screens_at(folder, size) if screens else {}
     cells = {**cells, **screens}
     space = replace(space, available=lambda cell: 0 if cell in stopped else len(cells.get(cell, [])) - served(cell),
                     cheap=frozenset(cell.method for cell in screens))

@@ -286,7 +286,7 @@ def test_setfit_is_screened_at_fewer_pairs_apart_and_a_resumed_search_reruns_not
     tiny_task(tmp_path)
     folder = tmp_path / "results"
     command = [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
-               "--depths", "1", "2", "3", "--methods", "setfit", "probe", "--save", str(tmp_path / "saved"),
+               "--depths", "1", "2", "3", "--methods", "setfit", "probe", "--cheap-screen", "--save", str(tmp_path / "saved"),
                "--splits-dir", str(tmp_path / "splits"), "--", "--dataset", "tiny", "--model", tiny_bert,
                "--train-file", str(tmp_path / "train.tsv"), "--dev-file", str(tmp_path / "dev.tsv"),
                "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"]

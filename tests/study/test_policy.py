@@ -84,10 +84,7 @@ def test_a_replay_with_screens_beside_its_grid_screens_with_them_and_reaches_the
     for k, mean in setfit.items():  # SetFit at fewer pairs: lower, in the same order, a quarter of the seconds
         write_result(tmp_path / "screen", k, 200, 1, mean - 0.05, seconds=dict(total=10.0 * (8 - k), eval=0.0),
                      method="setfit", lr=1e-5)
-    screened = replay(str(tmp_path), 200)
-    for path in (tmp_path / "screen").iterdir():
-        path.unlink()
-    plain = replay(str(tmp_path), 200)
+    screened, plain = replay(str(tmp_path), 200, screens=True), replay(str(tmp_path), 200)  # --cheap-screen, and not
     assert screened["pick"] == plain["pick"] == dict(method="finetune", freeze=4, lr=5e-5)
     assert screened["grid_seconds"] == plain["grid_seconds"] and screened["seconds"] < plain["seconds"]
     ran = [(cell, step) for cell, _, _, step in screened["order"] if cell.method == "setfit"]
