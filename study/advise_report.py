@@ -30,7 +30,6 @@ def reported_score(run, metric):
     return run["dev_halves"][1][metric]
 
 
-
 def cell_rows(observed, by_cell, metric, dev_half):
     """Per cell that ran ({Cell: [its runs]} `by_cell`): its runs, both halves' means, cost and why
     it stopped getting seeds; the full cells cheapest first, then the cheap screens, best first."""

@@ -149,8 +149,8 @@ def promote(space, observed, state, metric, dev_size):
     for name in sorted(space.cheap):
         screens = {cell: runs for cell, runs in observed.items() if cell.cheap and cell.method == name and runs}
         ranked = standing(screens, metric, dev_size)
-        runnable = [replace(cell, cheap=False) for cell in sorted(screens, key=lambda cell: (-ranked.means[cell], -cell.freeze))
-                    if observed.get(replace(cell, cheap=False)) or space.available(replace(cell, cheap=False))]
+        best_first = sorted(screens, key=lambda cell: (-ranked.means[cell], -cell.freeze))
+        runnable = [in_full(cell) for cell in best_first if observed.get(in_full(cell)) or space.available(in_full(cell))]
         if not runnable:
             continue
         top = runnable[0]
@@ -160,15 +160,20 @@ def promote(space, observed, state, metric, dev_size):
         if all(cell in state.out for cell in state.means if cell.method == name):
             continue
         for cell in sorted(screens, key=lambda cell: -cell.freeze):  # the cheapest first
-            full = replace(cell, cheap=False)
-            if cell.freeze > top.freeze and cell not in ranked.out and not observed.get(full) and space.available(full):
-                wanted.append(full)
+            if cell.freeze > top.freeze and cell not in ranked.out and not observed.get(in_full(cell)) \
+                    and space.available(in_full(cell)):
+                wanted.append(in_full(cell))
     return wanted
+
+
+def in_full(cell):
+    """The full run of a cheap screen's cell: the same method, depth and rate at the search's own options."""
+    return replace(cell, cheap=False)
 
 
 @dataclass
 class Round:
-    step: str  # screen, rates, best or in/out: why these cells run
+    step: str  # screen, promote, rates, refine, in/out or best: why these cells run
     cells: list  # one more seed of each
 
 
@@ -299,7 +304,7 @@ def screen_reason(cell, observed, metric, dev_size):
     """Why a cheap screen's depth got its full run or not, for the search's report."""
     ranked = standing({other: runs for other, runs in observed.items() if other.cheap and other.method == cell.method
                        and runs}, metric, dev_size)
-    if observed.get(replace(cell, cheap=False)):
+    if observed.get(in_full(cell)):
         return "screen: its full run followed" + (" (its method's best screen)" if cell == ranked.best else "")
     if cell in ranked.out:
         return f"screen: out beside its method's best screen ({ranked.means[ranked.best]:.3f})"
