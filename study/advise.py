@@ -35,7 +35,7 @@ import methods
 import result
 from atomic import write_atomically
 from study import grid, policy, slurm, worker
-from study.advise_report import cell_rows, keep, rate_text, report_lines, scores_on_test, with_dev_file
+from study.advise_report import cell_rows, keep, rate_text, report_lines, scores_on_test, verdict, with_dev_file
 from study.results import holder, make_jobs, take_lock
 from study.search_folder import (TEST, available_in, cheap_methods, log_round, options_of, path_of, read_folder,
                                  round_paths, rounds_of, runs_by_cell, seconds_of)
@@ -198,6 +198,27 @@ def fail(message):
     sys.exit(2)
 
 
+def write_report(args, size, found, chosen, waiting, test, keep_line, wall_seconds):
+    """RESULTS/advise.md (study/advise_report.py), and its first lines printed. `waiting`: None for a
+    decided search, else the round it stopped before."""
+    observed, runs, metric = found.observed, found.runs, found.metric
+    dev_half = runs[0]["dev_size"] // 2
+    rows, state = cell_rows(observed, runs_by_cell(args.folder, size, found.space), metric, dev_half,
+                            waiting and set(waiting.cells))
+    words, short = verdict(waiting, args.budget * 3600, spent(observed))
+    title = f"make advise: {runs[0]['config']['dataset']}, {result.model_label(runs[0]['config']['model'])}, n = {size}"
+    grid_cost = policy.grid_seconds(found.space, observed, args.seeds)
+    lines = report_lines(title, chosen, words, rows, state, rounds_of(args.folder), spent(observed),
+                         wall_seconds if found.rounds else None, keep_line, test, grid_cost)
+    report = os.path.join(args.folder, REPORT)
+    write_atomically(report, lambda f: f.write("\n".join(lines).encode()))
+    row = next(row for row in rows if row["cell"] == chosen)
+    print(f"advise: {short}: {row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)} | "
+          + (f"test file {test[1]:.3f}, " if test else "")
+          + f"second half {row['reported']:.3f}, first half {row['picked']:.3f} | "
+          f"{spent(observed) / 3600:.2f} h of runs, {spent(observed) / grid_cost:.0%} of the grid's estimated | {report}")
+
+
 def run_replay(args):
     from study.replay import replay
     size = args.size if args.size == "all" else int(args.size)
@@ -239,6 +260,7 @@ def main(argv=None):
             observed, runs, metric = found.observed, found.runs, found.metric
             dev_half = runs[0]["dev_size"] // 2
             chosen, decided = policy.pick(found.space, observed, metric, dev_half)
+            waiting = None if decided else policy.next_runs(found.space, observed, metric, dev_half, workers.jobs)
             test = None
             if args.test_file:  # (the file, the mean of the pick's seeds on it, how many)
                 seeds = sorted(r["config"]["seed"] for r in runs if cell_of(r["config"]) == chosen)
@@ -247,19 +269,7 @@ def main(argv=None):
                 test = (args.test_file, sum(scores) / len(scores), len(scores))
         save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
         keep_line, command = keep(chosen, size, shared, run_flags, save)
-        rows, state = cell_rows(observed, runs_by_cell(args.folder, size, found.space), metric, dev_half)
-        title = f"make advise: {runs[0]['config']['dataset']}, {result.model_label(runs[0]['config']['model'])}, n = {size}"
-        grid_cost = policy.grid_seconds(found.space, observed, args.seeds)
-        lines = report_lines(title, chosen, decided, rows, state, rounds_of(args.folder), spent(observed),
-                             time.time() - began if found.rounds else None, keep_line, test, grid_cost)
-        report = os.path.join(args.folder, REPORT)
-        write_atomically(report, lambda f: f.write("\n".join(lines).encode()))
-        row = next(row for row in rows if row["cell"] == chosen)
-        print(f"advise: {'decided' if decided else 'NOT decided (budget spent)'}: {row['label']}, freeze {chosen.freeze}, "
-              f"rate {rate_text(chosen)} | "
-              + (f"test file {test[1]:.3f}, " if test else "")
-              + f"second half {row['reported']:.3f}, first half {row['picked']:.3f} | "
-              f"{spent(observed) / 3600:.2f} h of runs, {spent(observed) / grid_cost:.0%} of the grid's estimated | {report}")
+        write_report(args, size, found, chosen, waiting, test, keep_line, time.time() - began)
         print(command)
     except (ValueError, RuntimeError) as e:
         fail(e)

@@ -30,9 +30,10 @@ def reported_score(run, metric):
     return run["dev_halves"][1][metric]
 
 
-def cell_rows(observed, by_cell, metric, dev_half):
+def cell_rows(observed, by_cell, metric, dev_half, waiting=None):
     """Per cell that ran ({Cell: [its runs]} `by_cell`): its runs, both halves' means, cost and why
-    it stopped getting seeds; the full cells cheapest first, then the cheap screens, best first."""
+    it stopped getting seeds (`waiting`: as policy.stop_reason reads it); the full cells cheapest
+    first, then the cheap screens, best first."""
     state = standing(answering(observed), metric, dev_half)
     mean = lambda values: sum(values) / len(values)
     row = lambda cell, why, cost: dict(
@@ -43,7 +44,7 @@ def cell_rows(observed, by_cell, metric, dev_half):
         cost=cost, why=why)
     screens = sorted((cell for cell in observed if cell.cheap and observed[cell]), key=lambda cell: -mean([s for s, _ in observed[cell]]))
     own_cost = lambda cell: float(np.median([seconds for _, seconds in observed[cell]]))
-    return [row(cell, policy.stop_reason(cell, state, observed), state.costs[cell])
+    return [row(cell, policy.stop_reason(cell, state, observed, waiting), state.costs[cell])
             for cell in policy.by_cost(state, list(state.means))] \
         + [row(cell, policy.screen_reason(cell, observed, metric, dev_half), own_cost(cell)) for cell in screens], state
 
@@ -52,16 +53,29 @@ def rate_text(cell):
     return methods.lr_text(cell.lr) if cell.lr is not None else "fitted"
 
 
-def report_lines(title, chosen, decided, rows, state, rounds, spent_seconds, wall_seconds, keep_line, test=None,
+def verdict(waiting, budget_seconds, spent_seconds):
+    """(the report's words on whether the search decided, the printed line's). `waiting`: None for a
+    decided search, else the policy.Round it stopped before."""
+    if waiting is None:
+        return "decided: the cheapest cell within noise of the best, as the report's rule reads it", "decided"
+    rule = "the pick is the report's rule over what ran"
+    if not waiting.cells:  # every cell that could decide it has all the seeds the folder allows
+        return f"**not decided**: no run that could decide it can run here (--seeds); {rule}", "NOT decided (no run left)"
+    first = waiting.cells[0]
+    return (f"**not decided**: its next round ({waiting.step}, {len(waiting.cells)} run{'s' * (len(waiting.cells) > 1)}, the first "
+            f"{methods.get(first.method).label} at freeze {first.freeze}) did not fit the budget, "
+            f"{spent_seconds / 3600:.2f} of {budget_seconds / 3600:.2g} h spent; {rule}"), "NOT decided (budget spent)"
+
+
+def report_lines(title, chosen, verdict_words, rows, state, rounds, spent_seconds, wall_seconds, keep_line, test=None,
                  grid_seconds=None):
-    """advise.md's lines; `test`: (the test file, the mean of the pick's fair scores on it, its seeds), or None;
-    grid_seconds: what the grid it stands in for would cost here (policy.grid_seconds), or None."""
+    """advise.md's lines; verdict_words: verdict's first; `test`: (the test file, the mean of the pick's fair
+    scores on it, its seeds), or None; grid_seconds: what the grid it stands in for would cost here
+    (policy.grid_seconds), or None."""
     chosen_row = next(row for row in rows if row["cell"] == chosen)
     best = next(row for row in rows if row["cell"] == state.best)
     lines = [f"# {title}", "",
-             f"**Pick: {chosen_row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)}** "
-             + ("(decided: the cheapest cell within noise of the best, as the report's rule reads it)." if decided else
-                "(**not decided**: the budget ran out first; the pick is the report's rule over what ran)."),
+             f"**Pick: {chosen_row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)}** ({verdict_words}).",
              "",
              f"- Its honest score: **{chosen_row['reported']:.3f}** on the dev split's second half, which no choice read "
              f"({chosen_row['runs']} runs); {chosen_row['picked']:.3f} on the first half, which picked it.",

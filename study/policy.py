@@ -288,8 +288,10 @@ def pick(space, observed, metric, dev_size):
     return by_cost(state, [cell for cell in state.means if state.means[cell] >= floor])[0], False
 
 
-def stop_reason(cell, state, observed):
-    """Why a cell got no more seeds, for the search's report."""
+def stop_reason(cell, state, observed, waiting=None):
+    """Why a cell got no more seeds, for the search's report. `waiting`: None for a decided search,
+    else the cells of the round it stopped before (the budget could not pay for it; none: nothing
+    that could decide it can run)."""
     runs = len(observed.get(cell, []))
     if cell in state.out:
         return f"out: {state.means[cell]:.3f} + {Z_OUT:g} x {state.seed_std:.3f}/√{runs} below the band"
@@ -297,7 +299,11 @@ def stop_reason(cell, state, observed):
         return "in the band" + (", the best" if cell == state.best else "")
     if cell == state.best:
         return "the best"
-    return "open: cheaper cells decided the answer" if runs else "not run"
+    if not runs:
+        return "not run"
+    if waiting is None:
+        return "open: cheaper cells decided the answer"
+    return "open: next to run when the search stopped" if cell in waiting else "open: the search stopped first"
 
 
 def screen_reason(cell, observed, metric, dev_size):

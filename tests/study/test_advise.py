@@ -75,6 +75,25 @@ def test_a_cheaper_cell_near_the_band_gets_seeds_before_the_answer_is_decided():
     assert policy.pick(no_rates, observed, "accuracy", 436)[1] is False
 
 
+def test_an_undecided_search_says_what_it_stopped_before_and_no_cell_reads_as_decided():
+    from study.advise_report import verdict
+    scores = {("probe", 3, None): [0.78], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80] * 5,
+              ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.81, 0.80], ("finetune", -1, 5e-5): [0.81, 0.81]}
+    no_rates = policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, lambda cell: True)
+    observed = observed_of(scores, SECONDS)
+    waiting = policy.next_runs(no_rates, observed, "accuracy", 436)  # the probe's in/out seeds, unpaid
+    state = standing(observed, "accuracy", 436)
+    why = {cell: policy.stop_reason(cell, state, observed, set(waiting.cells)) for cell in observed}
+    assert why[Cell("probe", 3, None)] == "open: next to run when the search stopped"
+    assert why[Cell("finetune", 0, 5e-5)] == "open: the search stopped first"
+    assert policy.stop_reason(Cell("finetune", 0, 5e-5), state, observed) == "open: cheaper cells decided the answer"
+    words, short = verdict(waiting, 3600, 1800)
+    assert words.startswith("**not decided**: its next round (in/out, 1 run, the first probe at freeze 3) did not "
+                            "fit the budget, 0.50 of 1 h spent") and short == "NOT decided (budget spent)"
+    assert verdict(policy.Round("best", []), 3600, 1800)[1] == "NOT decided (no run left)"
+    assert verdict(None, 3600, 1800)[1] == "decided"
+
+
 def test_the_line_search_walks_the_ladder_from_the_best_depth():
     scores = {("probe", 3, None): [0.5], ("finetune", 3, 5e-5): [0.5], ("finetune", 1, 5e-5): [0.7],
               ("finetune", -1, 5e-5): [0.8]}
