@@ -81,14 +81,19 @@ def prior_cost(cell, space):
     round, so that a budget spent mid-round has bought the cheap runs."""
     if methods.get(cell.method).every_layer_frozen:  # the probe
         return 0.5
-    num_layers = max(k for depths in space.depths.values() for k in depths)
-    return (num_layers - max(cell.freeze, 0) + 1) * methods.get(cell.method).cost_factor
+    return (deepest(space) - max(cell.freeze, 0) + 1) * methods.get(cell.method).cost_factor
+
+
+def deepest(space):
+    """L: the most layers a cell can freeze (a cell there trains its head alone, or nothing)."""
+    return max(k for depths in space.depths.values() for k in depths)
 
 
 def screen(space, observed):
     """Round one: every method at every other depth (coarse) at its own rate (cheaply, for the
-    methods of space.cheap), not yet run, the cheapest first."""
-    cells = [Cell(name, k, space.default_rate[name], name in space.cheap)
+    methods of space.cheap, but at L: nothing trains there, so a screen would cost its full run), not
+    yet run, the cheapest first."""
+    cells = [Cell(name, k, space.default_rate[name], name in space.cheap and k < deepest(space))
              for name, depths in space.depths.items() for k in coarse(depths)]
     return sorted((cell for cell in cells if not observed.get(cell) and space.available(cell)),
                   key=lambda cell: (prior_cost(cell, space), cell))

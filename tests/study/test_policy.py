@@ -13,19 +13,21 @@ SECONDS = {"finetune": 10.0, "setfit": 40.0}  # a run's seconds per layer it tra
 
 def space(cheap=("setfit",)):
     # no line searches: the promotions alone
-    built = policy.space_for(200, 3, [-1, 0, 1, 2, 3], ["finetune", "setfit"], cheap=cheap)
+    built = policy.space_for(200, 5, [-1, 0, 1, 2, 3, 4, 5], ["finetune", "setfit"], cheap=cheap)
     return replace(built, ladder={"finetune": [], "setfit": []})
 
 
 def observed_of(scores, cheap=False):
     """{Cell: [(score, seconds)]} from {(method, k): [scores]}."""
-    return {Cell(name, k, RATE[name], cheap): [(s, SECONDS[name] * (4 - k) / (4 if cheap else 1)) for s in values]
+    return {Cell(name, k, RATE[name], cheap): [(s, SECONDS[name] * (6 - k) / (4 if cheap else 1)) for s in values]
             for (name, k), values in scores.items()}
 
 
-FINETUNE = observed_of({("finetune", 3): [0.70], ("finetune", 2): [0.75], ("finetune", 1): [0.80], ("finetune", 0): [0.805],
-                        ("finetune", -1): [0.81]})
-SCREENS = observed_of({("setfit", 3): [0.60], ("setfit", 1): [0.74], ("setfit", -1): [0.72]}, cheap=True)
+FINETUNE = observed_of({("finetune", 5): [0.60], ("finetune", 4): [0.65], ("finetune", 3): [0.70], ("finetune", 2): [0.75],
+                        ("finetune", 1): [0.80], ("finetune", 0): [0.805], ("finetune", -1): [0.81]})
+# SetFit's screen: k = 5 (L) in full, as nothing trains there; the others at fewer pairs
+SCREENS = observed_of({("setfit", 5): [0.55]}) | observed_of({("setfit", 3): [0.60], ("setfit", 1): [0.74],
+                                                              ("setfit", -1): [0.72]}, cheap=True)
 
 
 def setfit_cells(round_):
@@ -34,7 +36,8 @@ def setfit_cells(round_):
 
 def test_setfit_is_screened_at_fewer_pairs_and_a_replay_without_them_screens_it_in_full():
     first = policy.next_runs(space(), {}, "accuracy", 436)
-    assert first.step == "screen" and setfit_cells(first) == [Cell("setfit", k, 1e-5, True) for k in (3, 1, -1)]
+    assert first.step == "screen" and setfit_cells(first) == [Cell("setfit", 5, 1e-5)] + [Cell("setfit", k, 1e-5, True)
+                                                                                           for k in (3, 1, -1)]
     assert all(not cell.cheap for cell in setfit_cells(policy.next_runs(space(cheap=()), {}, "accuracy", 436)))
 
 
@@ -74,24 +77,27 @@ def test_a_replay_with_screens_beside_its_grid_screens_with_them_and_reaches_the
     from study.replay import replay
     (tmp_path / "screen").mkdir()
     finetune = {6: 0.55, 5: 0.80, 4: 0.81, 3: 0.815, 2: 0.82, 1: 0.82, 0: 0.82, -1: 0.82}
-    setfit = {6: 0.60, 4: 0.70, 2: 0.78, 0: 0.80}
+    setfit = {6: 0.60, 4: 0.66, 2: 0.70, 0: 0.80}
     for seed in range(1, 6):
         for k, mean in finetune.items():
             write_result(tmp_path, k, 200, seed, mean + 0.004 * (seed - 3), seconds=dict(total=10.0 * (8 - k), eval=0.0))
-        for k, mean in setfit.items():
-            write_result(tmp_path, k, 200, seed, mean + 0.004 * (seed - 3), seconds=dict(total=40.0 * (8 - k), eval=0.0),
-                         method="setfit", lr=1e-5)
+        for k, mean in setfit.items():  # at k = 6 nothing trains: its head alone, at any pairs
+            write_result(tmp_path, k, 200, seed, mean + 0.004 * (seed - 3), method="setfit", lr=1e-5,
+                         seconds=dict(total=40.0 * (8 - k) if k < 6 else 20.0, eval=0.0))
     for k, mean in setfit.items():  # SetFit at fewer pairs: lower, in the same order, a quarter of the seconds
-        write_result(tmp_path / "screen", k, 200, 1, mean - 0.05, seconds=dict(total=10.0 * (8 - k), eval=0.0),
-                     method="setfit", lr=1e-5)
+        if k < 6:
+            write_result(tmp_path / "screen", k, 200, 1, mean - 0.05, seconds=dict(total=10.0 * (8 - k), eval=0.0),
+                         method="setfit", lr=1e-5)
     screened, plain = replay(str(tmp_path), 200, screens=True), replay(str(tmp_path), 200)  # --cheap-screen, and not
     assert screened["pick"] == plain["pick"] == dict(method="finetune", freeze=4, lr=5e-5)
     assert screened["grid_seconds"] == plain["grid_seconds"] and screened["seconds"] < plain["seconds"]
     ran = [(cell, step) for cell, _, _, step in screened["order"] if cell.method == "setfit"]
-    assert ran[:4] == [(Cell("setfit", k, 1e-5, True), "screen") for k in (6, 4, 2, 0)]
-    # k = 0 screened best: in full first; k = 2, screened near it, next; k = 4 and 6, far below it, never in full
-    assert [cell.freeze for cell, _ in ran[4:] if not cell.cheap][:2] == [0, 2]
-    assert not {cell for cell, _ in ran if not cell.cheap and cell.freeze in (4, 6)}
+    # at k = 6 nothing trains: its screen is its full run
+    assert ran[:4] == [(Cell("setfit", 6, 1e-5), "screen")] + [(Cell("setfit", k, 1e-5, True), "screen") for k in (4, 2, 0)]
+    # k = 0 screened best: in full; k = 2 and 4, screened far below it, never run in full, and that is what the
+    # screen saves: their full runs (at a quarter of their seconds, it ran their screens)
+    assert [cell.freeze for cell, _ in ran[4:] if not cell.cheap] == [0]
+    assert plain["seconds"] - screened["seconds"] == (160 + 240) - (40 + 60 + 80)
 
 
 def test_setfit_is_screened_cheaply_only_where_the_search_s_own_pairs_cost_more():
