@@ -15,8 +15,9 @@ grid's band at every size.
    run makes from that point to its end (a quantile of every run of the grids, pooled) is below
    the band's floor at the time. The curve is the whole dev split's, where a search would read its
    first half.
-3. Fewer seeds: the pick's (policy.PICK_SEEDS) and the best's (BEST_SEEDS); and SetFit's cheap
-   screen (--cheap-screen), with the screens committed in each grid's runs/screen/.
+3. Fewer seeds: the pick's (policy.PICK_SEEDS) and the best's (BEST_SEEDS; the best is read on the
+   pick's seeds where it could push the pick out, policy.best_seeds, but in the last such line); and
+   SetFit's cheap screen (--cheap-screen), with the screens committed in each grid's runs/screen/.
 4. N runs at once (a GPU, Slurm, make -j N): the search's wall clock, a round after another, against
    the grid's, every run at once, with its in/out and best rounds filled (policy.filled) and not.
 5. The floor: what a search that knew the grid's answer in advance would still spend to show it as
@@ -151,6 +152,10 @@ def main(argv=None):
         set_seeds(pick_seeds, best_seeds)
         print(line(f"the pick on {pick_seeds} seeds, the best on {best_seeds}", *sweep(args.folders)[:2]))
     set_seeds(*seeds)
+    read_alike = policy.best_seeds  # the best on the pick's seeds where it could push the pick out
+    policy.best_seeds = lambda cell, state, candidate: policy.BEST_SEEDS
+    print(line(f"the pick on {policy.PICK_SEEDS} seeds, the best always on {policy.BEST_SEEDS}", *sweep(args.folders)[:2]))
+    policy.best_seeds = read_alike
     print(line("SetFit screened at 5 pairings (--cheap-screen) where screens are committed (n <= 200)",
                *sweep(args.folders, screens=True)[:2]))
     print("\n## 4. 8 runs at once: the search's wall clock against the grid's\n")
