@@ -306,6 +306,8 @@ def stop_reason(cell, state, observed, waiting=None):
         return "the best"
     if not runs:
         return "not run"
+    if runs >= PICK_SEEDS:  # neither out nor in: its mean just below the band on every seed it can have
+        return f"below the band on its {runs} seeds: {state.means[cell]:.3f} < {state.means[state.best] - state.band:.3f}"
     if waiting is None:
         return "open: cheaper cells decided the answer"
     return "open: next to run when the search stopped" if cell in waiting else "open: the search stopped first"

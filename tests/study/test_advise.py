@@ -87,6 +87,10 @@ def test_an_undecided_search_says_what_it_stopped_before_and_no_cell_reads_as_de
     assert why[Cell("probe", 3, None)] == "open: next to run when the search stopped"
     assert why[Cell("finetune", 0, 5e-5)] == "open: the search stopped first"
     assert policy.stop_reason(Cell("finetune", 0, 5e-5), state, observed) == "open: cheaper cells decided the answer"
+    # a cell with every seed it can have, just below the band, is neither out nor open
+    near = observed | observed_of({("finetune", 1, 5e-5): [0.785] * 5}, SECONDS)
+    assert policy.stop_reason(Cell("finetune", 1, 5e-5), standing(near, "accuracy", 436), near).startswith(
+        "below the band on its 5 seeds: 0.785 < 0.79")
     words, short = verdict(waiting, 3600, 1800)
     assert words.startswith("**not decided**: its next round (in/out, 1 run, the first probe at freeze 3) did not "
                             "fit the budget, 0.50 of 1 h spent") and short == "NOT decided (budget spent)"
