@@ -107,10 +107,12 @@ mpnet:
 	.venv/bin/python -m hub install-mpnet
 
 # the suite in TEST_JOBS processes (pytest-xdist), each torch on one thread unless OMP_NUM_THREADS says
-# otherwise: on 2 cores, 3.4 minutes against 5.3 in one process (docs/records/advise-2026-11-27/suite.txt)
+# otherwise: on 2 cores, 3.4 minutes against 5.3 in one process (docs/records/advise-2026-11-27/suite.txt);
+# a process that runs out of tests takes the other's queued ones (worksteal), so the long tests do not
+# end the run on one process alone (docs/records/suite-2026-11-28.txt)
 TEST_JOBS ?= 2
 test:
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(PYTHON) -m pytest -q -n $(TEST_JOBS) tests
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(PYTHON) -m pytest -q -n $(TEST_JOBS) --dist worksteal tests
 
 # the documents' quoted outputs against today's code, the example grid included (a few minutes)
 check-quotes:
