@@ -203,8 +203,8 @@ def write_report(args, size, found, chosen, waiting, test, keep_line, wall_secon
     decided search, else the round it stopped before."""
     observed, runs, metric = found.observed, found.runs, found.metric
     dev_half = runs[0]["dev_size"] // 2
-    rows, state = cell_rows(observed, runs_by_cell(args.folder, size, found.space), metric, dev_half,
-                            waiting and set(waiting.cells))
+    waiting_cells = None if waiting is None else set(waiting.cells)
+    rows, state = cell_rows(observed, runs_by_cell(args.folder, size, found.space), metric, dev_half, waiting_cells)
     words, short = verdict(waiting, args.budget * 3600, spent(observed))
     title = f"make advise: {runs[0]['config']['dataset']}, {result.model_label(runs[0]['config']['model'])}, n = {size}"
     grid_cost = policy.grid_seconds(found.space, observed, args.seeds)

@@ -61,8 +61,8 @@ def verdict(waiting, budget_seconds, spent_seconds):
     rule = "the pick is the report's rule over what ran"
     if not waiting.cells:  # every cell that could decide it has all the seeds the folder allows
         return f"**not decided**: no run that could decide it can run here (--seeds); {rule}", "NOT decided (no run left)"
-    first = waiting.cells[0]
-    return (f"**not decided**: its next round ({waiting.step}, {len(waiting.cells)} run{'s' * (len(waiting.cells) > 1)}, the first "
+    first, count = waiting.cells[0], len(waiting.cells)
+    return (f"**not decided**: its next round ({waiting.step}, {count} run{'s' * (count > 1)}, the first "
             f"{methods.get(first.method).label} at freeze {first.freeze}) did not fit the budget, "
             f"{spent_seconds / 3600:.2f} of {budget_seconds / 3600:.2g} h spent; {rule}"), "NOT decided (budget spent)"
 
