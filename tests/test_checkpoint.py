@@ -27,6 +27,43 @@ def test_fresh_head_is_initialised_like_transformers(tmp_path):
     assert ours.head.out_proj.weight.shape == (4, 32)
 
 
+@pytest.mark.parametrize("family", ["bert", "roberta", "mpnet", "xlm-roberta", "distilbert", "electra", "modernbert",
+                                    "deberta-v2"])
+def test_a_second_build_from_the_same_seed_skips_the_drawing_and_is_the_same(family, tmp_path):
+    # a worker's next run of a seed builds without drawing the default weights: the same model,
+    # the generator where drawing them leaves it (the fresh head, then dropout, are drawn from there)
+    folder = str(tmp_path)
+    tiny_hf_model(family, tmp_path)
+    from safetensors.torch import load_file, save_file
+    tensors = load_file(tmp_path / "model.safetensors")  # less the classifier: the head is drawn fresh
+    save_file({k: v for k, v in tensors.items() if "classifier" not in k}, tmp_path / "model.safetensors")
+    checkpoint.GENERATOR_AFTER.clear()
+    built = []
+    for _ in range(2):
+        torch.manual_seed(7)
+        model = checkpoint.from_pretrained(folder, num_labels=5)  # no head of 5 in it: drawn fresh
+        built.append((model.state_dict(), torch.rand(4)))
+    assert len(checkpoint.GENERATOR_AFTER) == 1  # the second build found the first one's state
+    (first, first_draw), (second, second_draw) = built
+    assert first.keys() == second.keys() and all(torch.equal(first[k], second[k]) for k in first)
+    assert torch.equal(first_draw, second_draw)
+    torch.manual_seed(8)  # another seed draws its own defaults, and another head
+    other = checkpoint.from_pretrained(folder, num_labels=5).state_dict()
+    assert not torch.equal(other["head.out_proj.weight"], first["head.out_proj.weight"])
+
+
+def test_the_weights_are_hashed_once_per_file_version(tmp_path, monkeypatch):
+    tiny_hf_model("bert", tmp_path)
+    first = checkpoint.checkpoint_id(str(tmp_path))
+    monkeypatch.setattr(checkpoint, "file_sha256", lambda path: pytest.fail("hashed again"))
+    assert checkpoint.checkpoint_id(str(tmp_path)) == first
+    monkeypatch.undo()
+    path = tmp_path / "model.safetensors"
+    data = path.read_bytes()
+    path.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # another version of the file: hashed anew
+    assert checkpoint.checkpoint_id(str(tmp_path)) != first
+
+
 def test_folder_without_weights_is_named(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert"}))
     with pytest.raises(ValueError, match="holds no weights"):
