@@ -34,7 +34,7 @@ import torch
 
 import checkpoint
 from atomic import write_atomically
-from machine import autocast
+from machine import autocast, eval_batch_size
 from rows import length_sorted_batches, pack
 
 
@@ -105,12 +105,13 @@ def cached_tokens(path, tokenize_sets):
 # The frozen prefix
 
 @torch.no_grad()
-def frozen_prefix(model, token_ids, k, device, precision, batch_size=64):
+def frozen_prefix(model, token_ids, k, device, precision, batch_size=None):
     """Hidden states after the embeddings and the first max(k, 0) layers, one (T_i, H) float32
-    tensor per example: the rows of its real tokens, as a batch will pack them again."""
+    tensor per example: the rows of its real tokens, as a batch will pack them again. Batches of
+    batch_size (default: the device's evaluation batch, machine.eval_batch_size)."""
     model.eval()  # no dropout: these states are reused by every step and every seed
     states = [None] * len(token_ids)
-    for batch in length_sorted_batches([len(t) for t in token_ids], batch_size):
+    for batch in length_sorted_batches([len(t) for t in token_ids], batch_size or eval_batch_size(device)):
         ids, layout = pack([token_ids[i] for i in batch])
         ids, layout = ids.to(device), layout.to(device)
         with autocast(device, precision):

@@ -108,11 +108,19 @@ def default_precision(device):
     return "bf16" if multiplies_bf16() else "fp32"
 
 
-def autocast(device, precision):
+def eval_batch_size(device):
+    """Sentences per evaluation batch. A GPU is bound by what each batch costs whatever its size
+    (kernel launches, Python): SST-2's dev split in 2 batches instead of 14 (docs/gpu.md). A CPU
+    gains nothing from larger ones. Each sentence's logits are its own at any batch size."""
+    return 512 if device.type == "cuda" else 64
+
+
+def autocast(device, precision, cache_enabled=True):
     """Matrix products and attention in the low precision; the residual stream (so LayerNorm),
-    the embeddings, the loss, the weights and the optimizer stay float32."""
+    the embeddings, the loss, the weights and the optimizer stay float32. cache_enabled=False: each
+    weight cast anew at each use (a CUDA graph's capture needs it; the same numbers)."""
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
-    return torch.autocast(device.type, dtype=dtype, enabled=dtype is not None)
+    return torch.autocast(device.type, dtype=dtype, enabled=dtype is not None, cache_enabled=cache_enabled)
 
 
 def prepare(device):
