@@ -44,6 +44,7 @@ class TrainConfig:
     seed: int = 1
     precision: str = "fp32"  # fp32, bf16 (autocast), or on CUDA fp16 (autocast + gradient scaler)
     num_iterations: int | None = None  # SetFit: pairs per example of each kind (None: setfit's oversampling)
+    cuda_graphs: bool = False  # the training step's passes replayed as CUDA graphs (graphed.py): other dropout masks
 
 
 def config(protocol, model_type, epochs, batch_size, lr, seed, precision, metric, num_iterations=None):
