@@ -21,6 +21,8 @@ device is. With dropout off it computes the plain run's logits, gradients and lo
 (tests/test_graphed.py, on CUDA); the blog's grid ran both ways on one card (docs/gpu.md).
 """
 
+import gc
+
 import torch
 import torch.nn as nn
 
@@ -73,3 +75,10 @@ class StepGraphs:
                     Trained(self.model, self.cached_depth, layout.grid, self.device), (rows, is_token),
                     allow_unused_input=True, pool=self.pool)
             return self.graphed[layout.grid](rows, is_token)
+
+    def release(self):
+        """The graphs and their memory pool back to torch at the run's end (a worker runs the next
+        run in the same process). A capture ties each graph to its module in a reference cycle,
+        which only the collector frees."""
+        self.graphed.clear()
+        gc.collect()

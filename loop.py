@@ -201,6 +201,8 @@ def train(model, config, inputs, log=print):
                 chosen, chosen_weights = point, trainable_copy(model)  # the first of equal bests
             log_point(log, point, total_steps)
     train_seconds = time.perf_counter() - began - eval_seconds
+    if graphs:
+        graphs.release()
     scoring_began = time.perf_counter()
     train_scores = train_scores_with(model, chosen_weights, config, inputs)
     return TrainResult(chosen=chosen, train_scores=train_scores, curve=curve, losses=losses, total_steps=total_steps,
