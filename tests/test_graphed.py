@@ -90,7 +90,7 @@ def test_graphed_runs_give_the_plain_runs_losses_with_dropout_off(tiny_bert_no_d
 @needs_cuda
 @pytest.mark.parametrize("family", FAMILIES)
 def test_every_family_graphs_and_repeats_itself_with_dropout_on(family, tmp_path):
-    folder = tiny_hf_model(family, tmp_path)[1]
+    folder = tiny_hf_model(family, tmp_path, num_labels=2)[1]
     runs = [tiny_run(folder, "finetune", 0, "fp16", graphs=True, epochs=2) for _ in range(2)]
     assert runs[0].losses == runs[1].losses  # the same seed, the same masks
     assert all(np.isfinite(runs[0].losses))
