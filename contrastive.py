@@ -63,22 +63,37 @@ def decays(name):
     return not (name.endswith(".bias") or "norm" in name)
 
 
+def body_optimizer(model, inputs, cached_depth, lr):
+    """AdamW on what trains, as setfit's Trainer sets it: (the optimizer, its parameters), or
+    (None, []) when every layer is frozen (the head is then fitted to the frozen body alone)."""
+    named = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
+    if not named:
+        return None, []
+    optimizer = AdamW([dict(params=[p for name, p in named if decays(name)], weight_decay=WEIGHT_DECAY),
+                       dict(params=[p for name, p in named if not decays(name)], weight_decay=0.0)], lr=lr,
+                      used_rows=used_word_rows(model, inputs, cached_depth))
+    return optimizer, [p for _, p in named]
+
+
+def log_step(log, step, total_steps, pairs, losses, optimizer):
+    if (step + 1) % max(1, total_steps // 10) == 0 or step + 1 == total_steps:
+        log(f"step {step + 1:4d}/{total_steps} | pairs {pairs} | loss {np.mean(losses[-10:]):.4f} "
+            f"| lr {optimizer.param_groups[0]['lr']:.2e}")
+
+
 def train_body(model, inputs, labels, cached_depth, device, precision, seed, num_iterations, lr, log=print):
-    """Stage 1: one epoch of the cosine-similarity loss over setfit's pairs. Returns the per-step
-    losses and the number of pairs and of warmup steps."""
+    """Stage 1 as setfit 1.2 runs it ("library"): one epoch of the cosine-similarity loss over
+    setfit's pairs. Returns the per-step losses and the number of pairs and of warmup steps."""
     rng = np.random.default_rng(seed)
     first, second, target = contrastive_pairs(np.asarray(labels), rng, num_iterations)
     order = torch.as_tensor(rng.permutation(len(target)))  # the Trainer's shuffled batches
     total_steps = math.ceil(len(target) / BATCH_SIZE)
     warmup_steps = math.ceil(total_steps * WARMUP_PROPORTION)
-    named = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
-    if not named:  # every layer frozen: nothing to fine-tune; the head is fitted to the frozen body alone
+    optimizer, params = body_optimizer(model, inputs, cached_depth, lr)
+    if optimizer is None:
         return dict(losses=[], pairs=len(target), total_steps=0, warmup_steps=0, optimizer_state_bytes=None)
-    optimizer = AdamW([dict(params=[p for name, p in named if decays(name)], weight_decay=WEIGHT_DECAY),
-                       dict(params=[p for name, p in named if not decays(name)], weight_decay=0.0)], lr=lr,
-                      used_rows=used_word_rows(model, inputs, cached_depth))
     scaler = torch.amp.GradScaler(device.type, enabled=precision == "fp16")
-    params, target, losses = [p for _, p in named], torch.as_tensor(target).to(device), []
+    target, losses = torch.as_tensor(target).to(device), []
     model.train()  # dropout on in every layer that runs, as the library trains its body
     for step, batch in enumerate(order.split(BATCH_SIZE)):
         for group in optimizer.param_groups:
@@ -90,11 +105,87 @@ def train_body(model, inputs, labels, cached_depth, device, precision, seed, num
         loss = F.mse_loss(F.cosine_similarity(a, b), target[batch.to(device)])
         optimizer_step(loss, optimizer, scaler, params, MAX_GRAD_NORM)
         losses.append(loss.item())
-        if (step + 1) % max(1, total_steps // 10) == 0 or step + 1 == total_steps:
-            log(f"step {step + 1:4d}/{total_steps} | pairs {len(target)} | loss {np.mean(losses[-10:]):.4f} "
-                f"| lr {optimizer.param_groups[0]['lr']:.2e}")
+        log_step(log, step, total_steps, len(target), losses, optimizer)
     return dict(losses=losses, pairs=len(target), total_steps=total_steps, warmup_steps=warmup_steps,
                 optimizer_state_bytes=state_bytes(optimizer))
+
+
+# ----------------------------------------------------------------------------------------------
+# The fast body: every pair among a batch's distinct sentences
+
+FAST_BATCH = 32  # distinct sentences a step: 496 pairs among them, where the library's step has 16 pairs
+FAST_SHARE = 8  # the fast body runs this fraction's inverse of the library's sentence passes
+
+
+def library_passes(labels, num_iterations=None):
+    """The sentences the library's body runs through the encoder: 2 per pair, as many pairs as
+    contrastive_pairs makes (each kind as many as the commoner, or num_iterations x n each)."""
+    n, counts = len(labels), np.unique(labels, return_counts=True)[1]
+    positives = int(np.sum(counts * (counts + 1) // 2))  # pairs i <= j of one class
+    pairs = 2 * (num_iterations * n if num_iterations else max(positives, n * (n + 1) // 2 - positives))
+    return 2 * pairs
+
+
+def class_blocks(labels, rng, batch_size=FAST_BATCH):
+    """One epoch of batches of distinct sentences in which classes come in blocks of about K =
+    max(2, batch_size // classes) of their examples (P x K sampling): every batch holds positive
+    pairs, with 2 classes or 150. Each class's blocks are spread evenly over the epoch (a block's
+    place: its rank among its class's blocks, jittered, over their number), so a common class does
+    not fill the last batches alone."""
+    K = max(2, batch_size // len(np.unique(labels)))
+    blocks, places = [], []
+    for c in np.unique(labels):
+        members = rng.permutation(np.flatnonzero(labels == c))
+        own = np.array_split(members, math.ceil(len(members) / K))
+        blocks += own
+        places += list((np.arange(len(own)) + rng.random(len(own))) / len(own))
+    order = np.concatenate([blocks[i] for i in np.argsort(places, kind="stable")])
+    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+def all_pairs_loss(embeddings, labels):
+    """SetFit's loss, (cos - same label)^2, on every pair i < j of a batch's sentences (B, H), its
+    positive and its negative pairs weighted half and half, as setfit's oversampling balances them."""
+    unit = F.normalize(embeddings, dim=-1)
+    i, j = torch.triu_indices(len(labels), len(labels), offset=1, device=embeddings.device)
+    cosine, same = (unit[i] * unit[j]).sum(-1), labels[i] == labels[j]
+    kinds = [(cosine[same] - 1) ** 2, cosine[~same] ** 2]
+    kinds = [kind.mean() for kind in kinds if len(kind)]
+    return sum(kinds) / len(kinds)
+
+
+def train_body_fast(model, inputs, labels, cached_depth, device, precision, seed, num_iterations, lr, log=print):
+    """Stage 1 at an eighth of the library's sentence passes ("fast"): class-blocked batches of
+    FAST_BATCH distinct sentences, each embedded once, SetFit's loss on every pair among them;
+    epochs until the passes are spent, AdamW as the library's (warmup over the first tenth, then
+    linear decay, clipping at 1). Returns what train_body returns."""
+    rng, labels = np.random.default_rng(seed), np.asarray(labels)
+    total_steps = max(math.ceil(library_passes(labels, num_iterations) / FAST_SHARE / FAST_BATCH),
+                      len(class_blocks(labels, np.random.default_rng(seed))))  # at least one epoch
+    warmup_steps = math.ceil(total_steps * WARMUP_PROPORTION)
+    optimizer, params = body_optimizer(model, inputs, cached_depth, lr)
+    pairs = total_steps * FAST_BATCH * (FAST_BATCH - 1) // 2  # about: the last batch of an epoch is smaller
+    if optimizer is None:
+        return dict(losses=[], pairs=pairs, total_steps=0, warmup_steps=0, optimizer_state_bytes=None)
+    scaler = torch.amp.GradScaler(device.type, enabled=precision == "fp16")
+    device_labels, losses, batches = torch.as_tensor(labels).to(device), [], []
+    model.train()
+    for step in range(total_steps):
+        batches = batches or class_blocks(labels, rng)  # the next epoch's
+        batch = batches.pop(0)
+        for group in optimizer.param_groups:
+            group["lr"] = lr_at(step, warmup_steps, total_steps, lr)
+        with autocast(device, precision):
+            embeddings = sentence_embeddings(model, [inputs[i] for i in batch], cached_depth, device)  # (B, H)
+        loss = all_pairs_loss(embeddings.float(), device_labels[torch.as_tensor(batch).to(device)])
+        optimizer_step(loss, optimizer, scaler, params, MAX_GRAD_NORM)
+        losses.append(loss.item())
+        log_step(log, step, total_steps, pairs, losses, optimizer)
+    return dict(losses=losses, pairs=pairs, total_steps=total_steps, warmup_steps=warmup_steps,
+                optimizer_state_bytes=state_bytes(optimizer))
+
+
+BODIES = {"library": train_body, "fast": train_body_fast}  # --setfit-body
 
 
 def fit_head(train_embeddings, train_labels, num_labels):
@@ -107,8 +198,8 @@ def train(model, config, inputs, log=print):
     """SetFit as a method (methods.py): both stages at config's rate, seed and precision, then the
     training subset and the dev split scored with the head."""
     began = time.perf_counter()
-    body = train_body(model, inputs.train, inputs.train_labels, inputs.cached_depth, inputs.device, config.precision,
-                      config.seed, config.num_iterations, config.lr, log)
+    body = BODIES[config.setfit_body](model, inputs.train, inputs.train_labels, inputs.cached_depth, inputs.device,
+                                      config.precision, config.seed, config.num_iterations, config.lr, log)
     train_seconds = time.perf_counter() - began
     embed = lambda states: all_sentence_embeddings(model, states, inputs.cached_depth, inputs.device, config.precision)
     train_x, train_labels, num_labels = embed(inputs.train), np.asarray(inputs.train_labels), model.config.num_labels
@@ -119,6 +210,7 @@ def train(model, config, inputs, log=print):
     return TrainResult(chosen=dict(step=body["total_steps"], **dev),
                        train_scores=score(train_x, train_labels), losses=body["losses"],
                        total_steps=body["total_steps"], warmup_steps=body["warmup_steps"],
-                       details=dict(pairs=body["pairs"], num_iterations=config.num_iterations, lr=config.lr),
+                       details=dict(pairs=body["pairs"], num_iterations=config.num_iterations, lr=config.lr,
+                                    body=config.setfit_body),
                        train_seconds=train_seconds, optimizer_state_bytes=body["optimizer_state_bytes"], fitted_head=head,
                        eval_seconds=time.perf_counter() - began - train_seconds)

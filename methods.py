@@ -182,8 +182,8 @@ METHODS = (
            best_lr=lambda n: scaled(2e-4, 50, n, power=2, floor=1e-5),
            make_trainable=trainable_body_above, train=contrastive_train,
            counts=lambda trainable, fitted_head: trainable + fitted_head, sentence_embedding=True, scored_once=True,
-           options=("num_iterations",), ignores=("epochs", "batch_size", "protocol", "cuda_graphs"),
-           settings=("num_iterations",),
+           options=("num_iterations", "setfit_body"), ignores=("epochs", "batch_size", "protocol", "cuda_graphs"),
+           settings=("num_iterations", "setfit_body"),
            ignores_why="it trains one epoch of setfit's pairs in batches of 16 on setfit's schedule by its own "
                        "steps (contrastive.py)",
            needs_classes=True, save=save_embedder,

@@ -61,6 +61,9 @@ def parser():
                        nargs="+" if name == "targets" else None, help=f"--method lora (default {default})")
     p.add_argument("--num-iterations", type=int,
                    help="--method setfit: num_iterations x n pairs of each kind instead of setfit's oversampling")
+    p.add_argument("--setfit-body", choices=["library", "fast"], default="library",
+                   help="--method setfit: its body trained on setfit 1.2's sampled pairs (library), or on every pair "
+                        "among batches of distinct sentences at an eighth of the library's sentence passes (fast)")
     p.add_argument("--pooling", choices=["first", "mean"],
                    help="what stands for a sentence: its first token or the mean of its tokens. Default: the "
                         "first token for finetune, lora and bitfit (as the studies' classifiers read it); for probe and "
@@ -161,6 +164,7 @@ def plan_run(args, task):
     train_config.evaluations = args.evaluations
     train_config.eval_batch_size = machine.eval_batch_size(device)
     train_config.cuda_graphs = args.cuda_graphs
+    train_config.setfit_body = args.setfit_body
     # frozen layers are read from the cache (--no-cache runs them every step, the Trainer's way; a
     # method that trains nothing always reads it)
     cached = args.freeze != 0 and (method.every_layer_frozen or not args.no_cache)

@@ -85,3 +85,71 @@ def test_a_regression_task_and_the_protocol_s_options_are_refused(tmp_path, tiny
         err = capsys.readouterr().err
         assert exit_.value.code == 2 and err.count("\n") == 1 and message in err and "Traceback" not in err
     assert not (tmp_path / "r.json").exists()
+
+
+# ----------------------------------------------------------------------------------------------
+# The fast body (--setfit-body fast)
+
+@pytest.mark.parametrize("counts", [[25, 25], [120, 40, 30, 10], [2] * 150])
+def test_class_blocks_give_every_sentence_once_an_epoch_and_every_batch_positives(counts):
+    labels = np.repeat(np.arange(len(counts)), counts)
+    batches = contrastive.class_blocks(labels, np.random.default_rng(0))
+    assert sorted(np.concatenate(batches).tolist()) == list(range(len(labels)))  # each once: distinct sentences
+    assert all(len(b) == contrastive.FAST_BATCH for b in batches[:-1])
+    for batch in batches:
+        assert len(np.unique(labels[batch])) < len(batch)  # some class twice: positive pairs in every batch
+        assert len(np.unique(labels[batch])) > 1  # and negative ones
+
+
+def test_all_pairs_loss_is_setfit_s_loss_on_every_pair_weighted_half_and_half():
+    g = torch.Generator().manual_seed(0)
+    embeddings, labels = torch.randn(10, 8, generator=g), torch.tensor([0, 1, 2, 0, 1, 1, 2, 0, 0, 1])
+    positives, negatives = [], []
+    for i in range(10):
+        for j in range(i + 1, 10):
+            cosine = F.cosine_similarity(embeddings[i], embeddings[j], dim=0)
+            (positives if labels[i] == labels[j] else negatives).append((cosine - float(labels[i] == labels[j])) ** 2)
+    expected = (torch.stack(positives).mean() + torch.stack(negatives).mean()) / 2
+    torch.testing.assert_close(contrastive.all_pairs_loss(embeddings, labels), expected)
+    only_negatives = contrastive.all_pairs_loss(embeddings[:3], labels[:3])  # no positive pair: the negatives alone
+    cosines = [F.cosine_similarity(embeddings[i], embeddings[j], dim=0) for i, j in ((0, 1), (0, 2), (1, 2))]
+    torch.testing.assert_close(only_negatives, torch.stack(cosines).square().mean())
+
+
+@pytest.mark.parametrize("num_iterations", [None, 5])
+def test_library_passes_count_the_library_s_pairs_twice(num_iterations):
+    for counts in ([25, 25], [120, 40, 30, 10], [2] * 150):
+        labels = np.repeat(np.arange(len(counts)), counts)
+        first, _, _ = contrastive.contrastive_pairs(labels, np.random.default_rng(0), num_iterations)
+        assert contrastive.library_passes(labels, num_iterations) == 2 * len(first)
+
+
+def test_a_fast_setfit_run_spends_an_eighth_of_the_library_s_passes_and_says_so(tmp_path, tiny_bert, glue_dir):
+    common = ("--method", "setfit", "--freeze", "1", "--precision", "fp32", "--size", "40")
+    fast = run(tmp_path, tiny_bert, glue_dir, *common, "--setfit-body", "fast", out="fast/r.json")
+    library = run(tmp_path, tiny_bert, glue_dir, *common, out="library/r.json")  # a folder holds one body's cell
+    assert fast["config"]["setfit_body"] == "fast" and library["config"]["setfit_body"] == "library"
+    task = data.load_glue("sst2", glue_dir)
+    labels = task.train_labels[data.load_subset(task, 40, str(tmp_path / "splits"))]
+    passes = contrastive.library_passes(labels)
+    assert passes == 2 * library["setfit"]["pairs"]  # 2 sentences a pair
+    steps = len(fast["train_losses"])
+    assert steps == max(-(-passes // (8 * 32)), len(contrastive.class_blocks(labels, np.random.default_rng(1))))
+    assert steps * 32 <= passes / 8 + 32 or steps == 2  # an eighth of the passes, or one epoch of 40 sentences
+    assert np.isfinite(fast["train_losses"]).all() and 0 <= fast["at_score"]["accuracy"] <= 1
+
+
+def test_the_body_is_a_setting_of_a_setfit_cell_and_older_records_held_the_library_s():
+    import result
+    config = dict(method="setfit", pooling="mean", precision="fp32", normalize=True, num_iterations=None)
+    older = result.settings_of(config)
+    assert older == result.settings_of({**config, "setfit_body": "library"})
+    assert older != result.settings_of({**config, "setfit_body": "fast"})
+
+
+def test_the_body_goes_with_setfit_alone(tmp_path, tiny_bert, glue_dir, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        freeze_study.main(["--model", tiny_bert, "--glue-dir", glue_dir, "--setfit-body", "fast", "--quiet",
+                           "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "--setfit-body goes with --method setfit, not --method finetune" in err
