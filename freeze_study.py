@@ -30,7 +30,6 @@ import model
 import result
 import trainable
 from plan import fail, parse_args, plan_run
-from study.results import check_folder
 
 
 def interrupt(signum, frame):
@@ -58,7 +57,7 @@ def run(args, log=print):
     task, indices = load_task_and_subset(args)
     plan = plan_run(args, task)
     machine.prepare(plan.device)
-    check_folder(os.path.dirname(plan.out) or ".", cell_config(plan), plan.precision_chosen)
+    result.check_folder(os.path.dirname(plan.out) or ".", cell_config(plan), plan.precision_chosen)
     classifier, inputs, max_length, prefix_seconds = prepare(plan, task, indices)
     if plan.device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(plan.device)

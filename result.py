@@ -11,13 +11,14 @@ the learning rate only where it is not the method's default at that train size (
 probe has none), written as 3e-4; the reset top layers only where there are some; the method's
 suffix (methods.py), none for the protocol's fine-tune. Runs that differ in nothing but their seed
 form a cell (cell_of), and a report pools them; settings_of names what else a cell's runs must
-share (their precision and pooling, SetFit's pairs, LoRA's rank, ...). What a folder of runs may
-hold is study/results.py's (check_folder); make asks study/grid.py for a grid's names and for the
-options each name stands for.
+share (their precision and pooling, SetFit's pairs, LoRA's rank, ...), and check_folder refuses a
+run that would mix a folder's cells before it starts. make asks study/grid.py for a grid's names and
+for the options each name stands for.
 
-Nothing here imports torch: make calls it once per run.
+Nothing here imports torch: study/grid.py, which make calls, reads the names here.
 """
 
+import glob
 import json
 import os
 import re
@@ -193,3 +194,44 @@ def write(path, result):
 def log_of(path):
     """A run's log, beside its result file: what it printed (make's rule and study/worker.py write it)."""
     return path.removesuffix(".json") + ".log"
+
+
+# ----------------------------------------------------------------------------------------------
+# What a folder of runs may hold
+
+def check_folder(folder, config, precision_chosen):
+    """Refuse a run that would mix a folder's cells: one precision and one metric per folder, one pooling per
+    method (the recipe may read the first token where the probe reads the mean, never two of one
+    method), and one value of each of settings_of per cell. config: the run's, as recorded (at
+    least its name's fields and its settings). precision_chosen: whether the user asked for the
+    precision (else the default)."""
+    cell, settings = cell_of(config), settings_of(config)
+    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
+        try:
+            with open(path) as f:
+                theirs = json.load(f)["config"]
+            their_precision, their_pooling, their_method = theirs["precision"], theirs["pooling"], method_of(theirs)
+        except (ValueError, KeyError, TypeError, OSError):
+            continue  # not a run result; the report names such files
+        name = os.path.basename(path)
+        if their_precision != config["precision"]:
+            raise ValueError(f"{folder} holds {their_precision} runs ({name}) and this run would be {config['precision']}"
+                             f"{'' if precision_chosen else ' (the default here)'}: pass --precision {their_precision} "
+                             f"(make: PRECISION={their_precision}) to add to them, or write elsewhere (--out, make: RESULTS=...)")
+        if None not in (theirs.get("metric"), config.get("metric")) and theirs["metric"] != config["metric"]:
+            raise ValueError(f"{folder} holds runs judged by {theirs['metric']} ({name}) and this one would be judged "
+                             f"by {config['metric']}: a folder's answer reads one metric; pass --metric {theirs['metric']} "
+                             f"(make: METRIC={theirs['metric']}) to add to them, or write elsewhere (--out, make: RESULTS=...)")
+        method = method_of(config)
+        if their_method == method and their_pooling != config["pooling"]:
+            raise ValueError(f"{folder} holds {method} runs pooled by the {their_pooling} ({name}) and this one would "
+                             f"pool by the {config['pooling']}: pass --pooling {their_pooling} to add to them, or "
+                             "write elsewhere (--out, make: RESULTS=...)")
+        if cell_of(theirs) != cell:
+            continue
+        mixed = mixed_setting([theirs, config])
+        if mixed:
+            setting, _ = mixed
+            raise ValueError(f"{folder} holds this cell's runs with {setting} {settings_of(theirs)[setting]} ({name}) "
+                             f"and this one would have {settings[setting]}: a cell's seeds share their settings; "
+                             "match them, or write elsewhere (--out, make: RESULTS=...)")

@@ -41,7 +41,7 @@ def method_name(config):
 
 def judged_by(runs):
     """The metric a folder's answer reads: the one its runs were judged by (the task's own, or what
-    --metric / METRIC= named; one a folder, study.results.check_folder)."""
+    --metric / METRIC= named; one a folder, result.check_folder)."""
     return runs[0]["metric"]
 
 

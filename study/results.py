@@ -1,7 +1,6 @@
 """
 A folder of run results, read and summarised: the runs that parse (and the one precision they
-share), what a folder may hold (check_folder: a run is refused before it starts where it would
-mix a folder's cells), the runs grouped into cells, and the statistics the reports print: per cell mean, median,
+share; what a folder may hold is result.py's check_folder, a run's own rule), the runs grouped into cells, and the statistics the reports print: per cell mean, median,
 std, min and max, and the difference of two cells against seed noise. And where a grid stands,
 for make (after each run, and `make status`):
 
@@ -55,44 +54,6 @@ def precision_of(results, folder):
         raise ValueError(f"{folder} mixes precisions ({', '.join(f'{n} runs {p}' for p, n in sorted(counts.items()))}): "
                          "move one precision's runs to a folder of their own, and compare the two with --against")
     return next(iter(counts))
-
-
-def check_folder(folder, config, precision_chosen):
-    """Refuse a run that would mix a folder's cells: one precision and one metric per folder, one pooling per
-    method (the recipe may read the first token where the probe reads the mean, never two of one
-    method), and one value of each of settings_of per cell. config: the run's, as recorded (at
-    least its name's fields and its settings). precision_chosen: whether the user asked for the
-    precision (else the default)."""
-    cell, settings = run_result.cell_of(config), run_result.settings_of(config)
-    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
-        try:
-            with open(path) as f:
-                theirs = json.load(f)["config"]
-            their_precision, their_pooling, their_method = theirs["precision"], theirs["pooling"], run_result.method_of(theirs)
-        except (ValueError, KeyError, TypeError, OSError):
-            continue  # not a run result; the report names such files
-        name = os.path.basename(path)
-        if their_precision != config["precision"]:
-            raise ValueError(f"{folder} holds {their_precision} runs ({name}) and this run would be {config['precision']}"
-                             f"{'' if precision_chosen else ' (the default here)'}: pass --precision {their_precision} "
-                             f"(make: PRECISION={their_precision}) to add to them, or write elsewhere (--out, make: RESULTS=...)")
-        if None not in (theirs.get("metric"), config.get("metric")) and theirs["metric"] != config["metric"]:
-            raise ValueError(f"{folder} holds runs judged by {theirs['metric']} ({name}) and this one would be judged "
-                             f"by {config['metric']}: a folder's answer reads one metric; pass --metric {theirs['metric']} "
-                             f"(make: METRIC={theirs['metric']}) to add to them, or write elsewhere (--out, make: RESULTS=...)")
-        method = run_result.method_of(config)
-        if their_method == method and their_pooling != config["pooling"]:
-            raise ValueError(f"{folder} holds {method} runs pooled by the {their_pooling} ({name}) and this one would "
-                             f"pool by the {config['pooling']}: pass --pooling {their_pooling} to add to them, or "
-                             "write elsewhere (--out, make: RESULTS=...)")
-        if run_result.cell_of(theirs) != cell:
-            continue
-        mixed = run_result.mixed_setting([theirs, config])
-        if mixed:
-            setting, _ = mixed
-            raise ValueError(f"{folder} holds this cell's runs with {setting} {run_result.settings_of(theirs)[setting]} ({name}) "
-                             f"and this one would have {settings[setting]}: a cell's seeds share their settings; "
-                             "match them, or write elsewhere (--out, make: RESULTS=...)")
 
 
 def device_of(result):

@@ -82,3 +82,14 @@ def test_a_circle_is_found_however_the_import_is_written(tmp_path):
     graph = import_graph(str(tmp_path))
     assert graph["bench.a"] == {"bench.b", "data"}
     assert circles(graph) == [["study.figures", "study.report", "study.figures"]]
+
+
+def test_a_run_needs_no_study():
+    """The top level is what one run goes through; study/ turns many runs into a study. A run's own
+    rules (what a results folder may hold among them) live with the run, so no top-level module,
+    nor a family's part, imports study/ (bench/ may: it measures studies)."""
+    graph = import_graph(ROOT)
+    top_level = [name for name in graph if not name.startswith(("study.", "bench."))]
+    assert "freeze_study" in top_level and "parts.deberta" in top_level
+    assert {name: sorted(m for m in graph[name] if m.startswith("study.")) for name in top_level
+            if any(m.startswith("study.") for m in graph[name])} == {}

@@ -1,10 +1,12 @@
 """result.py: the one grammar of result names, which the Makefile (study/grid.py), the study and the
 tool share."""
 
+import json
+
 import pytest
 
 import result
-from conftest import result_record
+from conftest import result_record, write_result
 
 
 @pytest.mark.parametrize("run, name", [
@@ -45,3 +47,31 @@ def test_a_grid_s_options_go_to_the_runs_that_read_them():
     assert setfit[setfit.index("--num-iterations") + 1] == "20" and "--epochs" not in setfit  # SetFit's own schedule
     assert "--num-iterations" not in finetune and finetune[finetune.index("--epochs") + 1] == "3"  # SetFit's pairs alone
     assert "--splits-dir" not in result.RunName(1, "all", 1).flags(shared)  # the whole train split: no subset
+
+
+def test_a_folder_takes_one_precision_and_one_pooling_per_method(tmp_path):
+    write_result(tmp_path, 6, 50, 1, 0.7)  # a fine-tune, first token, fp32
+    write_result(tmp_path, 6, 50, 1, 0.7, method="probe", lr=None, pooling="mean")
+    (tmp_path / "notes.json").write_text(json.dumps({"not": "a run"}))
+    ok = dict(precision="fp32", pooling="first", method="finetune")
+    result.check_folder(str(tmp_path), ok, precision_chosen=True)
+    result.check_folder(str(tmp_path), dict(ok, pooling="mean", method="setfit"), precision_chosen=True)  # a new method
+    with pytest.raises(ValueError, match=r"holds fp32 runs .* would be bf16 \(the default here\): pass --precision fp32"):
+        result.check_folder(str(tmp_path), dict(ok, precision="bf16"), precision_chosen=False)
+    with pytest.raises(ValueError, match="holds probe runs pooled by the mean .* would pool by the first"):
+        result.check_folder(str(tmp_path), dict(ok, method="probe"), precision_chosen=True)
+
+
+def test_a_run_never_joins_a_cell_of_other_settings(tmp_path):
+    """SetFit's pairs per example (--num-iterations) are a setting its name does not carry: a run
+    that would join seeds run with others is refused before it starts, in one line."""
+    write_result(tmp_path, 0, 1000, 1, 0.82, method="setfit", lr=1e-5, pooling="mean", num_iterations=20)
+    setfit = result_record(0, 1000, 2, method="setfit", lr=1e-5, pooling="mean", num_iterations=20)["config"]
+    result.check_folder(str(tmp_path), setfit, precision_chosen=True)  # another seed of the cell
+    result.check_folder(str(tmp_path), dict(setfit, size=500, num_iterations=None), precision_chosen=True)  # another cell
+    with pytest.raises(ValueError, match=r"holds this cell's runs with num_iterations 20 \(freeze0_size1000_seed1_setfit"
+                                         r".json\) and this one would have None"):
+        result.check_folder(str(tmp_path), dict(setfit, num_iterations=None), precision_chosen=True)
+    write_result(tmp_path, 2, 200, 1, 0.7, epochs=10)
+    with pytest.raises(ValueError, match="with epochs 10 .* would have 3"):  # a shared setting, for any method
+        result.check_folder(str(tmp_path), result_record(2, 200, 3, epochs=3)["config"], precision_chosen=True)
