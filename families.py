@@ -51,7 +51,7 @@ class Family:
     attn_out_dropout: bool = True  # dropout on the attention's output projection (DistilBERT: none)
     top_level: tuple = ("classifier.",)  # head tensors a checkpoint keeps outside the encoder's prefix
     lora_targets: tuple = ("query", "value")  # LoRA's default projections (peft's for BERT and RoBERTa)
-    parts: str = "model"  # the module whose Embeddings, Layer, ClassificationHead and layer_context compute it
+    parts: str = "model"  # the module whose Embeddings, Layer, ClassificationHead, layer_context and shared_by_layers compute it
     own_keys: object = lambda hf: {}  # config.json -> the EncoderConfig fields only this family reads
     biases: bool = True  # its linear layers and norms have biases (BitFit trains nothing without them)
     classifier_pools_mean: bool = False  # its *ForSequenceClassification can read the mean (classifier_pooling)
@@ -131,7 +131,8 @@ FAMILIES = {family.model_type: family for family in (
         (r"^head\.dense\.", "pooler.dense."), (r"^head\.out_proj\.", "classifier."),
     ) + SHARED_NAMES, dropout_first=True, default_pad_token_id=0, position_pad=None, segments=True,
            relative_buckets=False, encoder_name="deberta", head_activation="gelu", top_level=("classifier.", "pooler."),
-           config_keys=(("classifier_dropout", "cls_dropout"),), own_keys=lambda hf: deberta_keys(hf)),
+           config_keys=(("classifier_dropout", "cls_dropout"),), own_keys=lambda hf: deberta_keys(hf),
+           parts="parts.deberta"),
     # MPNet names its attention's parts apart from BERT's, has no segments, and numbers positions from
     # 2 whatever pad_token_id says (transformers fixes its padding index at 1)
     Family("mpnet", "MPNetForSequenceClassification", (
@@ -140,7 +141,7 @@ FAMILIES = {family.model_type: family for family in (
         (r"^layers\.(\d+)\.attn_norm\.", LAYER + "attention.LayerNorm."),
         (r"^relative_bias\.", "encoder.relative_attention_bias."),
     ) + SHARED_NAMES + CLASSIFIER_HEAD, dropout_first=True, default_pad_token_id=1, position_pad=lambda pad: 1, segments=False,
-           relative_buckets=True),
+           relative_buckets=True, parts="parts.mpnet"),
 )}
 
 

@@ -20,17 +20,14 @@ The forward pass is split so the training loop can cache what frozen layers prod
 forward(sequences) is their composition.
 """
 
-import functools
 import importlib
-import math
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 import families
-from families import MPNET_BUCKETS, EncoderConfig
-from parts import deberta
+from families import EncoderConfig
 from rows import Layout, mean_pool, pack
 
 ACTIVATIONS = {  # config.json's hidden_act, as families.ACTIVATIONS names them
@@ -170,14 +167,12 @@ class Classifier(nn.Module):
         self.embed = self.parts.Embeddings(config)
         self.layers = nn.ModuleList(self.parts.Layer(config, i) for i in range(config.num_layers))
         self.final_norm = self.parts.final_norm(config)  # after the last layer (ModernBERT), else None
-        # MPNet: one table of per-head biases by bucketed relative position, shared by every layer
-        buckets = config.relative_attention_num_buckets
-        self.relative_bias = nn.Embedding(buckets, config.num_heads) if buckets else None
-        # DeBERTa: one table of relative-position embeddings shared by every layer, normalised once
-        span, H = config.relative_span, config.hidden_size
-        self.relative_rows = nn.Embedding(2 * span, H) if span else None
-        self.relative_norm = nn.LayerNorm(H, eps=config.layer_norm_eps) if span and config.norm_relative else None
-        self.relative_dropout = nn.Dropout(config.hidden_dropout) if span else None
+        # what every layer reads and no layer owns, as the family's parts declare it (MPNet's
+        # relative bias table, DeBERTa's relative embeddings): attributes named as its checkpoint maps them
+        shared = self.parts.shared_by_layers(config)
+        for name, module in shared.items():
+            setattr(self, name, module)
+        self.shared_names = tuple(shared)
         self.head = self.parts.ClassificationHead(config)
 
     def run_layers(self, hidden, layout, start=0, stop=None, first_token_only=False):
@@ -196,14 +191,10 @@ class Classifier(nn.Module):
         compute it (layer_context below, or ModernBERT's masks and rotary angles)."""
         return self.parts.layer_context(self, layout)
 
-    def attention_bias(self, layout):
-        """MPNet's relative position bias for this batch's grid, computed once for all its layers:
-        (B, nh, T, T), the table's entry for each (query, key) distance, -inf at padding keys."""
-        T = layout.grid[1]
-        position = torch.arange(T, device=layout.cell.device)
-        buckets = relative_position_bucket(position[None, :] - position[:, None])  # (T, T): key - query
-        bias = self.relative_bias(buckets).permute(2, 0, 1)[None]  # (1, nh, T, T)
-        return bias.masked_fill(~layout.key_is_token, float("-inf"))
+    def shared_by_layers(self):
+        """The modules every layer reads and no layer owns (the family's parts'; trainable.freeze
+        freezes them with the first layer)."""
+        return [getattr(self, name) for name in self.shared_names]
 
     def sentence_states(self, hidden, layout, start=0):
         """Layers [start, L) on hidden (N, H), then one state per sentence (B, H). First-token
@@ -225,36 +216,20 @@ class Classifier(nn.Module):
 
 
 def layer_context(model, layout):
-    """What every layer's attention shares for a batch of these families: MPNet's relative bias,
-    DeBERTa's position terms (relative_scores bound to the batch's relative rows), read from what
-    the model has; None: the padding mask alone (layout.key_is_token)."""
-    if model.relative_bias is not None:
-        return model.attention_bias(layout)
-    if model.relative_rows is not None:
-        rows = model.relative_rows.weight
-        rows = rows if model.relative_norm is None else model.relative_norm(rows)
-        return functools.partial(deberta.relative_scores,
-                                 deberta.relative_context(model.config, rows, layout, model.relative_dropout))
+    """What every layer's attention shares for a batch of these families: nothing but the padding
+    mask (layout.key_is_token). A family with relative positions shares them (parts/)."""
     return None
+
+
+def shared_by_layers(config: EncoderConfig):
+    """What every layer reads and no layer owns, {the Classifier's attribute name: module}: none here."""
+    return {}
 
 
 def parts_of(config: EncoderConfig):
     """The module whose Embeddings, Layer, final_norm, ClassificationHead and layer_context compute
     the family, as its block in families.py names it: this one, or its own (parts/modernbert.py)."""
     return importlib.import_module(families.get(config.model_type).parts)
-
-
-def relative_position_bucket(relative_position, num_buckets=MPNET_BUCKETS, max_distance=128):
-    """MPNet's (and T5's) buckets: half for keys before the query, half after; within each half,
-    distances below a quarter of the buckets exact, larger ones log-spaced up to max_distance."""
-    n = -relative_position
-    num_buckets //= 2
-    bucket = (n < 0).long() * num_buckets
-    n = n.abs()
-    max_exact = num_buckets // 2
-    log_spaced = max_exact + (torch.log(n.float() / max_exact) / math.log(max_distance / max_exact)
-                              * (num_buckets - max_exact)).long()
-    return bucket + torch.where(n < max_exact, n, log_spaced.clamp(max=num_buckets - 1))
 
 
 @torch.no_grad()

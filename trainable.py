@@ -50,9 +50,10 @@ def freeze(model, k):
 
 
 def shared_by_layers(model):
-    """What every layer reads and no layer owns: MPNet's relative bias, DeBERTa's relative
-    embeddings and their norm. It feeds the frozen layers, so it trains only when none is frozen."""
-    return [m for m in (model.relative_bias, model.relative_rows, model.relative_norm) if m is not None]
+    """What every layer reads and no layer owns (the family's parts': MPNet's relative bias,
+    DeBERTa's relative embeddings and their norm). It feeds the frozen layers, so it trains only
+    when none is frozen."""
+    return model.shared_by_layers()
 
 
 def reinitialize_top(model, n, k):

@@ -10,14 +10,37 @@ shares, normalised once (norm_rel_ebd):
     r = bucket(i - j): exact within position_buckets / 2 of the query, log-spaced beyond
     K, Q: the layer's own key and query projections applied to the table's rows
 
-model.py's layer_context hands every layer relative_scores bound to the batch's Relative, and
-model.py's Layer calls it for the two terms.
+The table, its norm and its dropout are the Classifier's (shared_by_layers); layer_context hands
+every layer relative_scores bound to the batch's Relative, and model.py's Layer calls it for the two
+terms. The rest of the family is model.py's.
 """
 
+import functools
 import math
 from dataclasses import dataclass
 
 import torch
+import torch.nn as nn
+
+from families import EncoderConfig
+from model import ClassificationHead, Embeddings, Layer, final_norm  # noqa: F401  BERT's, the rest of the family
+
+
+def shared_by_layers(config: EncoderConfig):
+    """What every layer reads and no layer owns, by the Classifier's attribute name: the table of
+    relative-position embeddings (2S, H), its norm (norm_rel_ebd), and the dropout on its rows."""
+    span, H = config.relative_span, config.hidden_size
+    shared = {"relative_rows": nn.Embedding(2 * span, H)}
+    if config.norm_relative:
+        shared["relative_norm"] = nn.LayerNorm(H, eps=config.layer_norm_eps)
+    return {**shared, "relative_dropout": nn.Dropout(config.hidden_dropout)}
+
+
+def layer_context(model, layout):
+    """relative_scores bound to the batch's Relative: the position terms every layer adds."""
+    rows = model.relative_rows.weight
+    rows = model.relative_norm(rows) if hasattr(model, "relative_norm") else rows
+    return functools.partial(relative_scores, relative_context(model.config, rows, layout, model.relative_dropout))
 
 
 @dataclass

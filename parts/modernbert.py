@@ -64,6 +64,11 @@ def attention_context(config: EncoderConfig, layout: Layout):
             False: (local, *rotary(layout.position, head_dim, config.rope_theta[1]))}
 
 
+def shared_by_layers(config: EncoderConfig):
+    """What every layer reads and no layer owns: nothing (its rotary angles are computed, not learnt)."""
+    return {}
+
+
 def layer_context(model, layout: Layout):
     """What every layer's attention shares for a batch (model.py's Classifier asks each family's parts)."""
     return attention_context(model.config, layout)

@@ -13,6 +13,7 @@ import families
 import hub
 import loop
 import model
+import parts.mpnet
 import rows
 from conftest import tiny_hf_model
 
@@ -211,7 +212,7 @@ def test_mean_pooling_is_transformers_masked_mean_with_and_without_the_cache(ski
 def test_mpnet_relative_buckets_are_transformers():
     relative = torch.arange(-300, 301)[None, :] - torch.zeros(1, dtype=torch.long)[:, None]
     theirs = transformers.models.mpnet.modeling_mpnet.MPNetEncoder.relative_position_bucket(relative)
-    assert torch.equal(model.relative_position_bucket(relative), theirs)
+    assert torch.equal(parts.mpnet.relative_position_bucket(relative), theirs)
     # exact below 8 either way, log-spaced to 128: every bucket but 16 (a distance of 0 is in the first half)
     assert theirs.unique().tolist() == [b for b in range(32) if b != 16]
 
