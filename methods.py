@@ -17,7 +17,7 @@ setfit and probe as a sentence-transformers body and their fitted head (checkpoi
 A sixth method is one Method in METHODS and its functions. `python -m methods` prints the table
 with each method's default rate and the rates a search tries at each train size.
 
-Nothing here imports torch (make's calls of result.py read the table): the functions a method
+Nothing here imports torch (study/grid.py, which make calls, reads the table): the functions a method
 names import their module when first called.
 """
 
@@ -202,7 +202,7 @@ METHODS = (
 BY_NAME = {method.name: method for method in METHODS}
 NAMES = tuple(BY_NAME)
 # the methods other modules name: the protocol's own (the default), the probe (--probe, make's PROBE=1)
-# and SetFit (a report section of its own)
+# and SetFit (study/migrate.py brings its older records' rates up to date)
 FINETUNE, PROBE, SETFIT = BY_NAME["finetune"], BY_NAME["probe"], BY_NAME["setfit"]
 OPTIONS = tuple(dict.fromkeys(option for method in METHODS for option in method.options))  # every method's own options
 

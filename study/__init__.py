@@ -1,9 +1,10 @@
 """
-The study: what turns many runs of freeze_study.py into an answer. Nothing here trains; every
-module reads a folder of run results (or schedules the runs that will fill it).
+The study: what turns many runs of freeze_study.py into an answer. Every module reads a folder of
+run results or schedules the runs that will fill it; one trains (batched.py: several rates of one
+cell at once, which bench/batched_rates.py measures).
 
     grid.py        a grid's result names and each name's options, for make (result.py's grammar)
-    results.py     a folder of runs read and summarised, what a folder may hold; where a grid stands (make status)
+    results.py     a folder of runs read and summarised; where a grid stands (make status)
     published.py   the published figures set beside ours: the blog's grid, Lee et al.'s operating points
     report.py      the blog study's report: tables, findings, costs (make report)
     sections.py    the report's sections for reset tops, each other method and the probe beside the tabled cells

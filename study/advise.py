@@ -8,7 +8,7 @@ decided or the budget spent; then it keeps the pick and writes its report (study
     python -m study.advise results/sst2/minilm --size 200 --budget 2 --depths -1 0 1 2 3 4 5 6 -- RUN_OPTIONS
     python -m study.advise --replay docs/results/sst2-minilm/runs --size 200      (no runs: study/replay.py)
 
-    round ─► policy.next_runs(what ran) ─► result files ─► study.worker.run_all (make -j N's N at once)
+    round ─► policy.next_runs(what ran) ─► result files ─► study.worker.Workers.run_all (make -j N's N at once)
       ▲                                                    (SLURM=1: a job array, study/slurm.py) │
       └──────────── each run's fair score on the dev split's first half ◄───┘
 

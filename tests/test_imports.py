@@ -93,3 +93,14 @@ def test_a_run_needs_no_study():
     assert "freeze_study" in top_level and "parts.deberta" in top_level
     assert {name: sorted(m for m in graph[name] if m.startswith("study.")) for name in top_level
             if any(m.startswith("study.") for m in graph[name])} == {}
+
+
+def test_model_py_takes_a_family_s_parts_from_its_block_alone():
+    """model.py builds any family from the parts its block in families.py names: it imports no
+    family's part and no family's constant (MPNet's buckets, DeBERTa's attention live in parts/)."""
+    tree = ast.parse(open(os.path.join(ROOT, "model.py")).read())
+    imported = [(node.module, alias.name) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                for alias in node.names]
+    imported += [(alias.name, None) for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    assert not [module for module, _ in imported if module.startswith("parts")]
+    assert [name for module, name in imported if module == "families" and name] == ["EncoderConfig"]
