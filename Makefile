@@ -139,7 +139,7 @@ $(RESULTS)/freeze%.json:
 	@flags=$$($(PYTHON) -m study.grid flags $(@F) $(SHARED_FLAGS)) || exit 2; \
 	$(PYTHON) freeze_study.py $$flags $(RUN_OPTIONS) --out $@ > $(basename $@).log 2>&1 \
 	  || { tail -n 1 $(basename $@).log; exit 1; }
-	@$(PYTHON) -m study.results progress $@ $(RUNS)
+	@$(PYTHON) -m study.progress progress $@ $(RUNS)
 
 # Lee et al.'s protocol has its own tables (study/lee_report.py; several tasks' folders at once by hand)
 # The grid on a Slurm cluster: its missing runs as one job array, each task `make runs RUNS=<its
@@ -202,7 +202,7 @@ advise:
 	  -- $(RUN_OPTIONS)
 
 status:
-	@echo "$(RESULTS): $$($(PYTHON) -m study.results status $(RUNS))"
+	@echo "$(RESULTS): $$($(PYTHON) -m study.progress status $(RUNS))"
 	@if command -v squeue > /dev/null && squeue -h > /dev/null 2>&1; then $(PYTHON) -m study.slurm status -- $(RUNS); fi
 
 # what runs leave behind that can be made again: the caches and the runs' logs. Never results,

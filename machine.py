@@ -49,7 +49,7 @@ def keep_freed_memory():
 
 def processor_name(device):
     """What a run ran on, for its record: the GPU's name, or the CPU's model name. Runs made on
-    two kinds of device pool in a report only where they agree (study/results.py)."""
+    two kinds of device pool in a report only where they agree (study/folder.py)."""
     if device.type == "cuda":
         return torch.cuda.get_device_name(device)
     try:

@@ -14,7 +14,7 @@ import collections
 
 from study.answer import answer_cells, recommend, size_order
 from study.replay import grid_at, replay
-from study.results import number
+from study.stats import number
 from study.standing import Cell, cell_of
 
 

@@ -9,9 +9,8 @@ seed noise, not a guess. bench/gpu.sh uses it for the GPU's fp16 runs against th
 import csv
 import sys
 
-from study.results import cells_of, describe, difference_of_summaries, load_results, precision_of
-
-
+from study.folder import cells_of, load_results, precision_of
+from study.stats import describe, difference_of_summaries
 def main(folder, report_csv):
     results = load_results(folder)
     precision = precision_of(results, folder)

@@ -26,7 +26,7 @@ import tempfile
 import time
 
 import result
-from study.results import difference  # one way to weigh two sets of seeds
+from study.stats import difference  # one way to weigh two sets of seeds
 
 
 def timed(command, out):

@@ -27,7 +27,7 @@ import sys
 
 from bench.compare_trainer import timed_run  # one way to run and time a run
 from atomic import write_atomically
-from study import results  # difference: one way to weigh two sets of seeds
+from study import stats  # difference: one way to weigh two sets of seeds
 
 
 def summary(values):
@@ -70,7 +70,7 @@ def table(records, cells, seeds, ways, trainer_rows=None):
                 row = f"| {task} | {k} | {label} | {way} | {mine[2]} | {mine[0]:.4f} ± {mine[1]:.4f} |"
                 if way != "c: Trainer" and trainer:
                     # equal means with no spread at all (every run at the majority class) agree
-                    diff, two_se = results.difference_of_summaries(mine, trainer)
+                    diff, two_se = stats.difference_of_summaries(mine, trainer)
                     if trainer_rows:  # a published mean is rounded to 4 digits: half a digit either way
                         two_se += 5e-5
                     row += f" {diff:+.4f} | {two_se:.4f} | {'yes' if abs(diff) <= two_se else 'NO'} |"

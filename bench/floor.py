@@ -24,9 +24,7 @@ import freeze_study
 import loop
 from bench.throughput import forward_flops, matmul_peak
 from plan import plan_run
-from study.results import load_results
-
-
+from study.folder import load_results
 def run_flops(plan, config, train_lengths, dev_lengths, evaluations, layers_above, k):
     """(training FLOPs, evaluation and scoring FLOPs, prefix FLOPs) of one run."""
     training = sum(3 * forward_flops(config, [train_lengths[i] for i in batch], layers_above)

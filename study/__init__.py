@@ -4,7 +4,10 @@ run results or schedules the runs that will fill it; one trains (batched.py: sev
 cell at once, which bench/batched_rates.py measures).
 
     grid.py        a grid's result names and each name's options, for make (result.py's grammar)
-    results.py     a folder of runs read and summarised; where a grid stands (make status)
+    folder.py      a folder of runs read: its runs, their devices, its cells, the report's table
+    stats.py       the statistics reports print, and two cells' difference against seed noise
+    progress.py    where a grid stands (after each run, make status), and make's job count
+    lock.py        a folder's lock (make advise: one search a folder)
     published.py   the published figures set beside ours: the blog's grid, Lee et al.'s operating points
     report.py      the blog study's report: tables, findings, costs (make report)
     sections.py    the report's sections for reset tops, each other method and the probe beside the tabled cells

@@ -36,7 +36,8 @@ import result
 from atomic import write_atomically
 from study import grid, policy, slurm, worker
 from study.advise_report import cell_rows, keep, rate_text, report_lines, scores_on_test, verdict, with_dev_file
-from study.results import holder, make_jobs, take_lock
+from study.lock import holder, take_lock
+from study.progress import make_jobs
 from study.search_folder import (TEST, available_in, cheap_methods, log_round, options_of, path_of, read_folder,
                                  round_paths, rounds_of, runs_by_cell, seconds_of)
 from study.standing import Cell, cell_of

@@ -17,8 +17,8 @@ import numpy as np
 import methods
 from methods import lr_text
 from result import cell_of, method_of, mixed_setting
-from study.results import describe, device_of, median_of, number
-
+from study.folder import device_of
+from study.stats import describe, median_of, number
 def size_order(size):
     return (size == "all", 0 if size == "all" else size)  # 50, 100, ..., then the whole set
 

@@ -14,9 +14,7 @@ import sys
 import methods
 from result import name_of
 from study.answer import answer_cells, judged_by, recommend
-from study.results import load_results
-
-
+from study.folder import load_results
 def best_flags(folder, size, seed):
     """The options of the recommended cell at `size` (its method, depth, rate, reset, pooling, and
     its method's own settings as its runs recorded them: SetFit's pairs, LoRA's rank)."""

@@ -13,7 +13,7 @@ already reaches, so each task also shows its best constant prediction (the major
 accuracy, always class 1 for F1, 0 for MCC and correlations), each depth's share of the full
 fine-tune's gain over it, and which depths no more than reach it (within one seed std); those are
 never an operating point. A cell run on a CPU and on a GPU pools the two only where they agree
-(study.results.pool_devices). Writes report.md (the line search; per task the full fine-tune, the 90%
+(study.folder.pool_devices). Writes report.md (the line search; per task the full fine-tune, the 90%
 operating point and everything frozen, beside the paper's bert-base and roberta-base rows) and
 figure.png (the paper's Figure 1: the change relative to the full fine-tune against the share of
 layers frozen, a panel per task). A folder's runs of another method (--method lora, bitfit) get the
@@ -32,9 +32,8 @@ import methods
 from methods import lr_text
 from result import method_of, model_label
 from study.published import LEE_MODELS, LORA_PAPER_METHODS, LORA_PAPER_ROWS, REFERENCE_LAYERS, lee_rows, lora_paper_rows
-from study.results import devices_line, load_results, median_of, number, pool_devices, precision_of
-
-
+from study.folder import devices_line, load_results, pool_devices, precision_of
+from study.stats import median_of, number
 def summarize(results):
     """One task's runs -> the line search (each rate's k = 0 runs by seed, and its score: their mean
     on the seeds all rates share), the picked learning rate, and per depth at that rate the runs'

@@ -9,8 +9,7 @@ import csv
 import os
 
 import methods
-from study.results import STATISTICS
-
+from study.stats import STATISTICS
 REFERENCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference")
 REFERENCE_LAYERS = 12  # every published model has 12 layers: the blog's roberta-base, the paper's bert-base and roberta-base
 

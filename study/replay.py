@@ -21,7 +21,7 @@ from dataclasses import replace
 import methods
 from study import policy
 from study.answer import answer_cells, fair_score, judged_by, recommend
-from study.results import load_results
+from study.folder import load_results
 from study.search_folder import SCREEN
 from study.standing import answering, cell_of, standing
 

@@ -27,9 +27,8 @@ from study import figures
 from study.published import REFERENCE_LAYERS, blog_rows, reference_depth, reports_mcc
 from study.answer import answer_cells, answer_lines, cheapest_within, judged_by, summary_lines
 from study.sections import method_lines, probe_lines, reinit_lines
-from study.results import STATISTICS, cells_of, devices_line, difference, load_results, number, precision_of, table
-
-
+from study.folder import cells_of, devices_line, load_results, precision_of, table
+from study.stats import STATISTICS, difference, number
 def recommendation(rows, size, figure="accuracy"):
     """The cheapest depth (median seconds a run) whose mean figure (accuracy, or CoLA's MCC) is within
     one k = 0 std of the full fine-tune's, at one train size: (its row, the k = 0 row), or None
@@ -197,7 +196,7 @@ def grid_lines(folder, rows, results, seeds, with_mcc, published):
         cells += [number(row[c]) for c in ("published_frozen_layers", "published_mean", "published_std")] if published else []
         lines.append("| " + " | ".join(cells) + " |")
     pooled = [f"- n = {row['train_size']}, k = {row['frozen_layers']}: {row['devices']}" for row in rows if row.get("devices")]
-    return lines + (["", "Cells run on two kinds of device (read as study/results.py's pool_devices says):", ""]
+    return lines + (["", "Cells run on two kinds of device (read as study/folder.py's pool_devices says):", ""]
                     + pooled if pooled else [])
 
 

@@ -17,7 +17,7 @@ import methods
 import result
 from study.advise_report import picked_score
 from study.answer import judged_by
-from study.results import load_results
+from study.folder import load_results
 from study.standing import Cell, cell_of
 
 ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes

@@ -9,9 +9,8 @@ puts them after the grid's own tables.
 import numpy as np
 
 from methods import examples, lr_text
-from study.results import cells_of, describe, difference, median_of, number
-
-
+from study.folder import cells_of
+from study.stats import describe, difference, median_of, number
 def reinit_lines(reset_runs, plain_runs):
     """report.md lines: the cells fine-tuned with their top layers reset (--reinit N), each against
     the same cell without the reset, against seed noise."""

@@ -30,7 +30,7 @@ import time
 
 from result import log_of
 from study import grid
-from study.results import last_log_line, progress_line
+from study.progress import last_log_line, progress_line
 from study.worker import job_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the Makefile's folder

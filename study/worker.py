@@ -34,9 +34,7 @@ import threading
 
 import result
 from study import grid
-from study.results import last_log_line, make_jobs, progress_line
-
-
+from study.progress import last_log_line, make_jobs, progress_line
 # ----------------------------------------------------------------------------------------------
 # The worker: one process, many runs
 

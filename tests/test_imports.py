@@ -27,7 +27,7 @@ def imports_of(name, path, modules):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            # `from study import results` names a module; `from data import write_atomically` a name in one
+            # `from study import stats` names a module; `from data import write_atomically` a name in one
             targets = [f"{node.module}.{alias.name}" for alias in node.names] + [node.module]
         else:
             continue

@@ -15,7 +15,7 @@ from conftest import ROOT, write_result
 from study import advise, policy, search_folder
 from study.answer import answer_cells, fair_score, recommend
 from study.replay import replay
-from study.results import load_results
+from study.folder import load_results
 from study.standing import Cell, cell_of, standing
 
 # ----------------------------------------------------------------------------------------------
