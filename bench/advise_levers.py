@@ -34,7 +34,7 @@ from study import policy
 from study import standing as where
 from study.answer import answer_cells, fair_score, recommend
 from study.replay import grid_answer, grid_at, replay, runs_of, search_cost
-from study.standing import Cell, answering, cell_of, standing
+from study.standing import Cell, answering, standing
 
 SIZES = (50, 100, 200, 500, 1000)
 SHARES = (1 / 3, 1 / 2, 2 / 3)  # of a run's steps, where a stopping rule reads its curve
@@ -77,7 +77,7 @@ def in_band(folder, size, pick):
     runs, metric, _ = grid_at(folder, size)
     rows = answer_cells(runs, metric)
     _, best, band = recommend(rows, metric)
-    row = next(row for row in rows if cell_of(row["config"]) == Cell(**pick))
+    row = next(row for row in rows if Cell.of(row["config"]) == Cell(**pick))
     return row["fair_mean"] >= best["fair_mean"] - band
 
 

@@ -15,7 +15,7 @@ import collections
 from study.answer import answer_cells, recommend, size_order
 from study.replay import grid_at, replay
 from study.stats import number
-from study.standing import Cell, cell_of
+from study.standing import Cell
 
 
 def grid_row(folder, size):
@@ -23,7 +23,7 @@ def grid_row(folder, size):
     runs, metric, _ = grid_at(folder, size)
     rows = answer_cells(runs, metric)
     pick, best, band = recommend(rows, metric)
-    return {cell_of(row["config"]): row for row in rows}, pick, best, band
+    return {Cell.of(row["config"]): row for row in rows}, pick, best, band
 
 
 def label(row):

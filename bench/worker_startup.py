@@ -38,7 +38,7 @@ def alone(runs, shared, options):
 def together(runs, shared, options):
     """Every run in one worker; the seconds from one run's end to the next's (the first from the start)."""
     ends = [time.perf_counter()]
-    assert worker.run_all(runs, shared, options, jobs=1, echo=lambda line: ends.append(time.perf_counter())) == 0
+    assert worker.run_grid(runs, shared, options, jobs=1, echo=lambda line: ends.append(time.perf_counter())) == 0
     return list(np.diff(ends))
 
 

@@ -40,7 +40,7 @@ from study.lock import holder, take_lock
 from study.progress import make_jobs
 from study.search_folder import (TEST, available_in, cheap_methods, log_round, options_of, path_of, read_folder,
                                  round_paths, rounds_of, runs_by_cell, seconds_of)
-from study.standing import Cell, cell_of
+from study.standing import Cell
 
 LOCK = "advise.lock"
 REPORT = "advise.md"
@@ -264,7 +264,7 @@ def main(argv=None):
             waiting = None if decided else policy.next_runs(found.space, observed, metric, dev_half, workers.jobs)
             test = None
             if args.test_file:  # (the file, the mean of the pick's seeds on it, how many)
-                seeds = sorted(r["config"]["seed"] for r in runs if cell_of(r["config"]) == chosen)
+                seeds = sorted(r["config"]["seed"] for r in runs if Cell.of(r["config"]) == chosen)
                 paths = [path_of(os.path.join(args.folder, TEST), chosen, size, seed) for seed in seeds]
                 scores = scores_on_test(paths, metric, shared, run_flags, args.test_file, workers)
                 test = (args.test_file, sum(scores) / len(scores), len(scores))

@@ -23,7 +23,7 @@ from study import policy
 from study.answer import answer_cells, fair_score, judged_by, recommend
 from study.folder import load_results
 from study.search_folder import SCREEN
-from study.standing import answering, cell_of, standing
+from study.standing import Cell, answering, standing
 
 
 def search_cost(run):
@@ -50,14 +50,14 @@ def grid_at(folder, size):
     metric = judged_by(runs)
     cells = {}
     for run in sorted(runs, key=lambda r: r["config"]["seed"]):
-        cells.setdefault(cell_of(run["config"]), []).append(run)
+        cells.setdefault(Cell.of(run["config"]), []).append(run)
     return runs, metric, cells
 
 
 def grid_answer(runs, metric):
     """The report's recommendation over every run of the grid at one size, as a Cell."""
     pick, _, _ = recommend(answer_cells(runs, metric), metric)
-    return cell_of(pick["config"])
+    return Cell.of(pick["config"])
 
 
 def space_of_grid(cells, size):
@@ -81,7 +81,7 @@ def screens_at(folder, size):
     screens = {}
     for run in sorted(load_results(os.path.join(folder, SCREEN), figure="score"), key=lambda r: r["config"]["seed"]):
         if str(run["config"]["size"]) == str(size):
-            screens.setdefault(replace(cell_of(run["config"]), cheap=True), []).append(run)
+            screens.setdefault(replace(Cell.of(run["config"]), cheap=True), []).append(run)
     return screens
 
 

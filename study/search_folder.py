@@ -18,7 +18,7 @@ import result
 from study.advise_report import picked_score
 from study.answer import judged_by
 from study.folder import load_results
-from study.standing import Cell, cell_of
+from study.standing import Cell
 
 ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes
 SCREEN = "screen"  # the cheap screens' runs (Cell.cheap), at their method's cheap_screen options, in this subfolder
@@ -30,7 +30,7 @@ def runs_by_cell(folder, size, space):
     by_cell, cells = {}, space_cells(space)
     for cheap, where in ((False, folder), (True, os.path.join(folder, SCREEN))):
         for run in load_results(where, figure="score"):
-            cell = replace(cell_of(run["config"]), cheap=cheap)
+            cell = replace(Cell.of(run["config"]), cheap=cheap)
             if str(run["config"]["size"]) == str(size) and run.get("dev_halves") and cell in cells:
                 by_cell.setdefault(cell, []).append(run)
     return by_cell

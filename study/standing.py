@@ -32,10 +32,11 @@ class Cell:
     lr: float | None  # the run's rate (None: fitted, the probe)
     cheap: bool = False  # run at its method's cheap_screen options (methods.py): it ranks, never answers
 
-
-def cell_of(config):
-    """A run's cell, from its recorded configuration."""
-    return Cell(config["method"], config["freeze"], config["lr"])
+    @classmethod
+    def of(cls, config):
+        """A run's cell in a search (one size: its method, depth and rate), from its recorded configuration;
+        result.cell_of is the report's, a run's name less its seed."""
+        return cls(config["method"], config["freeze"], config["lr"])
 
 
 def same_work(cell):

@@ -99,7 +99,7 @@ def job_of(path, shared, run_flags):
     return dict(argv=run.flags(shared) + run_flags + ["--out", path], log=result.log_of(path))
 
 
-def run_all(runs, shared, run_flags, jobs, echo=print):
+def run_grid(runs, shared, run_flags, jobs, echo=print):
     """Every run of `runs` (result paths) whose result is missing, by `jobs` workers; after each
     finished run its progress line. The first failure stops the handing out (the runs under way
     finish, as under make); returns the exit code: 0, or the first failed run's. With several
@@ -150,7 +150,7 @@ class Workers:
             return process
 
     def run_all(self, runs, shared, run_flags, echo=print, more=lambda path: True):
-        """run_all's work, with these workers; a run is handed out only if more(its path) says so
+        """run_grid's work, with these workers; a run is handed out only if more(its path) says so
         (a search's budget), and none after one it refuses."""
         pending = queue.Queue()
         for path in runs:
@@ -217,7 +217,7 @@ def main(argv=None):
     args = p.parse_args(ours)
     signal.signal(signal.SIGTERM, interrupted)
     try:
-        sys.exit(run_all(args.runs, grid.shared_options(args), run_flags, args.jobs or make_jobs()))
+        sys.exit(run_grid(args.runs, grid.shared_options(args), run_flags, args.jobs or make_jobs()))
     except KeyboardInterrupt:
         sys.exit(130)
     except ValueError as e:

@@ -16,7 +16,7 @@ from study import advise, policy, search_folder
 from study.answer import answer_cells, fair_score, recommend
 from study.replay import replay
 from study.folder import load_results
-from study.standing import Cell, cell_of, standing
+from study.standing import Cell, standing
 
 # ----------------------------------------------------------------------------------------------
 # The policy, on made-up scores
@@ -268,7 +268,7 @@ def test_a_test_file_scores_the_picks_seeds_on_it(searched, tmp_path):
     assert tested.returncode == 0, tested.stderr
     pick = load_results(str(folder / search_folder.TEST), figure="score")
     assert pick and all(r["dev_size"] == 12 and r["config"]["evaluations"] == "last" for r in pick)
-    assert len({cell_of(r["config"]) for r in pick}) == 1  # the pick's seeds, each on the test file
+    assert len({Cell.of(r["config"]) for r in pick}) == 1  # the pick's seeds, each on the test file
     mean = sum(fair_score(r, "accuracy") for r in pick) / len(pick)
     assert f"test file {mean:.3f}" in tested.stdout and f"On your test file ({tmp_path / 'test.tsv'}): **{mean:.3f}**" \
         in (folder / advise.REPORT).read_text()
