@@ -29,13 +29,15 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import methods
 import result
 from atomic import write_atomically
 from study import grid, policy, slurm, worker
-from study.advise_report import cell_rows, keep, rate_text, report_lines, scores_on_test, verdict, with_dev_file
+from study.advise_report import (Spending, cell_rows, keep, rate_text, report_lines, scores_on_test, verdict,
+                                 with_dev_file)
 from study.lock import holder, take_lock
 from study.progress import make_jobs
 from study.search_folder import (TEST, available_in, cheap_methods, log_round, options_of, path_of, read_folder,
@@ -62,6 +64,26 @@ def screen_floor(space, seconds):
 
 
 @dataclass
+class Search:
+    """What a search's steps share: where its runs go and at which size, what it searches, what it
+    may spend, what runs its rounds, and the rounds so far [(step, [paths])]."""
+    folder: str
+    size: int | str
+    space: policy.Space
+    budget_seconds: float
+    shared: dict  # the grid's options for every run (study/grid.py)
+    flags: list  # every run's own options, --evaluations last among them
+    workers: object  # study.worker.Workers, or study.slurm.Rounds (SLURM=1)
+    seeds: int = 5  # the most seeds a cell gets
+    echo: Callable = print
+    rounds: list = field(default_factory=list)
+
+    def read(self):
+        """(the full runs at the size, what ran as policy.py observes it, their metric): study/search_folder.py."""
+        return read_folder(self.folder, self.size, self.space)
+
+
+@dataclass
 class Searched:
     """What a search leaves: the space it searched (its seeds' availability read from the folder),
     what ran (its runs at the size, observed as policy.py reads them, their metric), its rounds
@@ -74,78 +96,77 @@ class Searched:
     code: int
 
 
-def search(folder, size, space, budget_seconds, shared, run_flags, workers, seeds=5, echo=print):
-    """Rounds of runs by `workers` (study.worker.Workers) until decided or the budget is spent:
-    first one run alone where the folder has none, then policy.py's rounds."""
-    rounds, flags = [], run_flags + ["--evaluations", "last"]
-    code = first_run(folder, size, space, shared, flags, workers, rounds, echo)
+def search(s):
+    """Rounds of runs by s.workers until decided or the budget is spent: first one run alone where
+    the folder has none, then policy.py's rounds."""
+    code = first_run(s)
     if not code:
-        space = searchable(folder, size, space, budget_seconds, seeds)
-        code = run_rounds(folder, size, space, budget_seconds, shared, flags, workers, rounds, seeds, echo)
-    runs, observed, metric = read_folder(folder, size, space)
-    return Searched(space, observed, runs, metric, rounds, code)
+        s.space = searchable(s)
+        code = run_rounds(s)
+    runs, observed, metric = s.read()
+    return Searched(s.space, observed, runs, metric, s.rounds, code)
 
 
-def first_run(folder, size, space, shared, flags, workers, rounds, echo):
+def first_run(s):
     """Where the folder has no run at this size yet, the cheapest one alone: it times a run here and
     learns the task. Returns its exit code (0 where there was nothing to do)."""
-    if read_folder(folder, size, space)[0]:
+    if s.read()[0]:
         return 0
-    path = path_of(folder, first_cell(space), size, 1)
-    echo(f"advise: round 1 (first): {os.path.basename(path)}, alone, to time a run here")
-    code = workers.run_all([path], shared, flags, echo)
-    rounds.append(log_round(folder, "first", [path]))
+    path = path_of(s.folder, first_cell(s.space), s.size, 1)
+    s.echo(f"advise: round 1 (first): {os.path.basename(path)}, alone, to time a run here")
+    code = s.workers.run_all([path], s.shared, s.flags, s.echo)
+    s.rounds.append(log_round(s.folder, "first", [path]))
     return code
 
 
-def searchable(folder, size, space, budget_seconds, seeds):
+def searchable(s):
     """The space the rounds search, once a run has timed this machine: without SetFit for a
     regression task, each cell's seeds as the folder has them; refused in one line where the budget
     cannot screen it once."""
-    runs = read_folder(folder, size, space)[0]
+    runs, space = s.read()[0], s.space
     if runs[0]["config"]["regression"]:  # SetFit needs classes
         space = replace(space, depths={name: depths for name, depths in space.depths.items()
                                        if not methods.get(name).needs_classes})
     cheapest = min(run["seconds"]["total"] for run in runs)  # a resumed search's runs: the cheapest of them
     floor = screen_floor(space, cheapest)
-    if floor > budget_seconds:
-        raise BudgetTooSmall(f"a budget of {budget_seconds / 3600:.2g} h cannot screen the {len(policy.screen(space, {}))} "
+    if floor > s.budget_seconds:
+        raise BudgetTooSmall(f"a budget of {s.budget_seconds / 3600:.2g} h cannot screen the {len(policy.screen(space, {}))} "
                              f"cells once: their runs take at least {floor / 3600:.2g} h here ({cheapest:.0f} s "
                              f"the cheapest); give BUDGET={math.ceil(10 * floor / 3600) / 10:g} or more, or fewer METHODS")
-    return available_in(space, folder, size, seeds)
+    return available_in(space, s.folder, s.size, s.seeds)
 
 
-def run_rounds(folder, size, space, budget_seconds, shared, flags, workers, rounds, seeds, echo):
+def run_rounds(s):
     """policy.py's rounds until decided, or the budget cannot pay for the next run; returns 0 or a
     failed run's exit code."""
-    runs, observed, metric = read_folder(folder, size, space)
-    dev_half = runs[0]["dev_size"] // 2
+    runs, observed, metric = s.read()
+    dev_half, budget = runs[0]["dev_size"] // 2, s.budget_seconds
     while True:
-        wanted = policy.next_runs(space, observed, metric, dev_half, workers.jobs)
-        if not wanted.cells or not policy.fits(wanted.cells[0], observed, space, spent(observed), budget_seconds):
+        wanted = policy.next_runs(s.space, observed, metric, dev_half, s.workers.jobs)
+        if not wanted.cells or not policy.fits(wanted.cells[0], observed, s.space, spent(observed), budget):
             return 0  # decided, or the budget cannot pay for the next run
-        paths = list(round_paths(folder, wanted.cells, size, seeds))
+        paths = list(round_paths(s.folder, wanted.cells, s.size, s.seeds))
         cells = dict(zip(paths, wanted.cells))
-        echo(f"advise: round {len(rounds) + 1} ({wanted.step}): {len(paths)} run{'s' * (len(paths) > 1)}, "
-             f"{spent(observed) / 3600:.2f} of {budget_seconds / 3600:.2g} h spent")
-        rounds.append(log_round(folder, wanted.step, paths))
+        s.echo(f"advise: round {len(s.rounds) + 1} ({wanted.step}): {len(paths)} run{'s' * (len(paths) > 1)}, "
+               f"{spent(observed) / 3600:.2f} of {budget / 3600:.2g} h spent")
+        s.rounds.append(log_round(s.folder, wanted.step, paths))
         before = observed  # the round's runs are checked against what it began with, and its finished runs
-        more = lambda path: policy.fits(cells[path], before, space, spent(before) + seconds_of(paths), budget_seconds)
-        code = run_round(workers, paths, cells, shared, flags, echo, more)
-        runs, observed, metric = read_folder(folder, size, space)
+        more = lambda path: policy.fits(cells[path], before, s.space, spent(before) + seconds_of(paths), budget)
+        code = run_round(s, paths, cells, more)
+        runs, observed, metric = s.read()
         if code or not all(map(os.path.exists, paths)):
             return code  # a run failed, or the budget stopped the round
 
 
-def run_round(workers, paths, cells, shared, flags, echo, more):
+def run_round(s, paths, cells, more):
     """A round's runs ({path: Cell} `cells`), those that take the same options together (a cheap
     screen its method's cheap_screen); 0, or the first failed group's exit code."""
     groups = {}
     for path in paths:
-        options = options_of(cells[path], shared)
+        options = options_of(cells[path], s.shared)
         groups.setdefault(json.dumps(options, sort_keys=True), (options, []))[1].append(path)
     for options, group in groups.values():
-        code = workers.run_all(group, options, flags, echo, more=more)
+        code = s.workers.run_all(group, options, s.flags, s.echo, more=more)
         if code:
             return code
     return 0
@@ -199,19 +220,19 @@ def fail(message):
     sys.exit(2)
 
 
-def write_report(args, size, found, chosen, waiting, test, keep_line, wall_seconds):
+def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
     """RESULTS/advise.md (study/advise_report.py), and its first lines printed. `waiting`: None for a
     decided search, else the round it stopped before."""
     observed, runs, metric = found.observed, found.runs, found.metric
     dev_half = runs[0]["dev_size"] // 2
     waiting_cells = None if waiting is None else set(waiting.cells)
-    rows, state = cell_rows(observed, runs_by_cell(args.folder, size, found.space), metric, dev_half, waiting_cells)
-    words, short = verdict(waiting, args.budget * 3600, spent(observed))
-    title = f"make advise: {runs[0]['config']['dataset']}, {result.model_label(runs[0]['config']['model'])}, n = {size}"
-    grid_cost = policy.grid_seconds(found.space, observed, args.seeds)
-    lines = report_lines(title, chosen, words, rows, state, rounds_of(args.folder), spent(observed),
-                         wall_seconds if found.rounds else None, keep_line, test, grid_cost)
-    report = os.path.join(args.folder, REPORT)
+    rows, state = cell_rows(observed, runs_by_cell(s.folder, s.size, found.space), metric, dev_half, waiting_cells)
+    words, short = verdict(waiting, s.budget_seconds, spent(observed))
+    title = f"make advise: {runs[0]['config']['dataset']}, {result.model_label(runs[0]['config']['model'])}, n = {s.size}"
+    grid_cost = policy.grid_seconds(found.space, observed, s.seeds)
+    spending = Spending(rounds_of(s.folder), spent(observed), wall_seconds if found.rounds else None, grid_cost)
+    lines = report_lines(title, chosen, words, (rows, state), spending, keep_line, test)
+    report = os.path.join(s.folder, REPORT)
     write_atomically(report, lambda f: f.write("\n".join(lines).encode()))
     row = next(row for row in rows if row["cell"] == chosen)
     print(f"advise: {short}: {row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)} | "
@@ -255,7 +276,9 @@ def main(argv=None):
                 raise ValueError(f"--test-file {args.test_file}: no such file")
         lock = take_lock(args.folder, LOCK)
         with runners(args) as workers:
-            found = search(args.folder, size, space, args.budget * 3600, shared, run_flags, workers, args.seeds)
+            s = Search(args.folder, size, space, args.budget * 3600, shared, run_flags + ["--evaluations", "last"],
+                       workers, args.seeds)
+            found = search(s)
             if found.code:
                 sys.exit(found.code)
             observed, runs, metric = found.observed, found.runs, found.metric
@@ -270,7 +293,7 @@ def main(argv=None):
                 test = (args.test_file, sum(scores) / len(scores), len(scores))
         save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
         keep_line, command = keep(chosen, size, shared, run_flags, save)
-        write_report(args, size, found, chosen, waiting, test, keep_line, time.time() - began)
+        write_report(s, found, chosen, waiting, test, keep_line, time.time() - began)
         print(command)
     except (ValueError, RuntimeError) as e:
         fail(e)

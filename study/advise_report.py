@@ -10,6 +10,7 @@ import os
 import shlex
 import subprocess
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -67,11 +68,22 @@ def verdict(waiting, budget_seconds, spent_seconds):
             f"{spent_seconds / 3600:.2f} of {budget_seconds / 3600:.2g} h spent; {rule}"), "NOT decided (budget spent)"
 
 
-def report_lines(title, chosen, verdict_words, rows, state, rounds, spent_seconds, wall_seconds, keep_line, test=None,
-                 grid_seconds=None):
-    """advise.md's lines; verdict_words: verdict's first; `test`: (the test file, the mean of the pick's fair
-    scores on it, its seeds), or None; grid_seconds: what the grid it stands in for would cost here
-    (policy.grid_seconds), or None."""
+@dataclass
+class Spending:
+    """What a search spent: its rounds [(step, [run names])], its runs' seconds, the last command's wall
+    clock (None: it ran no round), and what the grid it stands in for would cost here (policy.grid_seconds;
+    None: unknown)."""
+    rounds: list
+    spent_seconds: float
+    wall_seconds: float | None = None
+    grid_seconds: float | None = None
+
+
+def report_lines(title, chosen, verdict_words, cells, spending, keep_line, test=None):
+    """advise.md's lines; verdict_words: verdict's first; cells: cell_rows' (rows, state); `test`:
+    (the test file, the mean of the pick's fair scores on it, its seeds), or None."""
+    (rows, state), rounds, spent_seconds = cells, spending.rounds, spending.spent_seconds
+    wall_seconds, grid_seconds = spending.wall_seconds, spending.grid_seconds
     chosen_row = next(row for row in rows if row["cell"] == chosen)
     best = next(row for row in rows if row["cell"] == state.best)
     lines = [f"# {title}", "",

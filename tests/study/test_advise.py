@@ -326,3 +326,16 @@ def test_setfit_is_screened_at_fewer_pairs_apart_and_a_resumed_search_reruns_not
     made = {p: p.stat().st_mtime_ns for p in folder.rglob("*.json")}
     again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert again.returncode == 0 and {p: p.stat().st_mtime_ns for p in folder.rglob("*.json")} == made
+
+
+def test_the_search_s_steps_share_one_object_and_take_at_most_seven_parameters():
+    """The search's folder, space, workers and budget travel in one Search (#88), not by hand."""
+    import ast
+    from conftest import ROOT
+    for name in ("advise.py", "advise_report.py"):
+        tree = ast.parse(open(os.path.join(ROOT, "study", name)).read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef):
+                a = node.args
+                count = len(a.args) + len(a.kwonlyargs) + bool(a.vararg) + bool(a.kwarg)
+                assert count <= 7, f"study/{name}: {node.name} takes {count} parameters"
