@@ -2,7 +2,7 @@
 The training loop, written out: what a training gets (protocol.TrainConfig, RunInputs) and returns
 (TrainResult), one batch's logits, evaluation, one training step, and the loop with its schedule of
 evaluations and its choice among them. The optimizer step is optim.py's; what trains is
-trainable.py's; a step's passes replayed as CUDA graphs (--cuda-graphs) are graphed.py's.
+trainable.py's.
 
 Every function that runs the model reads `cached_depth`: None when its inputs are token ids (the
 embeddings and every layer run), or k when they are the frozen prefix's states after the
@@ -20,7 +20,6 @@ import torch
 import torch.nn.functional as F
 
 import metrics
-from graphed import StepGraphs
 from machine import autocast
 from optim import AdamW, lr_at, optimizer_step, state_bytes, used_word_rows
 from rows import length_sorted_batches, pack
@@ -96,13 +95,11 @@ def predict(model, inputs, cached_depth, device, precision="fp32", batch_size=64
     return predictions
 
 
-def train_step(model, optimizer, scaler, params, inputs, labels, cached_depth, device, config, skip_padding=True,
-               graphs=None):
-    """One optimizer step on one batch; returns its loss. graphs: the run's graphed.StepGraphs,
-    which replay the forward and backward passes (--cuda-graphs)."""
+def train_step(model, optimizer, scaler, params, inputs, labels, cached_depth, device, config, skip_padding=True):
+    """One optimizer step on one batch; returns its loss."""
     model.train()  # dropout on, in every layer that runs (frozen ones too, without the cache)
     with autocast(device, config.precision):
-        logits = graphs(inputs) if graphs else logits_for(model, inputs, cached_depth, device, skip_padding)
+        logits = logits_for(model, inputs, cached_depth, device, skip_padding)
     loss = loss_of(logits, labels)
     optimizer_step(loss, optimizer, scaler, params, config.max_grad_norm)
     return loss.item()
@@ -183,14 +180,13 @@ def train(model, config, inputs, log=print):
     optimizer = AdamW([dict(params=params, weight_decay=config.weight_decay)], lr=config.lr, betas=config.betas,
                       eps=config.eps, used_rows=used_word_rows(model, inputs.train, inputs.cached_depth))
     scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
-    graphs = StepGraphs(model, inputs.cached_depth, device, config.precision) if config.cuda_graphs else None
     curve, losses, eval_seconds, began = [], [], 0.0, time.perf_counter()
     chosen, chosen_weights = None, None
     for step, batch, evaluates in step_plan(n, config):
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, warmup_steps, total_steps, config.lr)
         losses.append(train_step(model, optimizer, scaler, params, [inputs.train[i] for i in batch],
-                                 labels[batch.to(device)], inputs.cached_depth, device, config, graphs=graphs))
+                                 labels[batch.to(device)], inputs.cached_depth, device, config))
         if evaluates:
             eval_began = time.perf_counter()
             point = evaluation_point(model, config, inputs, step + 1, steps_per_epoch, losses[-eval_every:],
@@ -201,8 +197,6 @@ def train(model, config, inputs, log=print):
                 chosen, chosen_weights = point, trainable_copy(model)  # the first of equal bests
             log_point(log, point, total_steps)
     train_seconds = time.perf_counter() - began - eval_seconds
-    if graphs:
-        graphs.release()
     scoring_began = time.perf_counter()
     train_scores = train_scores_with(model, chosen_weights, config, inputs)
     return TrainResult(chosen=chosen, train_scores=train_scores, curve=curve, losses=losses, total_steps=total_steps,

@@ -115,12 +115,11 @@ def eval_batch_size(device):
     return 512 if device.type == "cuda" else 64
 
 
-def autocast(device, precision, cache_enabled=True):
+def autocast(device, precision):
     """Matrix products and attention in the low precision; the residual stream (so LayerNorm),
-    the embeddings, the loss, the weights and the optimizer stay float32. cache_enabled=False: each
-    weight cast anew at each use (a CUDA graph's capture needs it; the same numbers)."""
+    the embeddings, the loss, the weights and the optimizer stay float32."""
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
-    return torch.autocast(device.type, dtype=dtype, enabled=dtype is not None, cache_enabled=cache_enabled)
+    return torch.autocast(device.type, dtype=dtype, enabled=dtype is not None)
 
 
 def prepare(device):

@@ -182,7 +182,7 @@ METHODS = (
            best_lr=lambda n: scaled(2e-4, 50, n, power=2, floor=1e-5),
            make_trainable=trainable_body_above, train=contrastive_train,
            counts=lambda trainable, fitted_head: trainable + fitted_head, sentence_embedding=True, scored_once=True,
-           options=("num_iterations", "setfit_body"), ignores=("epochs", "batch_size", "protocol", "cuda_graphs"),
+           options=("num_iterations", "setfit_body"), ignores=("epochs", "batch_size", "protocol"),
            settings=("num_iterations", "setfit_body"),
            ignores_why="it trains one epoch of setfit's pairs in batches of 16 on setfit's schedule by its own "
                        "steps (contrastive.py)",
@@ -195,7 +195,7 @@ METHODS = (
     Method("probe", "probe", "_probe", default_lr=lambda n: None, best_lr=lambda n: None,
            make_trainable=trainable_nothing, train=probe_train,
            counts=lambda trainable, fitted_head: fitted_head, sentence_embedding=True, scored_once=True,
-           ignores=("lr", "epochs", "batch_size", "no_cache", "cuda_graphs"), settings=("protocol",), every_layer_frozen=True,
+           ignores=("lr", "epochs", "batch_size", "no_cache"), settings=("protocol",), every_layer_frozen=True,
            ignores_why="it fits a linear model to the cached frozen features, its strength chosen by cross-validation",
            save=save_embedder),
 )

@@ -82,9 +82,6 @@ def parser():
     p.add_argument("--evaluations", choices=["every", "last"], default="every",
                    help="every: the dev split every half epoch (the study's best of them); last: only the last of "
                         "those, the fair score, and no step after it (make advise reads nothing else)")
-    p.add_argument("--cuda-graphs", action="store_true",
-                   help="replay each training step's forward and backward as CUDA graphs, one per batch shape "
-                        "(graphed.py): fewer launches, other dropout masks (finetune, lora, bitfit)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.error = lambda message: fail(message)  # one line, not argparse's usage block
     return p
@@ -163,7 +160,6 @@ def plan_run(args, task):
                                                num_iterations=args.num_iterations)
     train_config.evaluations = args.evaluations
     train_config.eval_batch_size = machine.eval_batch_size(device)
-    train_config.cuda_graphs = args.cuda_graphs
     train_config.setfit_body = args.setfit_body
     # frozen layers are read from the cache (--no-cache runs them every step, the Trainer's way; a
     # method that trains nothing always reads it)
@@ -216,8 +212,6 @@ def device_and_precision(args):
     precision = args.precision or machine.default_precision(device)
     if precision == "fp16" and device.type != "cuda":
         raise ValueError("--precision fp16 needs a CUDA device; use fp32 (or bf16) on the CPU")
-    if args.cuda_graphs and device.type != "cuda":
-        raise ValueError("--cuda-graphs replays the training step as CUDA graphs: it needs a CUDA device")
     return device, precision
 
 

@@ -39,26 +39,21 @@ class Layout:
                                                               "key_is_token")), self.grid)
 
 
-def pack(sequences, skip_padding=True, pad_value=0, grid_length=None):
+def pack(sequences, skip_padding=True, pad_value=0):
     """
     A batch of token ids (T_i,) or hidden states (T_i, H) -> their rows (N,) or (N, H), and their Layout.
     skip_padding: the real tokens only, N = sum of T_i. Otherwise the plain padded layout, a row
     for every cell of the (B, T) grid, N = B * T, the padding cells holding pad_value.
-    grid_length: the grid's T, at least the longest T_i (default: the longest; a fixed shape for
-    graphed.py).
     """
     lengths = torch.tensor([len(s) for s in sequences])
-    B, T = len(sequences), max(int(lengths.max()), grid_length or 0)
+    B, T = len(sequences), int(lengths.max())
     in_sentence = torch.arange(T)[None, :] < lengths[:, None]  # (B, T)
     if skip_padding:
         keep = in_sentence.flatten()
         values = torch.cat(list(sequences))
     else:
         keep = torch.ones(B * T, dtype=torch.bool)
-        values = nn.utils.rnn.pad_sequence(list(sequences), batch_first=True, padding_value=pad_value)  # (B, T_max, ...)
-        if values.shape[1] < T:
-            values = torch.cat([values, values.new_full((B, T - values.shape[1], *values.shape[2:]), pad_value)], 1)
-        values = values.flatten(0, 1)
+        values = nn.utils.rnn.pad_sequence(list(sequences), batch_first=True, padding_value=pad_value).flatten(0, 1)
     cell = keep.nonzero().squeeze(1)
     position = cell % T
     first = (position == 0).nonzero().squeeze(1)

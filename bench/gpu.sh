@@ -15,7 +15,7 @@
 #   bash bench/gpu.sh OUT_DIR batched                          # #72: three rates at once (refused on CUDA since 11-28: docs/gpu.md)
 #   BLOG_TIMEOUT=300 bash bench/gpu.sh OUT_DIR blog            # #80: the blog's 350 runs by the worker, with MPS if it pays (7 minutes on an H200)
 #   bash bench/gpu.sh OUT_DIR env advise                       # #80: make advise on mpnet, SST-2, n = 200 (carry: bench/carry_mpnet.sh)
-#   MPS=on bash bench/gpu.sh OUT_DIR graphs blog               # #89: CUDA graphs checked on the card, then the 350 runs with them
+#   MPS=on bash bench/gpu.sh OUT_DIR blog                      # #89: the 350 runs, MPS on without measuring it again
 #
 # (the times are those of calls on an H100; docs/records/gpu-2026-11-23/ and gpu-2026-11-26/ hold
 # their output)
@@ -230,11 +230,10 @@ phase_blog() {
   # through the worker: the two tasks' grids at once, half the workers each, each grid longest run
   # first (study/worker.py); a run cut by BLOG_TIMEOUT leaves no result, and the count says so
   [ -d "$shape" ] || $PY -m bench.shape_checkpoint --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
-  # MPS=on: on without measuring it again (11-28: 21% faster, the same figures). --cuda-graphs
-  # when the graphs phase found them computing the plain step's numbers on this card
-  local began flags
+  # MPS=on: on without measuring it again (11-28: 21% faster, the same figures); BLOG_FLAGS: every run's
+  # extra flags (11-28's later call tried CUDA graphs this way: docs/records/gpu-2026-11-28-graphs/)
+  local began flags=${BLOG_FLAGS:-}
   if [ "${MPS:-measure}" = on ]; then echo "== blog: MPS on"; mps_on; else echo "== blog: MPS, measured"; mps_pays; fi
-  flags=$([ -f $work/graphs-pass ] && echo --cuda-graphs)
   echo "== blog: roberta-base's shape, SST-2 and CoLA, sizes $grid_sizes, seeds $blog_seeds, -j $((blog_jobs / 2)) a task, $precision, run flags: ${flags:-none}"
   began=$SECONDS
   for task in sst2 cola; do
@@ -264,22 +263,6 @@ EOF
     echo "== blog: $task, each depth at n = ${grid_sizes##* } beside its arithmetic floor (bench/floor.py)"
     timeout 60 $PY -m bench.floor $work/blog/$task --size ${grid_sizes##* } --model "$shape" --glue-dir "$GLUE_DIR" 2>&1 | grep -v -i warn
   done
-}
-
-phase_graphs() {
-  # #89: does a step replayed as CUDA graphs (graphed.py) compute the plain step's numbers on this
-  # card? tests/test_graphed.py's CUDA tests; the blog phase takes --cuda-graphs only if they pass
-  rm -f $work/graphs-pass
-  echo "== graphs: tests/test_graphed.py on $(nvidia-smi -L 2>/dev/null | head -1 || echo cpu)"
-  OMP_NUM_THREADS=1 timeout ${GRAPHS_TIMEOUT:-150} $PY -m pytest -q -p no:cacheprovider -p no:benchmark -n ${TEST_WORKERS:-15} \
-    tests/test_graphed.py -rfs --tb=short > "$out/graphs-tests.txt" 2>&1
-  local status=$?
-  grep -E "FAILED|ERROR|passed|failed" "$out/graphs-tests.txt" | tail -n 20
-  if [ $status = 0 ] && ! grep -q "skipped" <(tail -n 1 "$out/graphs-tests.txt"); then
-    touch $work/graphs-pass; echo "graphs: pass; the blog runs with --cuda-graphs"
-  else
-    echo "graphs: not passed here (status $status): the blog runs without them"
-  fi
 }
 
 phase_batched() {

@@ -195,16 +195,6 @@ def test_a_run_with_its_tokens_and_prefix_cached_never_imports_transformers(tmp_
     assert second["versions"]["transformers"] == first["versions"]["transformers"]
 
 
-@pytest.mark.parametrize("method", ["setfit", "probe"])
-def test_cuda_graphs_are_refused_by_a_method_with_steps_of_its_own_or_none(tmp_path, tiny_bert, glue_dir, capsys, method):
-    with pytest.raises(SystemExit) as exit_:
-        freeze_study.main(["--model", tiny_bert, "--glue-dir", glue_dir, "--out", str(tmp_path / "r.json"), "--freeze", "3",
-                           "--method", method, "--cuda-graphs", "--quiet"])
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2 and err.count("\n") == 1
-    assert f"--method {method} would ignore --cuda-graphs" in err
-
-
 @pytest.mark.parametrize("argv, message", [
     (["--freeze", "4"], r"--freeze 4 is outside \[-1, 3\] for this 3-layer model"),
     (["--freeze", "-2"], r"--freeze -2 is outside \[-1, 3\]"),
@@ -215,7 +205,6 @@ def test_cuda_graphs_are_refused_by_a_method_with_steps_of_its_own_or_none(tmp_p
     (["--dataset", "mnli"], r"unknown task 'mnli'"),
     (["--model", "./no/such/folder"], r"checkpoint folder './no/such/folder' does not exist"),
     (["--precision", "fp16", "--device", "cpu"], r"--precision fp16 needs a CUDA device"),
-    (["--cuda-graphs", "--device", "cpu"], r"--cuda-graphs replays the training step as CUDA graphs: it needs a CUDA"),
     (["--freeze", "two"], r"argument --freeze: invalid int value: 'two'"),
     (["--size", "some"], r"argument --size: 'some' is neither a number of examples nor all"),
     (["--size", "all"], r"--size all trains on the whole train split: --splits-dir \(subsets\) does not apply"),
