@@ -16,6 +16,11 @@ in two stages, reusing the encoder, the frozen-prefix cache and the loop's piece
 
 With k layers frozen, each sentence's frozen prefix comes from the cache, and every pair runs only
 layers k+1..L, where the library runs every frozen layer again for both sides of every pair.
+
+Stage 1 has a second body (--setfit-body fast, train_body_fast): batches of 32 distinct sentences,
+each embedded once, the same loss on all 496 pairs among them, for an eighth of the library's
+sentence passes; a different computation, measured against the library's in
+docs/findings-setfit-fast.md. The library's is the default.
 """
 
 import math
