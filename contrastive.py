@@ -119,7 +119,7 @@ def train_body(model, inputs, labels, cached_depth, device, precision, seed, num
 # The fast body: every pair among a batch's distinct sentences
 
 FAST_BATCH = 32  # distinct sentences a step: 496 pairs among them, where the library's step has 16 pairs
-FAST_SHARE = 8  # the fast body runs this fraction's inverse of the library's sentence passes
+FAST_SHARE = 8  # the fast body spends 1 / FAST_SHARE of the library's sentence passes
 
 
 def library_passes(labels, num_iterations=None):
@@ -137,9 +137,10 @@ def class_blocks(labels, rng, batch_size=FAST_BATCH):
     pairs, with 2 classes or 150. Each class's blocks are spread evenly over the epoch (a block's
     place: its rank among its class's blocks, jittered, over their number), so a common class does
     not fill the last batches alone."""
-    K = max(2, batch_size // len(np.unique(labels)))
+    classes = np.unique(labels)
+    K = max(2, batch_size // len(classes))
     blocks, places = [], []
-    for c in np.unique(labels):
+    for c in classes:
         members = rng.permutation(np.flatnonzero(labels == c))
         own = np.array_split(members, math.ceil(len(members) / K))
         blocks += own
