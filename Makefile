@@ -38,9 +38,6 @@ RUN_FLAGS ?=
 # SetFit's pairs: each example paired NUM_ITERATIONS times (setfit's num_iterations) instead of setfit's
 # oversampling, whose pairs grow as n^2; for SetFit's runs alone. The committed grids used 20 from n = 500
 NUM_ITERATIONS ?=
-# SetFit's body for SetFit's runs: library (setfit 1.2's sampled pairs, the default) or fast (every pair
-# among batches of distinct sentences, an eighth of the library's passes: contrastive.py)
-SETFIT_BODY ?=
 # every run's precision: fp32, bf16 or fp16 (CUDA). Empty: fp16 mixed precision on CUDA (the
 # study's), bf16 on a CPU that multiplies it natively, else fp32. A results folder holds one precision:
 # a run refuses to add another to it (PRECISION=fp32 resumes a grid begun in fp32)
@@ -60,7 +57,7 @@ PROTOCOL_FLAG = $(if $(filter-out blog,$(PROTOCOL)),--protocol $(PROTOCOL))
 # a run's options: its own, from its result file's name (result.py, with the grid's SHARED_FLAGS where
 # they apply to it), then RUN_OPTIONS, the same for every run of the grid
 SHARED_FLAGS = $(PROTOCOL_FLAG) $(if $(EPOCHS),--epochs $(EPOCHS)) --splits-dir $(SPLITS_DIR) \
-  $(if $(NUM_ITERATIONS),--num-iterations $(NUM_ITERATIONS)) $(if $(SETFIT_BODY),--setfit-body $(SETFIT_BODY))
+  $(if $(NUM_ITERATIONS),--num-iterations $(NUM_ITERATIONS))
 RUN_OPTIONS = --dataset $(DATASET) --model $(MODEL) $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) \
   $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) --cache-dir $(CACHE_DIR) \
   $(if $(PRECISION),--precision $(PRECISION)) $(if $(METRIC),--metric $(METRIC)) $(RUN_FLAGS)
@@ -92,7 +89,7 @@ help:
 	@echo "                              (SLURM_RUNS_PER_TASK, SLURM_MAX tasks at once, SLURM_PARTITION, SLURM_TIME, SLURM_GPUS, SBATCH_FLAGS)"
 	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
 	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE METHOD (python -m methods)"
-	@echo "           NUM_ITERATIONS (SetFit's pairs per example, for its runs alone) SETFIT_BODY (library, fast)"
+	@echo "           NUM_ITERATIONS (SetFit's pairs per example, for its runs alone)"
 	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, bf16 on a CPU that has it, else fp32) METRIC (macro_f1, ...)"
 	@echo "           GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
 	@echo "           CACHE_DIR SPLITS_DIR RUN_FLAGS REPORT_DIR AGAINST (see the Makefile's head)"
@@ -151,7 +148,7 @@ SLURM_PARTITION ?=
 SLURM_TIME ?=
 SLURM_GPUS ?=
 SBATCH_FLAGS ?=
-GRID_VARIABLES = PYTHON DATASET MODEL FREEZE SIZES SEEDS EPOCHS NUM_ITERATIONS SETFIT_BODY PROTOCOL LR LRS REINITS PROBE METHOD GLUE_DIR \
+GRID_VARIABLES = PYTHON DATASET MODEL FREEZE SIZES SEEDS EPOCHS NUM_ITERATIONS PROTOCOL LR LRS REINITS PROBE METHOD GLUE_DIR \
   TRAIN_FILE DEV_FILE CACHE_DIR SPLITS_DIR RUN_FLAGS PRECISION METRIC RESULTS REPORT_DIR AGAINST
 slurm:
 	@freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; }; \
@@ -181,7 +178,7 @@ best:
 
 # the grid's answer at SIZE without the grid: cheapest first, seeds where they decide (study/advise.py),
 # for at most BUDGET hours of runs (each run's own seconds; -j N runs N at once), over METHODS (empty:
-# every method of methods.py); its runs go to RESULTS as the grid's do, its pick to SAVE, its report
+# every method methods.py marks searched: SetFit's fast body, not the library's); its runs go to RESULTS as the grid's do, its pick to SAVE, its report
 # to RESULTS/advise.md; TEST_FILE (with TRAIN_FILE): the pick's seeds scored on it too. A killed search
 # resumes with the same command. SLURM=1: each round's runs as one Slurm job array (a task a run, at
 # most SLURM_MAX at once, the SLURM_ settings above), read when the array has left the queue

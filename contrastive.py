@@ -17,10 +17,10 @@ in two stages, reusing the encoder, the frozen-prefix cache and the loop's piece
 With k layers frozen, each sentence's frozen prefix comes from the cache, and every pair runs only
 layers k+1..L, where the library runs every frozen layer again for both sides of every pair.
 
-Stage 1 has a second body (--setfit-body fast, train_body_fast): batches of 32 distinct sentences,
-each embedded once, the same loss on all 496 pairs among them, for an eighth of the library's
-sentence passes; a different computation, measured against the library's in
-docs/findings-setfit-fast.md. The library's is the default.
+Stage 1 has a second body (train_body_fast; methods.py's setfit-fast): batches of 32 distinct
+sentences, each embedded once, the same loss on all 496 pairs among them, for an eighth of the
+library's sentence passes; a different computation, measured against the library's in
+docs/findings-setfit-fast.md. `--method setfit` stays the library's.
 """
 
 import math
@@ -149,6 +149,14 @@ def class_blocks(labels, rng, batch_size=FAST_BATCH):
     return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
 
 
+def fast_steps(labels, num_iterations=None):
+    """The fast body's steps: an eighth of the library's sentence passes in batches of FAST_BATCH,
+    and at least one epoch (one batch for every FAST_BATCH sentences, rounded up, or more where
+    class blocks leave batches short)."""
+    epoch = len(class_blocks(labels, np.random.default_rng(0)))
+    return max(math.ceil(library_passes(labels, num_iterations) / FAST_SHARE / FAST_BATCH), epoch)
+
+
 def all_pairs_loss(embeddings, labels):
     """SetFit's loss, (cos - same label)^2, on every pair i < j of a batch's sentences (B, H), its
     positive and its negative pairs weighted half and half, as setfit's oversampling balances them."""
@@ -166,8 +174,7 @@ def train_body_fast(model, inputs, labels, cached_depth, device, precision, seed
     epochs until the passes are spent, AdamW as the library's (warmup over the first tenth, then
     linear decay, clipping at 1). Returns what train_body returns."""
     rng, labels = np.random.default_rng(seed), np.asarray(labels)
-    total_steps = max(math.ceil(library_passes(labels, num_iterations) / FAST_SHARE / FAST_BATCH),
-                      len(class_blocks(labels, np.random.default_rng(seed))))  # at least one epoch
+    total_steps = fast_steps(labels, num_iterations)
     warmup_steps = math.ceil(total_steps * WARMUP_PROPORTION)
     optimizer, params = body_optimizer(model, inputs, cached_depth, lr)
     pairs = total_steps * FAST_BATCH * (FAST_BATCH - 1) // 2  # about: the last batch of an epoch is smaller
@@ -191,9 +198,6 @@ def train_body_fast(model, inputs, labels, cached_depth, device, precision, seed
                 optimizer_state_bytes=state_bytes(optimizer))
 
 
-BODIES = {"library": train_body, "fast": train_body_fast}  # --setfit-body
-
-
 def fit_head(train_embeddings, train_labels, num_labels):
     """Stage 2: scikit-learn's default LogisticRegression, C = 1, fitted by probe.fit at the same
     optimum (probe.l2_of)."""
@@ -201,11 +205,21 @@ def fit_head(train_embeddings, train_labels, num_labels):
 
 
 def train(model, config, inputs, log=print):
-    """SetFit as a method (methods.py): both stages at config's rate, seed and precision, then the
+    """SetFit as setfit 1.2 trains it (methods.py's setfit)."""
+    return train_with(train_body, model, config, inputs, log)
+
+
+def train_fast(model, config, inputs, log=print):
+    """SetFit with the fast body (methods.py's setfit-fast)."""
+    return train_with(train_body_fast, model, config, inputs, log)
+
+
+def train_with(body_of, model, config, inputs, log):
+    """Both stages, the body trained by `body_of` at config's rate, seed and precision, then the
     training subset and the dev split scored with the head."""
     began = time.perf_counter()
-    body = BODIES[config.setfit_body](model, inputs.train, inputs.train_labels, inputs.cached_depth, inputs.device,
-                                      config.precision, config.seed, config.num_iterations, config.lr, log)
+    body = body_of(model, inputs.train, inputs.train_labels, inputs.cached_depth, inputs.device,
+                   config.precision, config.seed, config.num_iterations, config.lr, log)
     train_seconds = time.perf_counter() - began
     embed = lambda states: all_sentence_embeddings(model, states, inputs.cached_depth, inputs.device, config.precision)
     train_x, train_labels, num_labels = embed(inputs.train), np.asarray(inputs.train_labels), model.config.num_labels
@@ -217,6 +231,6 @@ def train(model, config, inputs, log=print):
                        train_scores=score(train_x, train_labels), losses=body["losses"],
                        total_steps=body["total_steps"], warmup_steps=body["warmup_steps"],
                        details=dict(pairs=body["pairs"], num_iterations=config.num_iterations, lr=config.lr,
-                                    body=config.setfit_body),
+                                    body="fast" if body_of is train_body_fast else "library"),
                        train_seconds=train_seconds, optimizer_state_bytes=body["optimizer_state_bytes"], fitted_head=head,
                        eval_seconds=time.perf_counter() - began - train_seconds)

@@ -6,15 +6,18 @@ under each is drawn in trainable.py, and how each trains is one function with on
 
     train(model, config, inputs, log) -> loop.TrainResult     (config: protocol.TrainConfig, inputs: loop.RunInputs)
 
-    finetune   loop.train         the protocol's AdamW steps on the head and the layers above k
-    lora       loop.train         the same steps on low-rank updates of query and value, and the head
-    bitfit     loop.train         the same steps on every bias and the classifier
-    setfit     contrastive.train  pairs' cosine on the layers above k, then a fitted logistic head
-    probe      probe.train        nothing trains: a linear model fitted to the frozen model's embedding
+    finetune     loop.train              the protocol's AdamW steps on the head and the layers above k
+    lora         loop.train              the same steps on low-rank updates of query and value, and the head
+    bitfit       loop.train              the same steps on every bias and the classifier
+    setfit       contrastive.train       pairs' cosine on the layers above k (setfit 1.2's pairs), then a
+                                         fitted logistic head
+    setfit-fast  contrastive.train_fast  the same loss on every pair among 32 distinct sentences a step,
+                                         an eighth of the library's sentence passes; the same head
+    probe        probe.train             nothing trains: a linear model fitted to the frozen model's embedding
 
 --save keeps finetune, lora and bitfit as a transformers classifier (checkpoint.save_classifier),
-setfit and probe as a sentence-transformers body and their fitted head (checkpoint.save_embedder).
-A sixth method is one Method in METHODS and its functions. `python -m methods` prints the table
+both SetFits and the probe as a sentence-transformers body and their fitted head (checkpoint.save_embedder).
+A seventh method is one Method in METHODS and its functions. `python -m methods` prints the table
 with each method's default rate and the rates a search tries at each train size.
 
 Nothing here imports torch (study/grid.py, which make calls, reads the table): the functions a method
@@ -38,6 +41,11 @@ def loop_train(model, config, inputs, log):
 def contrastive_train(model, config, inputs, log):
     import contrastive
     return contrastive.train(model, config, inputs, log)
+
+
+def contrastive_train_fast(model, config, inputs, log):
+    import contrastive
+    return contrastive.train_fast(model, config, inputs, log)
 
 
 def probe_train(model, config, inputs, log):
@@ -115,6 +123,10 @@ def scaled(rate, at, n, power=1, floor=None):
     return on_ladder(max(rate * (at / examples(n)) ** power, rate if floor is None else floor))
 
 
+def fast_setfit_rate(n):
+    return min(5e-4, scaled(2e-4, 100, n, power=2, floor=1e-5))
+
+
 # ----------------------------------------------------------------------------------------------
 # The table
 
@@ -148,6 +160,7 @@ class Method:
     # is already at most this one screens at its own
     cheap_screen: tuple = ()
     reference: bool = False  # the method the reports read every other against, and a run's default (no --method)
+    searched: bool = True  # in make advise's methods unless METHODS names others
 
     def flags(self):
         """freeze_study.py's options that choose this method: none for the reference, the default."""
@@ -159,6 +172,13 @@ class Method:
 
 
 LORA_OPTIONS = ("lora_rank", "lora_alpha", "lora_dropout", "lora_targets")
+# What SetFit's two bodies share: the checkpoint's own pooling, a fitted logistic head, how they are
+# kept, and setfit's own epoch, batch and schedule (contrastive.py), so they refuse the protocol's
+SETFIT_BOTH = dict(make_trainable=trainable_body_above, sentence_embedding=True, scored_once=True,
+                   counts=lambda trainable, fitted_head: trainable + fitted_head,
+                   options=("num_iterations",), settings=("num_iterations",), ignores=("epochs", "batch_size", "protocol"),
+                   ignores_why="it trains its body on setfit's schedule by its own steps (contrastive.py)",
+                   needs_classes=True, save=save_embedder)
 METHODS = (
     # the blog's rate at every n (the protocol's); its line searches found 2e-4 at n = 50, 1e-4 at 100
     # and 5e-5 from 200 up (docs/findings-sst2.md, "The rate falls as n grows")
@@ -176,21 +196,20 @@ METHODS = (
            make_trainable=trainable_biases, train=loop_train,
            counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False),
     # 2e-4 x (50 / n)^2, at least 1e-5 (SetFit's pairs grow as n^2): the searches' 2e-4 at n = 50, 5e-5 at
-    # 100, 1e-5 at 1000 (docs/findings-sst2.md); setfit's own 2e-5 learns little at n = 50. Its epoch,
-    # batch and schedule are setfit's (contrastive.py), so it refuses the protocol's
+    # 100, 1e-5 at 1000 (docs/findings-sst2.md); setfit's own 2e-5 learns little at n = 50
     Method("setfit", "SetFit", "_setfit", default_lr=lambda n: scaled(2e-4, 50, n, power=2, floor=1e-5),
-           best_lr=lambda n: scaled(2e-4, 50, n, power=2, floor=1e-5),
-           make_trainable=trainable_body_above, train=contrastive_train,
-           counts=lambda trainable, fitted_head: trainable + fitted_head, sentence_embedding=True, scored_once=True,
-           options=("num_iterations", "setfit_body"), ignores=("epochs", "batch_size", "protocol"),
-           settings=("num_iterations", "setfit_body"),
-           ignores_why="it trains one epoch of setfit's pairs in batches of 16 on setfit's schedule by its own "
-                       "steps (contrastive.py)",
-           needs_classes=True, save=save_embedder,
+           best_lr=lambda n: scaled(2e-4, 50, n, power=2, floor=1e-5), train=contrastive_train,
            cost_factor=4.0,  # its pairs: about four times the fine-tune's steps
            # 5 pairings an example: a quarter of setfit's recommended 20, 0.03 below them at n = 200 on
            # SST-2 on every seed (docs/records/setfit-pairs-2026-11-28.md); a tenth of its oversampled pairs there
-           cheap_screen=(("num_iterations", 5),)),
+           cheap_screen=(("num_iterations", 5),), searched=False, **SETFIT_BOTH),
+    # the same two stages, the body trained on every pair among 32 distinct sentences a step for an
+    # eighth of the library's sentence passes; 2e-4 x (100 / n)^2 (its steps grow as n^2), at most
+    # 5e-4 and at least 1e-5: its line searches' 5e-4 at n = 50, 2e-4 at 100 and 5e-5 at 200, on SST-2,
+    # seeds 4-8 (docs/findings-setfit-fast.md)
+    Method("setfit-fast", "SetFit fast", "_setfit-fast", default_lr=fast_setfit_rate, best_lr=fast_setfit_rate,
+           train=contrastive_train_fast, **SETFIT_BOTH,
+           cost_factor=2.0),  # about twice the fine-tune's train seconds: 66 to 29 at n = 200 on SST-2 (minilm, k = 0)
     # fitted, not trained: its L2 strength is chosen by cross-validation (probe.py), at no rate
     Method("probe", "probe", "_probe", default_lr=lambda n: None, best_lr=lambda n: None,
            make_trainable=trainable_nothing, train=probe_train,

@@ -52,7 +52,8 @@ def parser():
     p.add_argument("--out", help="result JSON (default results/<dataset>/<model>/ and the run's name, result.py)")
     p.add_argument("--method", choices=methods.NAMES, default=methods.FINETUNE.name,
                    help="finetune: the protocol's head and fine-tune (the default); lora, bitfit: trainable.py; setfit: "
-                        "SetFit's contrastive fine-tuning, then a logistic-regression head (contrastive.py); probe (with "
+                        "SetFit's contrastive fine-tuning, then a logistic-regression head (contrastive.py); setfit-fast: "
+                        "the same with every pair among 32 distinct sentences a step, at an eighth of the cost; probe (with "
                         "--freeze L): a linear model fitted to the frozen model's sentence embedding (probe.py)")
     p.add_argument("--probe", dest="method", action="store_const", const=methods.PROBE.name,
                    help="the same as --method probe")
@@ -60,10 +61,7 @@ def parser():
         p.add_argument(f"--lora-{name}", type=type(default) if name != "targets" else str, default=default,
                        nargs="+" if name == "targets" else None, help=f"--method lora (default {default})")
     p.add_argument("--num-iterations", type=int,
-                   help="--method setfit: num_iterations x n pairs of each kind instead of setfit's oversampling")
-    p.add_argument("--setfit-body", choices=["library", "fast"], default="library",
-                   help="--method setfit: its body trained on setfit 1.2's sampled pairs (library), or on every pair "
-                        "among batches of distinct sentences at an eighth of the library's sentence passes (fast)")
+                   help="--method setfit, setfit-fast: num_iterations x n pairs of each kind instead of setfit's oversampling")
     p.add_argument("--pooling", choices=["first", "mean"],
                    help="what stands for a sentence: its first token or the mean of its tokens. Default: the "
                         "first token for finetune, lora and bitfit (as the studies' classifiers read it); for probe and "
@@ -160,7 +158,6 @@ def plan_run(args, task):
                                                num_iterations=args.num_iterations)
     train_config.evaluations = args.evaluations
     train_config.eval_batch_size = machine.eval_batch_size(device)
-    train_config.setfit_body = args.setfit_body
     # frozen layers are read from the cache (--no-cache runs them every step, the Trainer's way; a
     # method that trains nothing always reads it)
     cached = args.freeze != 0 and (method.every_layer_frozen or not args.no_cache)

@@ -44,7 +44,6 @@ class TrainConfig:
     seed: int = 1
     precision: str = "fp32"  # fp32, bf16 (autocast), or on CUDA fp16 (autocast + gradient scaler)
     num_iterations: int | None = None  # SetFit: pairs per example of each kind (None: setfit's oversampling)
-    setfit_body: str = "library"  # SetFit's body: setfit's sampled pairs, or every pair in batches (contrastive.py)
 
 
 def config(protocol, model_type, epochs, batch_size, lr, seed, precision, metric, num_iterations=None):

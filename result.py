@@ -30,7 +30,6 @@ import methods
 import metrics
 from atomic import write_atomically
 from methods import lr_text
-from protocol import TrainConfig
 
 SUFFIXES = {method.suffix: method.name for method in methods.METHODS}
 NAME = re.compile(r"freeze(-?\d+)_size(\d+|all)_seed(\d+)(?:_lr([0-9.]+e-?\d+))?(?:_reinit(\d+))?"
@@ -90,14 +89,12 @@ def method_of(config):
 # What else changes a run's answer beyond what its name says (and each method's own, methods.py):
 # runs that differ in one of these are two experiments, never one cell's seeds
 SETTINGS = ("pooling", "precision", "normalize")
-# a setting a record made before it existed does not hold: what every run had then
-OLDER_RECORDS_HELD = {"setfit_body": TrainConfig.setfit_body}
 
 
 def settings_of(config):
     """{setting: its value as text} for every setting a cell's runs must share."""
     names = SETTINGS + methods.get(method_of(config)).settings
-    values = {name: config.get(name, OLDER_RECORDS_HELD.get(name)) for name in names}
+    values = {name: config.get(name) for name in names}
     return {name: ",".join(value) if isinstance(value, list) else str(value) for name, value in values.items()}
 
 

@@ -1,5 +1,5 @@
 """
-SetFit's two bodies side by side (--setfit-body library and fast, contrastive.py): for each cell
+SetFit's two bodies side by side (--method setfit and setfit-fast, contrastive.py): for each cell
 (task, size, depth, rate) that both folders hold, the seeds both ran, each body's mean score and
 median train seconds, their difference against twice its standard error, and how many times fewer
 seconds the fast body took. Its runs are ordinary result files (freeze_study.py --out ...):
@@ -22,14 +22,22 @@ import os
 import statistics
 
 
+def body_of(config):
+    """Which body a SetFit run trained: the method says (the first fast runs, made before the fast
+    body was a method of its own, were --method setfit --setfit-body fast), None for another method."""
+    if config["method"] == "setfit-fast" or config.get("setfit_body") == "fast":
+        return "fast"
+    return "library" if config["method"] == "setfit" else None
+
+
 def setfit_runs(folders, body, lr=None):
     """{(task, size, depth, seed): run} of one body's SetFit runs; lr: only those at this rate."""
     runs = {}
     for folder in folders:
-        for path in sorted(glob.glob(os.path.join(folder, "*_setfit.json"))):
+        for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
             run = json.load(open(path))
             c = run["config"]
-            if c.get("setfit_body", "library") != body or (lr is not None and c["lr"] != lr):
+            if body_of(c) != body or (lr is not None and c["lr"] != lr):
                 continue
             key = (c["task"], c["size"], c["freeze"], c["seed"])
             if key in runs and runs[key]["config"]["lr"] != c["lr"]:
@@ -67,8 +75,8 @@ def table(fast, library):
 
 def main(argv=None):
     p = argparse.ArgumentParser()
-    p.add_argument("fast", nargs="+", help="folders of --setfit-body fast runs")
-    p.add_argument("--library", nargs="+", required=True, help="folders of --setfit-body library runs")
+    p.add_argument("fast", nargs="+", help="folders of --method setfit-fast runs")
+    p.add_argument("--library", nargs="+", required=True, help="folders of --method setfit runs")
     p.add_argument("--fast-lr", type=float, help="read the fast runs at this rate only")
     p.add_argument("--library-lr", type=float, help="read the library runs at this rate only")
     args = p.parse_args(argv)

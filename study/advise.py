@@ -189,7 +189,8 @@ def parser():
     p.add_argument("folder", nargs="?", help="the results folder the search's runs go to")
     p.add_argument("--size", required=True, help="the train size (a number, or all)")
     p.add_argument("--budget", type=float, help="hours of the runs' own seconds (each run's wall clock)")
-    p.add_argument("--methods", nargs="+", choices=methods.NAMES, default=list(methods.NAMES))
+    p.add_argument("--methods", nargs="+", choices=methods.NAMES,
+                   default=[method.name for method in methods.METHODS if method.searched])
     p.add_argument("--depths", type=int, nargs="+", help="the grid's depths (make's FREEZE); the deepest is L")
     p.add_argument("--seeds", type=int, default=5, help="the most seeds a cell gets (the grid's 5)")
     p.add_argument("--jobs", type=int, help="runs at once (default: make -j N's N)")

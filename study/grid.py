@@ -34,12 +34,10 @@ def add_shared_options(parser):
     parser.add_argument("--protocol", help="the grid's, for the runs whose method follows a protocol")
     parser.add_argument("--splits-dir", help="the grid's subsets, for the runs of a subset")
     parser.add_argument("--num-iterations", type=int, help="the grid's SetFit pairs per example, for SetFit's runs")
-    parser.add_argument("--setfit-body", help="the grid's SetFit body (library, fast), for SetFit's runs")
 
 
 def shared_options(args):
-    return dict(epochs=args.epochs, protocol=args.protocol, splits_dir=args.splits_dir, num_iterations=args.num_iterations,
-                setfit_body=args.setfit_body)
+    return dict(epochs=args.epochs, protocol=args.protocol, splits_dir=args.splits_dir, num_iterations=args.num_iterations)
 
 
 def shared_argv(shared):

@@ -72,15 +72,16 @@ def test_setfit_with_adamw_on_the_used_word_rows_trains_as_on_every_row(tmp_path
     assert used["train_losses"] == every["train_losses"] and used["at_score"] == every["at_score"]
 
 
-def test_a_regression_task_and_the_protocol_s_options_are_refused(tmp_path, tiny_bert, glue_dir, capsys):
-    # SetFit trains one epoch of its pairs in batches of 16 on its own schedule: --epochs 20 would be ignored
+@pytest.mark.parametrize("method", ["setfit", "setfit-fast"])
+def test_a_regression_task_and_the_protocol_s_options_are_refused(tmp_path, tiny_bert, glue_dir, capsys, method):
+    # SetFit trains its body on its own schedule and steps: --epochs 20 would be ignored
     for extra, message in ((["--dataset", "stsb"], "stsb is a regression task"),
-                           (["--epochs", "20"], "--method setfit would ignore --epochs: it trains one epoch"),
-                           (["--batch-size", "32"], "--method setfit would ignore --batch-size"),
-                           (["--protocol", "lee"], "--method setfit would ignore --protocol"),
-                           (["--lora-rank", "4"], "--lora-rank goes with --method lora, not --method setfit")):
+                           (["--epochs", "20"], f"--method {method} would ignore --epochs: it trains its body"),
+                           (["--batch-size", "32"], f"--method {method} would ignore --batch-size"),
+                           (["--protocol", "lee"], f"--method {method} would ignore --protocol"),
+                           (["--lora-rank", "4"], f"--lora-rank goes with --method lora, not --method {method}")):
         with pytest.raises(SystemExit) as exit_:
-            freeze_study.main(["--model", tiny_bert, "--glue-dir", glue_dir, "--method", "setfit", "--quiet",
+            freeze_study.main(["--model", tiny_bert, "--glue-dir", glue_dir, "--method", method, "--quiet",
                                "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json"), *extra])
         err = capsys.readouterr().err
         assert exit_.value.code == 2 and err.count("\n") == 1 and message in err and "Traceback" not in err
@@ -88,7 +89,7 @@ def test_a_regression_task_and_the_protocol_s_options_are_refused(tmp_path, tiny
 
 
 # ----------------------------------------------------------------------------------------------
-# The fast body (--setfit-body fast)
+# The fast body (--method setfit-fast)
 
 @pytest.mark.parametrize("counts", [[25, 25], [120, 40, 30, 10], [2] * 150])
 def test_class_blocks_give_every_sentence_once_an_epoch_and_every_batch_positives(counts):
@@ -124,32 +125,33 @@ def test_library_passes_count_the_library_s_pairs_twice(num_iterations):
         assert contrastive.library_passes(labels, num_iterations) == 2 * len(first)
 
 
-def test_a_fast_setfit_run_spends_an_eighth_of_the_library_s_passes_and_says_so(tmp_path, tiny_bert, glue_dir):
-    common = ("--method", "setfit", "--freeze", "1", "--precision", "fp32", "--size", "40")
-    fast = run(tmp_path, tiny_bert, glue_dir, *common, "--setfit-body", "fast", out="fast/r.json")
-    library = run(tmp_path, tiny_bert, glue_dir, *common, out="library/r.json")  # a folder holds one body's cell
-    assert fast["config"]["setfit_body"] == "fast" and library["config"]["setfit_body"] == "library"
+def test_a_fast_setfit_run_spends_its_steps_and_says_which_body_ran(tmp_path, tiny_bert, glue_dir):
+    common = ("--freeze", "1", "--precision", "fp32", "--size", "40")
+    fast = run(tmp_path, tiny_bert, glue_dir, "--method", "setfit-fast", *common, out="fast/r.json")
+    library = run(tmp_path, tiny_bert, glue_dir, "--method", "setfit", *common, out="library/r.json")
+    assert fast["config"]["method"] == "setfit-fast" and fast["setfit-fast"]["body"] == "fast"
+    assert library["config"]["method"] == "setfit" and library["setfit"]["body"] == "library"
     task = data.load_glue("sst2", glue_dir)
     labels = task.train_labels[data.load_subset(task, 40, str(tmp_path / "splits"))]
     passes = contrastive.library_passes(labels)
     assert passes == 2 * library["setfit"]["pairs"]  # 2 sentences a pair
-    steps = len(fast["train_losses"])
-    assert steps == max(-(-passes // (8 * 32)), len(contrastive.class_blocks(labels, np.random.default_rng(1))))
-    assert steps * 32 <= passes / 8 + 32 or steps == 2  # an eighth of the passes, or one epoch of 40 sentences
+    assert len(fast["train_losses"]) == fast["total_steps"] == contrastive.fast_steps(labels)
     assert np.isfinite(fast["train_losses"]).all() and 0 <= fast["at_score"]["accuracy"] <= 1
 
 
-def test_the_body_is_a_setting_of_a_setfit_cell_and_older_records_held_the_library_s():
+@pytest.mark.parametrize("num_iterations", [None, 20])
+def test_the_fast_body_spends_an_eighth_of_the_library_s_passes_and_an_epoch_at_least(num_iterations):
+    for counts in ([25, 25], [100, 100], [120, 40, 30, 10], [2] * 150):
+        labels = np.repeat(np.arange(len(counts)), counts)
+        steps, epoch = contrastive.fast_steps(labels, num_iterations), len(contrastive.class_blocks(labels, np.random.default_rng(0)))
+        eighth = contrastive.library_passes(labels, num_iterations) / 8
+        assert steps >= epoch and (steps == epoch or (steps - 1) * 32 < eighth <= steps * 32)
+
+
+def test_the_two_bodies_are_two_methods_their_names_say_which():
     import result
-    config = dict(method="setfit", pooling="mean", precision="fp32", normalize=True, num_iterations=None)
-    older = result.settings_of(config)
-    assert older == result.settings_of({**config, "setfit_body": "library"})
-    assert older != result.settings_of({**config, "setfit_body": "fast"})
-
-
-def test_the_body_goes_with_setfit_alone(tmp_path, tiny_bert, glue_dir, capsys):
-    with pytest.raises(SystemExit) as exit_:
-        freeze_study.main(["--model", tiny_bert, "--glue-dir", glue_dir, "--setfit-body", "fast", "--quiet",
-                           "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json")])
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2 and "--setfit-body goes with --method setfit, not --method finetune" in err
+    fast, library = (result.parse_name(f"freeze0_size200_seed1_{suffix}.json") for suffix in ("setfit-fast", "setfit"))
+    assert (fast.method, library.method) == ("setfit-fast", "setfit")
+    assert fast.file_name() == "freeze0_size200_seed1_setfit-fast.json"
+    config = dict(method="setfit-fast", freeze=0, size=200, seed=1, lr=3e-4, reinit=0)
+    assert result.name_of(config).file_name() == "freeze0_size200_seed1_lr3e-4_setfit-fast.json"

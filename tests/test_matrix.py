@@ -51,7 +51,8 @@ def run_and_save(task, checkpoint_folder, method, out):
             "--dev-file", str(task / "dev.csv"), "--text-column", "text", "--size", "all", "--freeze", str(k),
             "--method", method, "--precision", "fp32", "--device", "cpu", "--cache-dir", str(out / "cache"),
             "--out", str(out / "result.json"), "--save", str(out / "saved"), "--quiet"]
-    argv += {"setfit": ["--num-iterations", "1"], "probe": []}.get(method, ["--epochs", "1"])
+    own = methods.get(method)  # the fewest steps its options allow: SetFit's one pair an example, one epoch
+    argv += ["--num-iterations", "1"] if "num_iterations" in own.options else [] if "epochs" in own.ignores else ["--epochs", "1"]
     return freeze_study.run(freeze_study.parse_args(argv))
 
 

@@ -339,3 +339,10 @@ def test_the_search_s_steps_share_one_object_and_take_at_most_seven_parameters()
                 a = node.args
                 count = len(a.args) + len(a.kwonlyargs) + bool(a.vararg) + bool(a.kwarg)
                 assert count <= 7, f"study/{name}: {node.name} takes {count} parameters"
+
+
+def test_a_search_trains_setfit_s_fast_body_unless_its_methods_name_the_library_s():
+    from study import advise
+    searched = advise.parser().parse_args(["--size", "200"]).methods
+    assert "setfit-fast" in searched and "setfit" not in searched and "probe" in searched
+    assert advise.parser().parse_args(["--size", "200", "--methods", "setfit"]).methods == ["setfit"]
