@@ -24,6 +24,7 @@ cell at once, which bench/batched_rates.py measures).
     search_folder.py  a search's results folder: its runs, cheap screens, test runs and rounds
     advise_report.py  what a search ends with: advise.md, the pick kept, its score on your test file
     replay.py      the policy driven by a committed grid's runs instead of new ones
+    prior.py       the zero-training step: LogME of every layer's frozen features, before anything trains
     migrate.py     run results of earlier versions brought to today's format, once
 
 Run from the project's top level as modules (python -m study.report ...), as the Makefile does.
