@@ -17,6 +17,7 @@ dependency; every choice is deterministic, so the probe has no seed.
 """
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -30,6 +31,8 @@ from rows import length_sorted_batches
 CS = np.logspace(-4, 4, 10)  # LogisticRegressionCV's Cs=10: inverse L2 strengths, strongest first
 RIDGE_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0)  # ridge's penalty per example, weakest first
 FOLDS = 5
+# the examples each class's preconditioner keeps exactly (least_sure_preconditioner)
+LEAST_SURE = 32
 
 
 def fit(features, labels, num_labels, l2):
@@ -77,7 +80,6 @@ def fit_softmax(x, y, num_labels, l2, tolerance=1e-10, max_steps=100, solve=None
     (conjugate_gradient_solve), whose cost grows with the classes, not with their cube; the same
     optimum either way (tests/test_probe.py). x (n, H) float64, y (n,) long -> weight (H, C), bias (C,)."""
     n, C = len(x), num_labels
-    solve = solve or (hessian_solve if C == 2 else conjugate_gradient_solve)
     x1 = torch.cat([x, x.new_ones(n, 1)], 1)  # (n, D): the bias as one more feature, D = H + 1
     D = x1.shape[1]
     onehot = F.one_hot(y, C).to(x.dtype)
@@ -89,6 +91,10 @@ def fit_softmax(x, y, num_labels, l2, tolerance=1e-10, max_steps=100, solve=None
     # has the step
     flat = x.new_zeros(D, C)
     flat[-1] = C ** -0.5
+    if solve is None and C > 2:  # the preconditioner's Gram basis, once for every step of the fit
+        whitened = whitened_gram(x1, ridge, flat)
+        solve = lambda *problem: conjugate_gradient_solve(*problem, whitened=whitened)
+    solve = solve or hessian_solve
     theta = x.new_zeros(D, C) if start is None else start.clone()  # (D, C): the weight, then the bias as its last row
     value = loss(theta)
     for _ in range(max_steps):
@@ -125,16 +131,12 @@ def hessian_times(x1, p, ridge, flat, v):
     return x1.T @ (s - p * s.sum(1, keepdim=True)) / len(x1) + ridge * v + flat * (flat * v).sum()
 
 
-def conjugate_gradient_solve(x1, p, gradient, ridge, flat):
+def conjugate_gradient_solve(x1, p, gradient, ridge, flat, whitened=None):
     """Newton's step by conjugate gradients on hessian_times, preconditioned by each class's own
-    block of the Hessian (C Cholesky factors of D x D), to a residual that shrinks with the gradient
+    block of the Hessian (least_sure_preconditioner), to a residual that shrinks with the gradient
     (inexact Newton's forcing term), so the last steps are as exact as hessian_solve's."""
     (n, D), C = x1.shape, p.shape[1]
-    curvature = p * (1 - p)  # (n, C): each class's own block's weights
-    blocks = torch.einsum("na,nd,ne->ade", curvature, x1, x1) / n + torch.diag(ridge[:, 0]) + \
-        torch.einsum("da,ea->ade", flat, flat)  # (C, D, D)
-    factors = torch.linalg.cholesky(blocks)
-    precondition = lambda r: torch.cholesky_solve(r.T.unsqueeze(-1), factors).squeeze(-1).T
+    precondition = least_sure_preconditioner(p, whitened or whitened_gram(x1, ridge, flat))
     target = -gradient
     enough = min(0.5, target.norm().sqrt().item()) * target.norm()
     step, residual = torch.zeros_like(target), target.clone()
@@ -150,6 +152,50 @@ def conjugate_gradient_solve(x1, p, gradient, ridge, flat):
         rz, previous = (residual * z).sum(), rz
         direction = z + (rz / previous) * direction
     return step - flat * (flat * step).sum()  # no part along the flat direction, as hessian_solve's
+
+
+@dataclass
+class Whitened:
+    """What every Newton step of one fit shares: the features' Gram matrix G = x1^T x1 / n seen
+    through the penalty, s G s = U diag(lam) U^T with s = R^-1/2 (R: the ridge on the weights,
+    the flat direction's 1 / C on the bias), and the examples in that basis."""
+    s: torch.Tensor  # (D,)
+    lam: torch.Tensor  # (D,)
+    U: torch.Tensor  # (D, D)
+    examples: torch.Tensor  # (n, D): x1 s U
+    norms: torch.Tensor  # (n,): |x1_i|^2
+
+
+def whitened_gram(x1, ridge, flat):
+    r = ridge[:, 0].clone()
+    r[-1] = flat[-1, 0] ** 2
+    s = r.rsqrt()
+    lam, U = torch.linalg.eigh(s[:, None] * (x1.T @ x1 / len(x1)) * s[None])
+    return Whitened(s, lam.clamp_min(0), U, (x1 * s) @ U, (x1 ** 2).sum(1))
+
+
+def least_sure_preconditioner(p, whitened, m=LEAST_SURE):
+    """Each class's own block of the Hessian, x1^T diag(w_a) x1 / n + R with w_a = p_a (1 - p_a),
+    kept exactly on the m examples the class is least sure of (its largest w_ia) and the rest
+    spread evenly as c_a G (the same trace): c_a G + R + sum over those m of w_ia x_i x_i^T / n.
+    In the whitened basis c_a G + R is diagonal, so each class's inverse is Woodbury's identity
+    around it, an m x m system: C m^2 D to build, where the blocks themselves are C n D^2 and C
+    Cholesky factors of D x D at every Newton step. With m = n it is the blocks' inverse exactly."""
+    n = len(p)
+    w = p * (1 - p)  # (n, C)
+    least_sure = w.topk(min(m, n), dim=0).indices.T  # (C, m)
+    kept = torch.gather(w.T, 1, least_sure)  # (C, m)
+    rest = (w * whitened.norms[:, None]).sum(0) - (kept * whitened.norms[least_sure]).sum(1)
+    spread = rest.clamp_min(0) / whitened.norms.sum()  # (C,): c_a
+    base = 1 / (spread[:, None] * whitened.lam + 1)  # (C, D): (c_a lam + 1)^-1, the base's inverse
+    rows = whitened.examples[least_sure]  # (C, m, D)
+    inner = torch.linalg.cholesky(torch.diag_embed(n / kept.clamp_min(1e-12)) + (rows * base[:, None]) @ rows.transpose(1, 2))
+
+    def precondition(r):  # (D, C) -> (D, C)
+        y = base * (whitened.U.T @ (whitened.s[:, None] * r)).T  # (C, D)
+        y = y - base * (rows.transpose(1, 2) @ torch.cholesky_solve(rows @ y[:, :, None], inner))[:, :, 0]
+        return whitened.s[:, None] * (whitened.U @ y.T)
+    return precondition
 
 
 def l2_of(C, n, num_labels):

@@ -39,6 +39,26 @@ def test_conjugate_gradients_reach_the_whole_hessian_s_optimum(classes):
         assert torch.equal(scores[0].argmax(1), scores[1].argmax(1))
 
 
+
+def test_the_preconditioner_keeping_every_example_is_each_class_s_block_inverted():
+    # least_sure_preconditioner with m = n against each class's block of the Hessian built whole
+    x, y = toy(50, 4, dim=12, classes=5)
+    x1 = torch.cat([torch.as_tensor(x), torch.ones(50, 1, dtype=torch.float64)], 1)  # (n, D)
+    theta = torch.as_tensor(np.random.default_rng(5).normal(size=(13, 5)))
+    p = torch.softmax(x1 @ theta, 1)
+    ridge = torch.full((13, 1), 2 * 0.01, dtype=torch.float64)
+    ridge[-1] = 0.0
+    flat = torch.zeros(13, 5, dtype=torch.float64)
+    flat[-1] = 5 ** -0.5
+    r = torch.as_tensor(np.random.default_rng(6).normal(size=(13, 5)))
+    exact = probe.least_sure_preconditioner(p, probe.whitened_gram(x1, ridge, flat), m=50)(r)
+    for a in range(5):
+        block = (x1.T * (p[:, a] * (1 - p[:, a]))) @ x1 / 50 + torch.diag(ridge[:, 0]) + torch.outer(flat[:, a], flat[:, a])
+        assert torch.allclose(block @ exact[:, a], r[:, a], atol=1e-8, rtol=0)
+    kept_fewer = probe.least_sure_preconditioner(p, probe.whitened_gram(x1, ridge, flat), m=8)(r)
+    assert (r * kept_fewer).sum(0).min() > 0  # positive definite still, as conjugate gradients need
+    assert not torch.allclose(kept_fewer, exact)
+
 @pytest.mark.parametrize("n", [300, 40])
 def test_warm_starts_along_the_path_reach_each_penalty_s_own_optimum(n):
     # the cross-validation fits each fold along the grid, each fit from the one before
