@@ -68,11 +68,14 @@ def max_evidence(features, y):
     alpha (K,) and beta (K,) that reach it, for features (n, D)."""
     x = np.asarray(features, dtype=np.float64)
     n = len(x)
-    s, V = np.linalg.eigh(x.T @ x)
     # F^T F's zero eigenvalues (all but n of them where n < D) drop out of the evidence (their
-    # log alpha terms cancel), so the rank's directions alone are kept
+    # log alpha terms cancel), so the rank's directions alone are kept; with fewer examples than
+    # features they come from the smaller F F^T (n x n): F F^T = U diag(s) U^T, V = F^T U / sqrt(s)
+    s, V = np.linalg.eigh(x @ x.T if n < x.shape[1] else x.T @ x)
     kept = s > RANK_TOLERANCE * s.max()
     s, V = s[kept], V[:, kept]
+    if n < x.shape[1]:
+        V = x.T @ V / np.sqrt(s)
     z, y_squared = V.T @ (x.T @ y), (y ** 2).sum(0)  # F^T y in the eigenbasis (r, K), |y|^2 (K,)
     alpha, beta = np.ones(y.shape[1]), np.ones(y.shape[1])
     for _ in range(MAX_ITERATIONS):
