@@ -58,11 +58,6 @@ def first_cell(space):
     return Cell(name, max(space.depths[name]), space.default_rate[name])
 
 
-def screen_floor(space, seconds):
-    """The least the screen can cost: its runs at the first (the cheapest) run's seconds each."""
-    return len(policy.screen(space, {})) * seconds
-
-
 @dataclass
 class Search:
     """What a search's steps share: where its runs go and at which size, what it searches, what it
@@ -122,17 +117,22 @@ def first_run(s):
 def searchable(s):
     """The space the rounds search, once a run has timed this machine: without SetFit for a
     regression task, each cell's seeds as the folder has them; refused in one line where the budget
-    cannot screen it once."""
-    runs, space = s.read()[0], s.space
+    cannot finish screening it. The runs already made count toward the screen (the first, timing
+    run is one of its cells), so a folder whose screen is done is never refused, and a refused
+    search keeps its runs for the same command with a larger BUDGET."""
+    runs, observed, _ = s.read()
+    space = s.space
     if runs[0]["config"]["regression"]:  # SetFit needs classes
         space = replace(space, depths={name: depths for name, depths in space.depths.items()
                                        if not methods.get(name).needs_classes})
     cheapest = min(run["seconds"]["total"] for run in runs)  # a resumed search's runs: the cheapest of them
-    floor = screen_floor(space, cheapest)
-    if floor > s.budget_seconds:
-        raise BudgetTooSmall(f"a budget of {s.budget_seconds / 3600:.2g} h cannot screen the {len(policy.screen(space, {}))} "
-                             f"cells once: their runs take at least {floor / 3600:.2g} h here ({cheapest:.0f} s "
-                             f"the cheapest); give BUDGET={math.ceil(10 * floor / 3600) / 10:g} or more, or fewer METHODS")
+    left = policy.screen(space, observed)
+    floor = spent(observed) + len(left) * cheapest
+    if left and floor > s.budget_seconds:
+        raise BudgetTooSmall(f"a budget of {s.budget_seconds / 3600:.2g} h cannot finish screening the "
+                             f"{len(policy.screen(space, {}))} cells: {len(left)} left take at least "
+                             f"{floor / 3600:.2g} h with what ran ({cheapest:.0f} s the cheapest run); its runs are kept: "
+                             f"give BUDGET={math.ceil(10 * floor / 3600) / 10:g} or more, or fewer METHODS")
     return available_in(space, s.folder, s.size, s.seeds)
 
 

@@ -228,12 +228,16 @@ def test_a_killed_search_resumes_to_its_answer_without_rerunning_a_finished_run(
     assert all(r["config"]["evaluations"] == "last" and len(r["curve"]) <= 1 for r in runs)
 
 
-def test_a_budget_too_small_and_a_second_search_are_refused_in_one_line(searched):
+def test_a_budget_too_small_and_a_second_search_are_refused_in_one_line(searched, tmp_path):
     folder, command, _, _ = searched
-    small = subprocess.run([*command[:command.index("--budget") + 1], "0.00001", *command[command.index("--budget") + 2:]],
-                           cwd=ROOT, capture_output=True, text=True)
+    tiny_budget = lambda results: [*command[:3], str(results), *command[4:command.index("--budget") + 1], "0.00001",
+                                   *command[command.index("--budget") + 2:]]
+    small = subprocess.run(tiny_budget(tmp_path / "results"), cwd=ROOT, capture_output=True, text=True)
     assert small.returncode == 2 and small.stderr.startswith("advise: error: a budget of") \
         and len(small.stderr.strip().splitlines()) == 1
+    assert [p.name for p in (tmp_path / "results").glob("*.json")] == ["freeze3_size16_seed1_probe.json"]  # kept
+    screened = subprocess.run(tiny_budget(folder), cwd=ROOT, capture_output=True, text=True)
+    assert screened.returncode == 0 and "advise: decided" in screened.stdout  # its screen done: nothing refused
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         (folder / advise.LOCK).write_text(str(other.pid))
