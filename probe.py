@@ -132,8 +132,8 @@ def hessian_times(x1, p, ridge, flat, v):
 
 
 def conjugate_gradient_solve(x1, p, gradient, ridge, flat, whitened=None):
-    """Newton's step by conjugate gradients on hessian_times, preconditioned by each class's own
-    block of the Hessian (least_sure_preconditioner), to a residual that shrinks with the gradient
+    """Newton's step by conjugate gradients on hessian_times, preconditioned by an approximation of
+    each class's own block of the Hessian (least_sure_preconditioner), to a residual that shrinks with the gradient
     (inexact Newton's forcing term), so the last steps are as exact as hessian_solve's."""
     (n, D), C = x1.shape, p.shape[1]
     precondition = least_sure_preconditioner(p, whitened or whitened_gram(x1, ridge, flat))
@@ -167,6 +167,7 @@ class Whitened:
 
 
 def whitened_gram(x1, ridge, flat):
+    """Whitened for x1 (n, D) at this penalty: one eigendecomposition of D x D, once a fit."""
     r = ridge[:, 0].clone()
     r[-1] = flat[-1, 0] ** 2
     s = r.rsqrt()
