@@ -106,6 +106,21 @@ def test_the_line_search_walks_the_ladder_from_the_best_depth():
     assert {c.freeze for c in wanted.cells} == {-1}
 
 
+def test_a_rate_within_the_band_of_the_own_rate_ends_the_line_search_and_a_clear_winner_spreads():
+    scores = {("probe", 3, None): [0.5], ("finetune", 3, 5e-5): [0.5], ("finetune", 1, 5e-5): [0.7],
+              ("finetune", -1, 5e-5): [0.80], ("finetune", -1, 1e-4): [0.79]}
+    observed = observed_of(scores, SECONDS)
+    band = standing(observed, "accuracy", 436).band  # the dev split's noise at 0.8 on 436 examples: 0.019
+    near = observed | observed_of({("finetune", -1, 2e-5): [0.80 + band / 2]}, SECONDS)
+    assert policy.rate_search(space(), near, standing(near, "accuracy", 436)) == []  # noise: 5e-5 stands
+    clear = observed | observed_of({("finetune", -1, 2e-5): [0.80 + 2 * band]}, SECONDS)
+    wanted = policy.rate_search(space(), clear, standing(clear, "accuracy", 436))
+    assert wanted == [Cell("finetune", -1, 1e-5)]  # the walk goes on past a clear winner
+    clear |= observed_of({("finetune", -1, 1e-5): [0.78]}, SECONDS)
+    spread = policy.rate_search(space(), clear, standing(clear, "accuracy", 436))
+    assert {(c.freeze, c.lr) for c in spread} == {(k, 2e-5) for k in (0, 1, 2, 3)}  # and spreads to the others
+
+
 def test_a_best_that_could_push_the_pick_out_is_read_with_the_picks_seeds():
     # finetune at k = 2 is in on 5 seeds; k = -1 leads on 2 seeds by nearly the band: one more
     # seed could put it far enough ahead to push k = 2 out, so it runs until it has 5 too
