@@ -19,8 +19,8 @@ layers k+1..L, where the library runs every frozen layer again for both sides of
 
 Stage 1 has a second body (train_body_fast; methods.py's setfit-fast): batches of 32 distinct
 sentences, each embedded once, the same loss on all 496 pairs among them, for an eighth of the
-sentence passes the library makes on two balanced classes; a different computation, measured
-against the library's in docs/findings-setfit-fast.md. `--method setfit` stays the library's.
+library's sentence passes; a different computation, measured against the library's in
+docs/findings-setfit-fast.md. `--method setfit` stays the library's.
 """
 
 import math
@@ -150,16 +150,11 @@ def class_blocks(labels, rng, batch_size=FAST_BATCH):
 
 
 def fast_steps(labels, num_iterations=None):
-    """The fast body's steps: an eighth of the sentence passes the library's body makes on as many
-    sentences of two balanced classes, in batches of FAST_BATCH, and at least one epoch (one batch
-    for every FAST_BATCH sentences, rounded up, or more where class blocks leave batches short).
-    The library's passes grow with the classes only because it repeats the rarer kind of pair to
-    match the commoner; the fast body weighs the two kinds half and half in every batch, so its
-    work follows the sentences (158 steps at n = 200 with 2 classes or 4, where an eighth of the
-    library's on emotion's 4 would be 216: docs/findings-setfit-fast.md)."""
+    """The fast body's steps: an eighth of the library's sentence passes in batches of FAST_BATCH,
+    and at least one epoch (one batch for every FAST_BATCH sentences, rounded up, or more where
+    class blocks leave batches short)."""
     epoch = len(class_blocks(labels, np.random.default_rng(0)))
-    two_balanced = np.arange(len(labels)) % 2
-    return max(math.ceil(library_passes(two_balanced, num_iterations) / FAST_SHARE / FAST_BATCH), epoch)
+    return max(math.ceil(library_passes(labels, num_iterations) / FAST_SHARE / FAST_BATCH), epoch)
 
 
 def all_pairs_loss(embeddings, labels):

@@ -140,15 +140,12 @@ def test_a_fast_setfit_run_spends_its_steps_and_says_which_body_ran(tmp_path, ti
 
 
 @pytest.mark.parametrize("num_iterations", [None, 20])
-def test_the_fast_body_spends_an_eighth_of_the_library_s_passes_on_two_balanced_classes(num_iterations):
-    two_balanced = {n: np.repeat([0, 1], n // 2) for n in (50, 200, 300)}
+def test_the_fast_body_spends_an_eighth_of_the_library_s_passes_and_an_epoch_at_least(num_iterations):
     for counts in ([25, 25], [100, 100], [120, 40, 30, 10], [2] * 150):
         labels = np.repeat(np.arange(len(counts)), counts)
         steps, epoch = contrastive.fast_steps(labels, num_iterations), len(contrastive.class_blocks(labels, np.random.default_rng(0)))
-        eighth = contrastive.library_passes(two_balanced[len(labels)], num_iterations) / 8
+        eighth = contrastive.library_passes(labels, num_iterations) / 8
         assert steps >= epoch and (steps == epoch or (steps - 1) * 32 < eighth <= steps * 32)
-    # the classes do not add work: 4 imbalanced classes take the steps of 2 balanced ones
-    assert contrastive.fast_steps(np.repeat(np.arange(4), [120, 40, 30, 10])) == contrastive.fast_steps(np.repeat([0, 1], 100))
 
 
 def test_the_two_bodies_are_two_methods_their_names_say_which():
