@@ -46,7 +46,12 @@ PRECISION ?=
 # evaluation, the report's answer and make advise's pick. Empty: the task's own (accuracy for your
 # files; MCC for CoLA). A results folder holds one metric
 METRIC ?=
-RESULTS ?= results/$(DATASET)/$(notdir $(patsubst %/,%,$(MODEL)))
+# several checkpoints (make advise MODEL="minilm mpnet"): their names joined by +, and inside it a
+# folder for each one's runs
+empty :=
+space := $(empty) $(empty)
+MODEL_NAMES = $(subst $(space),+,$(notdir $(patsubst %/,%,$(MODEL))))
+RESULTS ?= results/$(DATASET)/$(MODEL_NAMES)
 # where the report goes (default: beside the results), and a second results folder to compare with
 REPORT_DIR ?= $(RESULTS)
 AGAINST ?=
@@ -58,7 +63,8 @@ PROTOCOL_FLAG = $(if $(filter-out blog,$(PROTOCOL)),--protocol $(PROTOCOL))
 # they apply to it), then RUN_OPTIONS, the same for every run of the grid
 SHARED_FLAGS = $(PROTOCOL_FLAG) $(if $(EPOCHS),--epochs $(EPOCHS)) --splits-dir $(SPLITS_DIR) \
   $(if $(NUM_ITERATIONS),--num-iterations $(NUM_ITERATIONS))
-RUN_OPTIONS = --dataset $(DATASET) --model $(MODEL) $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) \
+RUN_OPTIONS = --model $(MODEL) $(TASK_OPTIONS)
+TASK_OPTIONS = --dataset $(DATASET) $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) \
   $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) --cache-dir $(CACHE_DIR) \
   $(if $(PRECISION),--precision $(PRECISION)) $(if $(METRIC),--metric $(METRIC)) $(RUN_FLAGS)
 # the grid's result files, named by result.py's grammar (study/grid.py: the one place a name is made and read)
@@ -169,7 +175,7 @@ endif
 # a sentence embedder and its fitted head) in SAVE, its result beside it (SAVE.json): the answer, ready to use
 SIZE ?= $(lastword $(SIZES))
 SEED ?= 1
-SAVE ?= saved/$(DATASET)-$(notdir $(patsubst %/,%,$(MODEL)))-n$(SIZE)
+SAVE ?= saved/$(DATASET)-$(MODEL_NAMES)-n$(SIZE)
 best:
 	@flags=$$($(PYTHON) -m study.best $(RESULTS) --size $(SIZE) --seed $(SEED)) || exit 2; \
 	echo "make best: $$flags"; \
@@ -179,7 +185,8 @@ best:
 # the grid's answer at SIZE without the grid: cheapest first, seeds where they decide (study/advise.py),
 # for at most BUDGET hours of runs (each run's own seconds; -j N runs N at once), over METHODS (empty:
 # every method methods.py marks searched: SetFit's fast body, not the library's); its runs go to RESULTS as the grid's do, its pick to SAVE, its report
-# to RESULTS/advise.md; TEST_FILE (with TRAIN_FILE): the pick's seeds scored on it too. A killed search
+# to RESULTS/advise.md; MODEL="minilm mpnet": which checkpoint too, each at its protocol's depths, its
+# runs in RESULTS/<its name>/; TEST_FILE (with TRAIN_FILE): the pick's seeds scored on it too. A killed search
 # resumes with the same command. SLURM=1: each round's runs as one Slurm job array (a task a run, at
 # most SLURM_MAX at once, the SLURM_ settings above), read when the array has left the queue
 SLURM ?=
@@ -189,14 +196,16 @@ CHEAP_SCREEN ?=
 BUDGET ?= 2
 METHODS ?=
 TEST_FILE ?=
+ONE_MODEL = $(filter 1,$(words $(MODEL)))
 advise:
-	@freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; }; \
-	$(PYTHON) -m study.advise $(RESULTS) --size $(SIZE) --budget $(BUDGET) --depths $$freeze --save $(SAVE) \
+	@$(if $(ONE_MODEL),freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; };) \
+	$(PYTHON) -m study.advise $(RESULTS) --size $(SIZE) --budget $(BUDGET) --models $(MODEL) \
+	  $(if $(ONE_MODEL),--depths $$freeze) --save $(SAVE) \
 	  $(if $(METHODS),--methods $(METHODS)) $(if $(TEST_FILE),--test-file $(TEST_FILE)) $(SHARED_FLAGS) \
 	  $(if $(CHEAP_SCREEN),--cheap-screen) \
 	  $(if $(SLURM),--slurm --slurm-max $(SLURM_MAX) $(if $(SLURM_PARTITION),--slurm-partition $(SLURM_PARTITION)) \
 	    $(if $(SLURM_TIME),--slurm-time $(SLURM_TIME)) $(if $(SLURM_GPUS),--slurm-gpus $(SLURM_GPUS)) --slurm-sbatch '$(SBATCH_FLAGS)') \
-	  -- $(RUN_OPTIONS)
+	  -- $(TASK_OPTIONS)
 
 status:
 	@echo "$(RESULTS): $$($(PYTHON) -m study.progress status $(RUNS))"

@@ -5,6 +5,11 @@ the grid's band of the grid's best, and what the search spent against the grid, 
 
     .venv/bin/python -m bench.advise_replay docs/results/sst2-minilm/runs docs/results/cola-minilm/runs \
         docs/results/sst2-mpnet/runs [--budget-share 0.1]
+    .venv/bin/python -m bench.advise_replay --checkpoints docs/results/sst2-minilm/runs docs/results/sst2-mpnet/runs
+
+With --checkpoints, the folders are one task's grids of several checkpoints, and each size that
+every one of them holds is replayed as one search over them all: the pick against the best of
+the grids together, and the search's seconds against theirs together.
 
 The findings (docs/findings-advise.md) quote its output.
 """
@@ -18,16 +23,17 @@ from study.stats import number
 from study.standing import Cell
 
 
-def grid_row(folder, size):
-    """The grid's cells at n = size keyed by Cell, its answer, best and band."""
-    runs, metric, _ = grid_at(folder, size)
+def grid_row(folders, size):
+    """The grid's (the grids') cells at n = size keyed by Cell, its answer, best and band."""
+    runs, metric, _ = grid_at(folders, size)
     rows = answer_cells(runs, metric)
     pick, best, band = recommend(rows, metric)
-    return {Cell.of(row["config"]): row for row in rows}, pick, best, band
+    model = lambda row: row["config"]["model"] if len(folders) > 1 else ""
+    return {Cell.of(row["config"], model(row)): row for row in rows}, pick, best, band
 
 
-def label(row):
-    return f"{row['method']}, k = {row['freeze']}"
+def label(row, several=False):
+    return (f"{row['config']['model']}, " if several else "") + f"{row['method']}, k = {row['freeze']}"
 
 
 def main(argv=None):
@@ -35,20 +41,24 @@ def main(argv=None):
     p.add_argument("folders", nargs="+")
     p.add_argument("--sizes", nargs="+", default=None, help="default: every size a folder holds")
     p.add_argument("--budget-share", type=float, help="a budget at each size: this share of the grid's seconds there")
+    p.add_argument("--checkpoints", action="store_true", help="the folders are one task's grids of several "
+                   "checkpoints: one search over them all at each size they all hold")
     args = p.parse_args(argv)
     print("| grid | n | grid's answer | search's pick | pick's grid fair mean | within the band | runs | "
           "search / grid seconds |")
     print("|---|---|---|---|---|---|---|---|")
     totals = collections.defaultdict(lambda: [0.0, 0.0])
     steps = collections.defaultdict(float)
-    for folder in args.folders:
-        name = folder.rstrip("/").split("/")[-2] if folder.rstrip("/").endswith("runs") else folder
-        sizes = args.sizes or sorted({str(cell) for cell in sizes_of(folder)}, key=lambda s: size_order(s if s == "all" else int(s)))
+    searches = [args.folders] if args.checkpoints else [[folder] for folder in args.folders]
+    for folders in searches:
+        name = " + ".join(folder_label(folder) for folder in folders)
+        held = set.intersection(*({str(size) for size in sizes_of(folder)} for folder in folders))
+        sizes = args.sizes or sorted(held, key=lambda s: size_order(s if s == "all" else int(s)))
         for size in sizes:
             size = size if size == "all" else int(size)
-            budget = args.budget_share * grid_seconds(folder, size) if args.budget_share else float("inf")
-            outcome = replay(folder, size, budget)
-            cells, pick, best, band = grid_row(folder, size)
+            budget = args.budget_share * sum(grid_seconds(f, size) for f in folders) if args.budget_share else float("inf")
+            outcome = replay(folders, size, budget)
+            cells, pick, best, band = grid_row(folders, size)
             chosen = cells[Cell(**outcome["pick"])]
             inside = chosen["fair_mean"] >= best["fair_mean"] - band
             learns = best["fair_mean"] - band > best["constant"]
@@ -56,7 +66,9 @@ def main(argv=None):
             totals[name][1] += outcome["grid_seconds"]
             for _, _, seconds, step in outcome["order"]:
                 steps[step] += seconds
-            print(f"| {name} | {size} | {label(pick)} | {label(chosen)}{'' if outcome['decided'] else ' (undecided)'} "
+            several = len(folders) > 1
+            print(f"| {name} | {size} | {label(pick, several)} | {label(chosen, several)}"
+                  f"{'' if outcome['decided'] else ' (undecided)'} "
                   f"| {number(chosen['fair_mean'])} (best {number(best['fair_mean'])} ± {number(band)}) "
                   f"| {'yes' if inside else 'NO'}{'' if learns else ' (nothing learns)'} "
                   f"| {outcome['runs']} / {outcome['grid_runs']} "
@@ -67,6 +79,10 @@ def main(argv=None):
     everything = sum(grid for _, grid in totals.values())
     print("by step, as a share of every grid's seconds: "
           + ", ".join(f"{step} {seconds / everything:.1%}" for step, seconds in steps.items()))
+
+
+def folder_label(folder):
+    return folder.rstrip("/").split("/")[-2] if folder.rstrip("/").endswith("runs") else folder
 
 
 def grid_seconds(folder, size):

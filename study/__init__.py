@@ -18,7 +18,8 @@ cell at once, which bench/batched_rates.py measures).
     slurm.py       the grid as a Slurm job array (make slurm); local_slurm.sh starts a one-node cluster
     worker.py      a grid's runs in a few long-lived processes (make grid -j N, make advise, Slurm tasks)
     batched.py     the rates of one cell trained at once over stacked weights
-    advise.py      make advise: the grid's answer at one size without the grid, round by round
+    advise.py      make advise: the grid's answer at one size without the grid (and which checkpoint), its Python call
+    search.py      its loop: the runs the policy asks for, round by round, until decided or the budget is spent
     policy.py      its rounds: which runs come next (screen, promote, rates, refine, in/out, best)
     standing.py    where a search stands: the cells, the best, the band, which cells are out or in
     search_folder.py  a search's results folder: its runs, cheap screens, test runs and rounds

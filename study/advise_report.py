@@ -31,14 +31,14 @@ def reported_score(run, metric):
     return run["dev_halves"][1][metric]
 
 
-def cell_rows(observed, by_cell, metric, dev_half, waiting=None):
+def cell_rows(observed, by_cell, metric, dev_half, waiting=None, label=lambda cell: methods.get(cell.method).label):
     """Per cell that ran ({Cell: [its runs]} `by_cell`): its runs, both halves' means, cost and why
     it stopped getting seeds (`waiting`: as policy.stop_reason reads it); the full cells cheapest
-    first, then the cheap screens, best first."""
+    first, then the cheap screens, best first. `label`: a cell's name in the report."""
     state = standing(answering(observed), metric, dev_half)
     mean = lambda values: sum(values) / len(values)
     row = lambda cell, why, cost: dict(
-        cell=cell, label=methods.get(cell.method).label + (" (screen)" if cell.cheap else ""), runs=len(by_cell[cell]),
+        cell=cell, label=label(cell) + (" (screen)" if cell.cheap else ""), runs=len(by_cell[cell]),
         picked=mean([picked_score(r, metric) for r in by_cell[cell]]),
         reported=mean([reported_score(r, metric) for r in by_cell[cell]]),
         whole=mean([fair_score(r, metric) for r in by_cell[cell]]),

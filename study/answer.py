@@ -66,7 +66,7 @@ def answer_cells(runs, metric):
     pooling, precision, SetFit's pairs, ...) is refused."""
     groups = {}
     for run in runs:
-        groups.setdefault(cell_of(run["config"]), []).append(run)
+        groups.setdefault((run["config"].get("model"), cell_of(run["config"])), []).append(run)  # one checkpoint's, or several's
     rows = []
     def order(item):  # by size, method, depth, then rate (a method's own rate among the others)
         config = item[1][0]["config"]
@@ -96,8 +96,8 @@ def answer_cells(runs, metric):
 
 
 def same_work(config):
-    """What a run's time depends on: its size, method, depth and precision, never its rate."""
-    return config["size"], kind_name(config), config["freeze"], config["precision"]
+    """What a run's time depends on: its checkpoint, size, method, depth and precision, never its rate."""
+    return config.get("model"), config["size"], kind_name(config), config["freeze"], config["precision"]
 
 
 def share_cost_across_rates(rows):

@@ -34,10 +34,13 @@ def add_shared_options(parser):
     parser.add_argument("--protocol", help="the grid's, for the runs whose method follows a protocol")
     parser.add_argument("--splits-dir", help="the grid's subsets, for the runs of a subset")
     parser.add_argument("--num-iterations", type=int, help="the grid's SetFit pairs per example, for SetFit's runs")
+    parser.add_argument("--model", help="the checkpoint, where a search's runs have several (a grid's own is "
+                        "in its run options)")
 
 
 def shared_options(args):
-    return dict(epochs=args.epochs, protocol=args.protocol, splits_dir=args.splits_dir, num_iterations=args.num_iterations)
+    return dict(epochs=args.epochs, protocol=args.protocol, splits_dir=args.splits_dir, num_iterations=args.num_iterations,
+                model=getattr(args, "model", None))
 
 
 def shared_argv(shared):

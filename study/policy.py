@@ -50,24 +50,39 @@ BEST_CONTENDERS = 3
 
 @dataclass(frozen=True)
 class Space:
-    """What the search may run: each method's depths and the rates of its ladder at this size,
-    and which cells can run (the replay can run only what its grid ran)."""
-    depths: dict  # {method name: [depths]}
-    default_rate: dict  # {method name: its rate at this size, None for the probe}
-    ladder: dict  # {method name: [rates, ascending]} ([] for the probe)
+    """What the search may run: each checkpoint's methods' depths and the rates of each method's
+    ladder at this size, and which cells can run (the replay can run only what its grid ran). A
+    search over one checkpoint names it "" (Cell.model); over several, joined() joins theirs."""
+    depths: dict  # {(model, method name): [depths]}
+    default_rate: dict  # {(model, method name): its rate at this size, None for the probe}
+    ladder: dict  # {(model, method name): [rates, ascending]} ([] for the probe)
     available: callable  # Cell -> how many more seeds of it can run (0, or False: none)
     cheap: frozenset = frozenset()  # the methods screened at their cheap_screen options (none in a replay)
 
 
-def space_for(size, num_layers, depths, method_names, available=lambda cell: PICK_SEEDS, cheap=()):
+def space_for(size, num_layers, depths, method_names, available=lambda cell: PICK_SEEDS, cheap=(), model=""):
     """The grid's space at n = size: every method of `method_names` at the grid's depths (the probe
-    at L only), its default rate, and its ladder; `cheap`: those screened cheaply."""
+    at L only), its default rate, and its ladder; `cheap`: those screened cheaply; `model`: the
+    checkpoint, where the search has several."""
     chosen = [methods.get(name) for name in method_names]
-    return Space(depths={m.name: [num_layers] if m.every_layer_frozen else list(depths) for m in chosen},
-                 default_rate={m.name: m.default_lr(size) for m in chosen},
-                 ladder={m.name: sorted(set(m.ladder(size)) | {m.default_lr(size)}) if m.default_lr(size) else []
+    return Space(depths={(model, m.name): [num_layers] if m.every_layer_frozen else list(depths) for m in chosen},
+                 default_rate={(model, m.name): m.default_lr(size) for m in chosen},
+                 ladder={(model, m.name): sorted(set(m.ladder(size)) | {m.default_lr(size)}) if m.default_lr(size) else []
                          for m in chosen},
                  available=available, cheap=frozenset(cheap))
+
+
+def joined(spaces):
+    """One space over several checkpoints' (each built by space_for with its model): their depths,
+    rates and ladders side by side."""
+    join = lambda part: {key: value for space in spaces for key, value in getattr(space, part).items()}
+    return replace(spaces[0], depths=join("depths"), default_rate=join("default_rate"), ladder=join("ladder"),
+                   cheap=frozenset().union(*(space.cheap for space in spaces)))
+
+
+def models_of(space):
+    """The checkpoints of a space, in the order given ("" alone for a search over one)."""
+    return list(dict.fromkeys(model for model, _ in space.depths))
 
 
 def coarse(depths):
@@ -82,20 +97,20 @@ def prior_cost(cell, space):
     round, so that a budget spent mid-round has bought the cheap runs."""
     if methods.get(cell.method).every_layer_frozen:  # the probe
         return 0.5
-    return (deepest(space) - max(cell.freeze, 0) + 1) * methods.get(cell.method).cost_factor
+    return (deepest(space, cell.model) - max(cell.freeze, 0) + 1) * methods.get(cell.method).cost_factor
 
 
-def deepest(space):
-    """L: the most layers a cell can freeze (a cell there trains its head alone, or nothing)."""
-    return max(k for depths in space.depths.values() for k in depths)
+def deepest(space, model=""):
+    """L of the checkpoint: the most layers a cell can freeze (a cell there trains its head alone, or nothing)."""
+    return max(k for (owner, _), depths in space.depths.items() if owner == model for k in depths)
 
 
 def screen(space, observed):
     """Round one: every method at every other depth (coarse) at its own rate (cheaply, for the
     methods of space.cheap, but at L: nothing trains there, so a screen would cost its full run), not
     yet run, the cheapest first."""
-    cells = [Cell(name, k, space.default_rate[name], name in space.cheap and k < deepest(space))
-             for name, depths in space.depths.items() for k in coarse(depths)]
+    cells = [Cell(name, k, space.default_rate[model, name], name in space.cheap and k < deepest(space, model), model)
+             for (model, name), depths in space.depths.items() for k in coarse(depths)]
     return sorted((cell for cell in cells if not observed.get(cell) and space.available(cell)),
                   key=lambda cell: (prior_cost(cell, space), cell))
 
@@ -105,11 +120,11 @@ def refine(space, observed, state, candidate):
     cheapest cell in the band; None: any), a score between its neighbours' that is not certainly
     out. A skipped depth costs at least its more frozen neighbour and scores, as a rule, between its two."""
     wanted = []
-    for name, depths in space.depths.items():
+    for (model, name), depths in space.depths.items():
         ordered = sorted(depths)
         for i in range(1, len(ordered) - 1):
-            cell = Cell(name, ordered[i], space.default_rate[name])
-            below, above = (Cell(name, ordered[j], cell.lr) for j in (i - 1, i + 1))
+            cell = Cell(name, ordered[i], space.default_rate[model, name], model=model)
+            below, above = (Cell(name, ordered[j], cell.lr, model=model) for j in (i - 1, i + 1))
             if observed.get(cell) or not space.available(cell) or not (observed.get(below) and observed.get(above)):
                 continue
             if below in state.out and above in state.out:
@@ -127,22 +142,23 @@ def rate_search(space, observed, state):
     by 0.014 on one seed, and screening it at every depth and seeding both rates cost a third of
     the search: docs/findings-advise.md)."""
     wanted = []
-    for name, ladder in space.ladder.items():
-        mine = [cell for cell in state.means if cell.method == name]
+    for (model, name), depths in space.depths.items():
+        ladder = space.ladder[model, name]
+        mine = [cell for cell in state.means if (cell.model, cell.method) == (model, name)]
         if len(ladder) < 2 or not mine or all(cell in state.out for cell in mine):
             continue
         anchor = max(mine, key=lambda cell: state.means[cell])
         at_anchor = {cell.lr: state.means[cell] for cell in mine if cell.freeze == anchor.freeze}
-        best_rate, own = max(at_anchor, key=at_anchor.get), space.default_rate[name]
+        best_rate, own = max(at_anchor, key=at_anchor.get), space.default_rate[model, name]
         if best_rate != own and at_anchor[best_rate] - at_anchor.get(own, -math.inf) <= state.band:
             continue
         i = ladder.index(best_rate)
-        rungs = [Cell(name, anchor.freeze, ladder[j]) for j in (i - 1, i + 1) if 0 <= j < len(ladder)]
+        rungs = [Cell(name, anchor.freeze, ladder[j], model=model) for j in (i - 1, i + 1) if 0 <= j < len(ladder)]
         untried = [cell for cell in rungs if cell.lr not in at_anchor and space.available(cell)]
         if untried:
             wanted += untried
-        elif best_rate != space.default_rate[name]:
-            wanted += [cell for k in space.depths[name] for cell in [Cell(name, k, best_rate)]
+        elif best_rate != own:
+            wanted += [cell for k in depths for cell in [Cell(name, k, best_rate, model=model)]
                        if not observed.get(cell) and space.available(cell)]
     return wanted
 
@@ -157,8 +173,9 @@ def promote(space, observed, state, metric, dev_size):
     for it; how far a screen's scores sit below full runs' is never assumed, so only full runs meet
     the other methods."""
     wanted = []
-    for name in sorted(space.cheap):
-        screens = {cell: runs for cell, runs in observed.items() if cell.cheap and cell.method == name and runs}
+    for model, name in ((model, name) for model in models_of(space) for name in sorted(space.cheap)):
+        screens = {cell: runs for cell, runs in observed.items()
+                   if cell.cheap and (cell.model, cell.method) == (model, name) and runs}
         ranked = standing(screens, metric, dev_size)
         best_first = sorted(screens, key=lambda cell: (-ranked.means[cell], -cell.freeze))
         runnable = [in_full(cell) for cell in best_first if observed.get(in_full(cell)) or space.available(in_full(cell))]
@@ -168,7 +185,7 @@ def promote(space, observed, state, metric, dev_size):
         if not observed.get(top):
             wanted.append(top)
             continue
-        if all(cell in state.out for cell in state.means if cell.method == name):
+        if all(cell in state.out for cell in state.means if (cell.model, cell.method) == (model, name)):
             continue
         for cell in sorted(screens, key=lambda cell: -cell.freeze):  # the cheapest first
             if cell.freeze > top.freeze and cell not in ranked.out and not observed.get(in_full(cell)) \
@@ -242,19 +259,23 @@ def filled(round_, jobs, observed, space, seeds_used):
 
 def expected_seconds(cell, observed, space):
     """What a run of `cell` should cost: the median of its work's runs so far; for a work not yet
-    run, its prior_cost at the seconds per unit of prior cost the works that ran took (0: none ran)."""
+    run, its prior_cost at the seconds per unit of prior cost the works of its checkpoint that ran
+    took (of any checkpoint where none of its own has; 0: none ran)."""
     seconds = [s for other, runs in observed.items() if same_work(other) == same_work(cell) for _, s in runs]
     if seconds:
         return float(np.median(seconds))
-    per_unit = [s / prior_cost(other, space) for other, runs in observed.items() for _, s in runs]
-    return prior_cost(cell, space) * float(np.median(per_unit)) if per_unit else 0.0
+    per_unit = lambda mine: [s / prior_cost(other, space) for other, runs in observed.items()
+                             if not mine or other.model == cell.model for _, s in runs]
+    timed = per_unit(True) or per_unit(False)
+    return prior_cost(cell, space) * float(np.median(timed)) if timed else 0.0
 
 
 def grid_seconds(space, observed, seeds):
     """What the grid this search stands in for would cost here: every method at every depth of the
     space at its own rate, `seeds` seeds each, each run at its expected_seconds. An estimate, for
     the report's "what it would have cost" (a grid's line searches would add to it)."""
-    cells = [Cell(name, k, space.default_rate[name]) for name, depths in space.depths.items() for k in depths]
+    cells = [Cell(name, k, space.default_rate[model, name], model=model) for (model, name), depths in space.depths.items()
+             for k in depths]
     return seeds * sum(expected_seconds(cell, observed, space) for cell in cells)
 
 

@@ -3,6 +3,10 @@ The search's policy driven by a committed grid instead of new runs: what `make a
 run and answered at one train size, and what it would have cost, without running anything.
 
     python -m study.advise --replay docs/results/sst2-minilm/runs --size 200
+    python -m study.advise --replay docs/results/sst2-minilm/runs docs/results/sst2-mpnet/runs --size 200
+
+Over several grids (one checkpoint each, one task), the search chooses the checkpoint too: a
+cell names its grid's checkpoint, and the grid's answer is the report's rule over all of them.
 
 Each run the policy asks for is the grid's next seed of that cell (seeds in order); a cell the grid
 never ran cannot run. A run costs its recorded seconds less what the search would not have made:
@@ -42,36 +46,50 @@ def runs_of(folder):
     return tuple(load_results(folder, figure="score"))
 
 
-def grid_at(folder, size):
-    """(the runs of `folder` at n = size, their metric, {Cell: [runs by seed]})."""
-    runs = [r for r in runs_of(folder) if str(r["config"]["size"]) == str(size)]
-    if not runs:
-        raise ValueError(f"{folder} has no runs at n = {size}")
+def grid_at(folders, size):
+    """(the runs of the grid folders at n = size, their metric, {Cell: [runs by seed]}); `folders`:
+    one folder, or several of one checkpoint each, whose cells then name it."""
+    folders = [folders] if isinstance(folders, str) else list(folders)
+    runs = []
+    for folder in folders:
+        here = [r for r in runs_of(folder) if str(r["config"]["size"]) == str(size)]
+        if not here:
+            raise ValueError(f"{folder} has no runs at n = {size}")
+        runs += here
+    checkpoints = {r["config"]["model"] for r in runs}
+    if len(folders) > 1 and len(checkpoints) < len(folders):
+        raise ValueError(f"{' '.join(folders)}: a replay over several grids takes one checkpoint's grid each")
     metric = judged_by(runs)
+    model = lambda run: run["config"]["model"] if len(folders) > 1 else ""
     cells = {}
     for run in sorted(runs, key=lambda r: r["config"]["seed"]):
-        cells.setdefault(Cell.of(run["config"]), []).append(run)
+        cells.setdefault(Cell.of(run["config"], model(run)), []).append(run)
     return runs, metric, cells
 
 
-def grid_answer(runs, metric):
-    """The report's recommendation over every run of the grid at one size, as a Cell."""
+def grid_answer(runs, metric, several=False):
+    """The report's recommendation over every run of the grid (of the grids: `several`) at one size, as a Cell."""
     pick, _, _ = recommend(answer_cells(runs, metric), metric)
-    return Cell.of(pick["config"])
+    return Cell.of(pick["config"], pick["config"]["model"] if several else "")
 
 
 def space_of_grid(cells, size):
-    """The policy's space over the grid's cells: its depths and rates, as the grid ran them."""
+    """The policy's space over the grid's cells (each checkpoint's): its depths and rates, as the grid ran them."""
+    return policy.joined([space_of_model({cell: runs for cell, runs in cells.items() if cell.model == model}, size, model)
+                          for model in dict.fromkeys(cell.model for cell in cells)])
+
+
+def space_of_model(cells, size, model):
     first = next(iter(cells.values()))[0]
     num_layers, names = first["config"]["num_layers"], sorted({cell.method for cell in cells})
     depths = sorted({cell.freeze for cell in cells if not methods.get(cell.method).every_layer_frozen}) or [num_layers]
-    space = policy.space_for(size, num_layers, depths, names)
+    space = policy.space_for(size, num_layers, depths, names, model=model)
     # a method the grid never ran at its own rate is screened at the rate the grid ran it at the most
     ran_at = lambda name, lr: sum(cell.method == name and cell.lr == lr for cell in cells)
-    screened = {name: rate if ran_at(name, rate) else max({c.lr for c in cells if c.method == name},
-                                                          key=lambda lr: ran_at(name, lr))
-                for name, rate in space.default_rate.items()}
-    ladders = {name: sorted(set(ladder) | {screened[name]}) if ladder else [] for name, ladder in space.ladder.items()}
+    screened = {(model, name): rate if ran_at(name, rate) else max({c.lr for c in cells if c.method == name},
+                                                                   key=lambda lr: ran_at(name, lr))
+                for (_, name), rate in space.default_rate.items()}
+    ladders = {key: sorted(set(ladder) | {screened[key]}) if ladder else [] for key, ladder in space.ladder.items()}
     return policy.Space(space.depths, screened, ladders, space.available)
 
 
@@ -81,7 +99,7 @@ def screens_at(folder, size):
     screens = {}
     for run in sorted(load_results(os.path.join(folder, SCREEN), figure="score"), key=lambda r: r["config"]["seed"]):
         if str(run["config"]["size"]) == str(size):
-            screens.setdefault(replace(Cell.of(run["config"]), cheap=True), []).append(run)
+            screens.setdefault(replace(Cell.of(run["config"]), cheap=True), []).append(run)  # one checkpoint's grid
     return screens
 
 
@@ -94,11 +112,15 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, screens
     (the share of its steps it ran, a score its end cannot pass): the run costs that share, reads
     as that score, and its cell gets no more seeds.screens: screen with FOLDER/screen/'s cheap screens (--cheap-screen).
     """
-    runs, metric, cells = grid_at(folder, size)
+    folders = [folder] if isinstance(folder, str) else list(folder)
+    runs, metric, cells = grid_at(folders, size)
+    several = len(folders) > 1
+    if screens and several:
+        raise ValueError("a replay with cheap screens takes one grid")
     dev_size = runs[0]["dev_size"]
     observed, spent, order, stopped, wall = {}, 0.0, [], set(), 0.0
     served = lambda cell: len(observed.get(cell, []))
-    space, screens = space_of_grid(cells, size), screens_at(folder, size) if screens else {}
+    space, screens = space_of_grid(cells, size), screens_at(folders[0], size) if screens else {}
     cells = {**cells, **screens}
     space = replace(space, available=lambda cell: 0 if cell in stopped else len(cells.get(cell, [])) - served(cell),
                     cheap=frozenset(cell.method for cell in screens))
@@ -128,8 +150,8 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, screens
             order.append((cell, run["config"]["seed"], round(cost, 1), wanted.step))
         wall += round_seconds(costs, jobs)
     chosen, decided = policy.pick(space, observed, metric, dev_size)
-    grid_pick = grid_answer(runs, metric)
-    as_dict = lambda cell: dict(method=cell.method, freeze=cell.freeze, lr=cell.lr)
+    grid_pick = grid_answer(runs, metric, several)
+    as_dict = lambda cell: dict(method=cell.method, freeze=cell.freeze, lr=cell.lr, **({"model": cell.model} if several else {}))
     return dict(folder=folder, size=size, pick=as_dict(chosen), grid_pick=as_dict(grid_pick), same=chosen == grid_pick,
                 decided=decided, seconds=round(spent, 1), grid_seconds=round(sum(r["seconds"]["total"] for r in runs), 1),
                 wall_seconds=round(wall, 1), grid_wall_seconds=round(round_seconds([r["seconds"]["total"] for r in runs], jobs), 1),

@@ -7,6 +7,10 @@ results folder (the report reads it, a later make grid reuses it) with three add
     RESULTS/screen/freeze2_size200_seed1_setfit.json   cheap screens (Cell.cheap): SetFit at fewer pairs
     RESULTS/test/...                               the pick's seeds again, scored on your test file
     RESULTS/advise.rounds                          every round, one JSON line each, across resumes
+
+A search over several checkpoints (make advise MODEL="minilm mpnet") keeps each one's runs in a
+results folder of its own, named for it, inside RESULTS: RESULTS/minilm/..., RESULTS/mpnet/...
+(and RESULTS/test/minilm/...); its rounds and report stay in RESULTS.
 """
 
 import json
@@ -18,6 +22,7 @@ import result
 from study.advise_report import picked_score
 from study.answer import judged_by
 from study.folder import load_results
+from study.policy import models_of
 from study.standing import Cell
 
 ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes
@@ -25,14 +30,23 @@ SCREEN = "screen"  # the cheap screens' runs (Cell.cheap), at their method's che
 TEST = "test"  # the pick's runs again with --test-file as their dev split, in this subfolder
 
 
+def model_folder(folder, model):
+    """Where a checkpoint's runs are: the search's folder itself for its one checkpoint (""), else its
+    own inside, named as a grid's folder is (result.model_label: its name less any path)."""
+    return os.path.join(folder, result.model_label(model)) if model else folder
+
+
 def runs_by_cell(folder, size, space):
-    """{Cell: [its runs]} of the space at n = size in `folder`, the cheap screens' from its SCREEN subfolder."""
+    """{Cell: [its runs]} of the space at n = size in `folder` (each checkpoint's in its own), the
+    cheap screens' from its SCREEN subfolder."""
     by_cell, cells = {}, space_cells(space)
-    for cheap, where in ((False, folder), (True, os.path.join(folder, SCREEN))):
-        for run in load_results(where, figure="score"):
-            cell = replace(Cell.of(run["config"]), cheap=cheap)
-            if str(run["config"]["size"]) == str(size) and run.get("dev_halves") and cell in cells:
-                by_cell.setdefault(cell, []).append(run)
+    for model in models_of(space):
+        own = model_folder(folder, model)
+        for cheap, where in ((False, own), (True, os.path.join(own, SCREEN))):
+            for run in load_results(where, figure="score"):
+                cell = replace(Cell.of(run["config"], model), cheap=cheap)
+                if str(run["config"]["size"]) == str(size) and run.get("dev_halves") and cell in cells:
+                    by_cell.setdefault(cell, []).append(run)
     return by_cell
 
 
@@ -49,15 +63,16 @@ def read_folder(folder, size, space):
 def space_cells(space):
     """Every cell the space holds: each method at each depth at each rate of its ladder, and its
     cheap screens at its own rate."""
-    return {Cell(name, k, lr) for name, depths in space.depths.items() for k in depths
-            for lr in (space.ladder[name] or [space.default_rate[name]])} \
-        | {Cell(name, k, space.default_rate[name], True) for name in space.cheap for k in space.depths[name]}
+    return {Cell(name, k, lr, model=model) for (model, name), depths in space.depths.items() for k in depths
+            for lr in (space.ladder[model, name] or [space.default_rate[model, name]])} \
+        | {Cell(name, k, space.default_rate[model, name], True, model) for (model, name), depths in space.depths.items()
+           if name in space.cheap for k in depths}
 
 
 def path_of(folder, cell, size, seed):
     method = methods.get(cell.method)
     lr = None if cell.lr == method.default_lr(size) else cell.lr
-    return os.path.join(folder, SCREEN if cell.cheap else "",
+    return os.path.join(model_folder(folder, cell.model), SCREEN if cell.cheap else "",
                         result.RunName(cell.freeze, size, seed, lr, 0, cell.method).file_name())
 
 
@@ -70,8 +85,10 @@ def cheap_methods(names, shared):
 
 
 def options_of(cell, shared):
-    """The options every run of `cell` takes: the search's, and a cheap screen's own."""
-    return dict(shared, **dict(methods.get(cell.method).cheap_screen)) if cell.cheap else shared
+    """The options every run of `cell` takes: the search's, its checkpoint where the search has
+    several, and a cheap screen's own."""
+    own = dict(shared, model=cell.model) if cell.model else shared
+    return dict(own, **dict(methods.get(cell.method).cheap_screen)) if cell.cheap else own
 
 
 def missing_seeds(folder, cell, size, seeds):

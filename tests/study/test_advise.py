@@ -47,7 +47,7 @@ def test_a_cell_far_below_the_band_is_out_after_one_seed_and_the_cheapest_in_is_
               ("finetune", 2, 5e-5): [0.80, 0.80, 0.81, 0.79, 0.80], ("finetune", 0, 5e-5): [0.81, 0.80] * 2 + [0.80],
               ("finetune", -1, 5e-5): [0.81, 0.80] * 2 + [0.80]}
     observed = observed_of(scores, SECONDS)
-    no_rates = policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, lambda cell: True)
+    no_rates = policy.Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     state = standing(observed, "accuracy", 436)
     assert Cell("probe", 3, None) in state.out and Cell("finetune", 3, 5e-5) in state.out
     assert policy.next_runs(no_rates, observed, "accuracy", 436).cells == []  # decided
@@ -68,7 +68,7 @@ def test_a_cell_far_below_the_band_is_out_after_one_seed_and_the_cheapest_in_is_
 def test_a_cheaper_cell_near_the_band_gets_seeds_before_the_answer_is_decided():
     scores = {("probe", 3, None): [0.78], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80] * 5,
               ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.81, 0.80], ("finetune", -1, 5e-5): [0.81, 0.80]}
-    no_rates = policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, lambda cell: True)
+    no_rates = policy.Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     observed = observed_of(scores, SECONDS)
     wanted = policy.next_runs(no_rates, observed, "accuracy", 436)
     assert wanted.step == "in/out" and wanted.cells == [Cell("probe", 3, None)]
@@ -79,7 +79,7 @@ def test_an_undecided_search_says_what_it_stopped_before_and_no_cell_reads_as_de
     from study.advise_report import verdict
     scores = {("probe", 3, None): [0.78], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80] * 5,
               ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.81, 0.80], ("finetune", -1, 5e-5): [0.81, 0.81]}
-    no_rates = policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, lambda cell: True)
+    no_rates = policy.Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     observed = observed_of(scores, SECONDS)
     waiting = policy.next_runs(no_rates, observed, "accuracy", 436)  # the probe's in/out seeds, unpaid
     state = standing(observed, "accuracy", 436)
@@ -127,7 +127,7 @@ def test_a_best_that_could_push_the_pick_out_is_read_with_the_picks_seeds():
     scores = {("probe", 3, None): [0.50], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.79, 0.79],
               ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.79, 0.78],
               ("finetune", -1, 5e-5): [0.82, 0.81]}
-    no_rates = policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, lambda cell: True)
+    no_rates = policy.Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     observed = observed_of(scores, SECONDS)
     wanted = policy.next_runs(no_rates, observed, "accuracy", 436)
     assert wanted.step == "best" and Cell("finetune", -1, 5e-5) in wanted.cells
@@ -144,7 +144,7 @@ def test_with_workers_to_spare_a_round_gives_its_cells_the_seeds_they_can_still_
               ("finetune", -1, 5e-5): [0.82, 0.81]}
     observed = observed_of(scores, SECONDS)
     best = Cell("finetune", -1, 5e-5)
-    room = lambda left: policy.Space(space().depths, space().default_rate, {"finetune": [], "probe": []}, left)
+    room = lambda left: policy.Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, left)
     one = policy.next_runs(room(lambda cell: 3), observed, "accuracy", 436, jobs=1)
     eight = policy.next_runs(room(lambda cell: 3), observed, "accuracy", 436, jobs=8)
     assert one.step == eight.step == "best" and one.cells == [best]
@@ -316,8 +316,9 @@ def test_the_printed_predict_command_names_the_user_s_columns():
 
 
 def test_the_grid_a_search_stands_in_for_is_costed_at_this_machine_s_seconds():
-    space = policy.Space(depths={"finetune": [0, 2], "probe": [2]}, default_rate={"finetune": 5e-5, "probe": None},
-                         ladder={"finetune": [5e-5], "probe": []}, available=lambda cell: True)
+    space = policy.Space(depths={("", "finetune"): [0, 2], ("", "probe"): [2]},
+                         default_rate={("", "finetune"): 5e-5, ("", "probe"): None},
+                         ladder={("", "finetune"): [5e-5], ("", "probe"): []}, available=lambda cell: True)
     observed = {Cell("finetune", 2, 5e-5): [(0.7, 10.0)], Cell("probe", 2, None): [(0.6, 1.0)]}
     # k = 0 has not run: its prior cost (3 layers and the head against k = 2's 1) at the median seconds per
     # unit of prior cost the others took (10 / 1 and 1 / 0.5: 6), so 18 s; five seeds of the three cells
@@ -351,7 +352,7 @@ def test_the_search_s_steps_share_one_object_and_take_at_most_seven_parameters()
     """The search's folder, space, workers and budget travel in one Search (#88), not by hand."""
     import ast
     from conftest import ROOT
-    for name in ("advise.py", "advise_report.py"):
+    for name in ("advise.py", "advise_report.py", "search.py"):
         tree = ast.parse(open(os.path.join(ROOT, "study", name)).read())
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef):

@@ -14,7 +14,7 @@ SECONDS = {"finetune": 10.0, "setfit": 40.0}  # a run's seconds per layer it tra
 def space(cheap=("setfit",)):
     # no line searches: the promotions alone
     built = policy.space_for(200, 5, [-1, 0, 1, 2, 3, 4, 5], ["finetune", "setfit"], cheap=cheap)
-    return replace(built, ladder={"finetune": [], "setfit": []})
+    return replace(built, ladder={("", "finetune"): [], ("", "setfit"): []})
 
 
 def observed_of(scores, cheap=False):

@@ -1,0 +1,127 @@
+"""make advise over several checkpoints (#87): the replay over two checkpoints' grids picks the
+checkpoint with the method and depth, a real search over two tiny checkpoints keeps each one's runs
+in its own folder and answers across them, the Python call resumes the folder the command began,
+and an unknown checkpoint or two colliding folders are refused in one line before any run."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, save_tiny_bert, write_result
+from study import advise, policy
+from study.replay import replay
+from study.standing import Cell
+
+# ----------------------------------------------------------------------------------------------
+# The replay over two grids
+
+
+def two_grids(tmp_path):
+    """A 6-layer checkpoint "small" whose fine-tunes level at 0.80, and a 12-layer "large" that reaches
+    0.90 frozen to 8 at three times the seconds a layer: the answer is the large one's."""
+    small, large = tmp_path / "small", tmp_path / "large"
+    small.mkdir(), large.mkdir()
+    for folder, model, layers, depths, level, per_layer in ((small, "small", 6, range(-1, 7), 0.80, 10.0),
+                                                          (large, "large", 12, (-1, 0, 2, 4, 8, 10, 12), 0.90, 30.0)):
+        for k in depths:
+            mean = level - (0.3 if k == layers else 0.02 * max(0, k - layers // 2 - 2))
+            for seed in range(1, 6):
+                write_result(folder, k, 200, seed, mean + 0.004 * (seed - 3), model=model, num_layers=layers,
+                             seconds=dict(total=per_layer * (layers + 1 - max(k, 0)), eval=0.0))
+    return str(small), str(large)
+
+
+def test_a_replay_over_two_checkpoints_grids_chooses_the_checkpoint_too(tmp_path, capsys):
+    small, large = two_grids(tmp_path)
+    outcome = replay([small, large], 200)
+    assert outcome["grid_pick"]["model"] == "large" and outcome["same"], outcome
+    assert outcome["runs"] < outcome["grid_runs"] == 8 * 5 + 7 * 5
+    assert {cell.model for cell, *_ in outcome["order"]} == {"small", "large"}  # both were screened
+    alone = replay(small, 200)
+    assert "model" not in alone["pick"] and alone["pick"]["freeze"] >= 0  # one grid: as before
+    advise.main(["--replay", small, large, "--size", "200"])
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["pick"]["model"] == "large"
+    with pytest.raises(ValueError, match="one checkpoint's grid each"):
+        replay([small, small], 200)
+
+
+def test_each_checkpoint_is_costed_from_its_own_runs():
+    small = policy.space_for(200, 6, list(range(-1, 7)), ["finetune"], model="small")
+    large = policy.space_for(200, 12, [-1, 0, 2, 4, 8, 10, 12], ["finetune"], model="large")
+    space = policy.joined([small, large])
+    assert policy.models_of(space) == ["small", "large"] and policy.deepest(space, "large") == 12
+    observed = {Cell("finetune", 4, 5e-5, model="small"): [(0.8, 30.0)],  # 3 units: 10 s a unit
+                Cell("finetune", 8, 5e-5, model="large"): [(0.9, 500.0)]}  # 5 units: 100 s a unit
+    assert policy.expected_seconds(Cell("finetune", 2, 5e-5, model="small"), observed, space) == 50.0
+    assert policy.expected_seconds(Cell("finetune", 10, 5e-5, model="large"), observed, space) == 300.0
+    screen = policy.screen(space, observed)
+    assert {cell.model for cell in screen} == {"small", "large"} and all(cell.lr == 5e-5 for cell in screen)
+
+
+# ----------------------------------------------------------------------------------------------
+# A real search over two tiny checkpoints, and the Python call
+
+
+def tiny_rows(folder):
+    rows = [(f"{word} film {i}", i % 2) for i, word in enumerate(["good", "bad", "fine", "dull", "great", "awful"] * 8)]
+    for name, part in (("train.csv", rows), ("dev.csv", rows[:24])):
+        (folder / name).write_text("text,label\n" + "".join(f"{text},{label}\n" for text, label in part))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def two_tiny(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("checkpoints")
+    return tmp, save_tiny_bert(tmp / "tiny-a", layers=2), save_tiny_bert(tmp / "tiny-b", layers=3, dropout=0.0)
+
+
+def command(tmp, folder, *models, run_options=()):
+    return [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
+            "--methods", "finetune", "probe", "--jobs", "1", "--save", str(tmp / "saved"), "--splits-dir",
+            str(tmp / "splits"), "--epochs", "1", "--models", *models, "--", "--train-file", str(tmp / "train.csv"),
+            "--dev-file", str(tmp / "dev.csv"), "--text-column", "text", "--cache-dir", str(tmp / "cache"),
+            "--precision", "fp32", *run_options]
+
+
+def test_a_search_over_two_checkpoints_keeps_each_one_s_runs_and_the_python_call_resumes_it(two_tiny):
+    tmp, a, b = two_tiny
+    rows = tiny_rows(tmp)
+    folder = tmp / "results"
+    done = subprocess.run(command(tmp, folder, a, b), cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    own = {name: sorted(p.name for p in (folder / name).glob("*.json")) for name in ("tiny-a", "tiny-b")}
+    assert own["tiny-a"] and own["tiny-b"] and not list(folder.glob("*.json"))  # a folder a checkpoint
+    assert all(json.loads((folder / "tiny-b" / name).read_text())["config"]["num_layers"] == 3 for name in own["tiny-b"])
+    report = (folder / advise.REPORT).read_text()
+    assert "tiny-a or tiny-b" in report.splitlines()[0] and "(tiny-b)" in report and "(tiny-a)" in report
+    made = {p: p.stat().st_mtime_ns for p in folder.rglob("*.json")}
+    from study.advise import advise as advise_call
+    options = dict(methods=["finetune", "probe"], cache_dir=str(tmp / "cache"), splits_dir=str(tmp / "splits"),
+                   precision="fp32", epochs=1, seeds=1, save=str(tmp / "saved"))
+    with pytest.raises(ValueError, match="takes no folders"):
+        advise_call((str(tmp / "train.csv"), str(tmp / "dev.csv")), [a, b], 16, 0.5, str(folder), folders="x")
+    # the same folder and files from Python: nothing runs again, the same pick
+    advice = advise_call((str(tmp / "train.csv"), str(tmp / "dev.csv")), [a, b], 16, 0.5, str(folder), **options)
+    assert {p: p.stat().st_mtime_ns for p in folder.rglob("*.json") if p.parent.name != "saved"} == made
+    assert advice.pick.model in (a, b) and advice.report == str(folder / advise.REPORT)
+    assert f"| {advice.honest_score:.3f} |" in (folder / advise.REPORT).read_text()
+    # texts and labels, one checkpoint: its runs in the folder itself, the CSVs kept beside them
+    texts, labels = zip(*rows)
+    listed = advise_call(((texts, labels), (texts[:24], labels[:24])), a, 16, 0.5, str(tmp / "listed"),
+                         **dict(options, save=str(tmp / "saved-listed")))
+    assert listed.pick.model == "" and (tmp / "listed" / "train.csv").exists() and list((tmp / "listed").glob("*.json"))
+
+
+def test_an_unknown_checkpoint_and_colliding_folders_are_refused_in_one_line_before_any_run(two_tiny, tmp_path):
+    tmp, a, b = two_tiny
+    tiny_rows(tmp)
+    twin = save_tiny_bert(tmp_path / "other" / "tiny-a", layers=2)
+    for models, message in (([a, str(tmp / "missing")], "missing"), ([a, twin], "would share the folder tiny-a")):
+        refused = subprocess.run(command(tmp, tmp_path / "results", *models), cwd=ROOT, capture_output=True, text=True)
+        assert refused.returncode == 2 and message in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+        assert not (tmp_path / "results").exists()
+    both = subprocess.run(command(tmp, tmp_path / "results", a, b, run_options=["--model", a]), cwd=ROOT,
+                          capture_output=True, text=True)
+    assert both.returncode == 2 and "--models alone" in both.stderr
