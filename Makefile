@@ -83,8 +83,7 @@ help:
 	@echo "make test                     the whole test suite (it checks the README's quoted run too)"
 	@echo "make check-quotes             the documents' quoted outputs, the example grid's included"
 	@echo "make advise SIZE=200 BUDGET=2 the grid's answer at one size without the grid, cheapest first (your CSV: TRAIN_FILE, DEV_FILE)"
-	@echo "                              (SLURM=1: each round as a Slurm job array, with make slurm's settings;"
-	@echo "                              CHEAP_SCREEN=1: SetFit screened at 5 pairings first)"
+	@echo "                              (MODEL=\"minilm mpnet\": which checkpoint too; SLURM=1: each round as a Slurm job array)"
 	@echo "make grid DATASET=sst2        every run of the study that is not done yet, then the report (make -j N: N at once)"
 	@echo "make report DATASET=sst2      tables and figure from the results so far: $(REPORT_DIR)/report.md, report.csv, figure.png"
 	@echo "                              (PROTOCOL=lee: study/lee_report.py, Lee et al.'s tables and Figure 1)"
@@ -190,9 +189,6 @@ best:
 # resumes with the same command. SLURM=1: each round's runs as one Slurm job array (a task a run, at
 # most SLURM_MAX at once, the SLURM_ settings above), read when the array has left the queue
 SLURM ?=
-# CHEAP_SCREEN=1: SetFit screened at 5 pairings an example first, in full only where it counts
-# (measured not to pay yet on the committed grids or on emotion: docs/findings-advise.md)
-CHEAP_SCREEN ?=
 BUDGET ?= 2
 METHODS ?=
 TEST_FILE ?=
@@ -202,7 +198,6 @@ advise:
 	$(PYTHON) -m study.advise $(RESULTS) --size $(SIZE) --budget $(BUDGET) --models $(MODEL) \
 	  $(if $(ONE_MODEL),--depths $$freeze) --save $(SAVE) \
 	  $(if $(METHODS),--methods $(METHODS)) $(if $(TEST_FILE),--test-file $(TEST_FILE)) $(SHARED_FLAGS) \
-	  $(if $(CHEAP_SCREEN),--cheap-screen) \
 	  $(if $(SLURM),--slurm --slurm-max $(SLURM_MAX) $(if $(SLURM_PARTITION),--slurm-partition $(SLURM_PARTITION)) \
 	    $(if $(SLURM_TIME),--slurm-time $(SLURM_TIME)) $(if $(SLURM_GPUS),--slurm-gpus $(SLURM_GPUS)) --slurm-sbatch '$(SBATCH_FLAGS)') \
 	  -- $(TASK_OPTIONS)

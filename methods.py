@@ -154,11 +154,6 @@ class Method:
     # how --save keeps it: (model, loop.TrainResult, folder, label_names, max_length) -> a folder predict.py reads
     save: Callable = save_classifier
     cost_factor: float = 1.0  # a run's work per layer trained against the fine-tune's, before any has run (make advise)
-    # make advise screens it first with these of its own options ((option, value), ...), a cheaper
-    # reading that only ranks its depths; its full runs go where they could change the answer
-    # (study/policy.py, promote). Each is a count a run's cost grows with: a search whose own value
-    # is already at most this one screens at its own
-    cheap_screen: tuple = ()
     reference: bool = False  # the method the reports read every other against, and a run's default (no --method)
     searched: bool = True  # in make advise's methods unless METHODS names others
 
@@ -199,10 +194,7 @@ METHODS = (
     # 100, 1e-5 at 1000 (docs/findings-sst2.md); setfit's own 2e-5 learns little at n = 50
     Method("setfit", "SetFit", "_setfit", default_lr=lambda n: scaled(2e-4, 50, n, power=2, floor=1e-5),
            best_lr=lambda n: scaled(2e-4, 50, n, power=2, floor=1e-5), train=contrastive_train,
-           cost_factor=4.0,  # its pairs: about four times the fine-tune's steps
-           # 5 pairings an example: a quarter of setfit's recommended 20, 0.03 below them at n = 200 on
-           # SST-2 on every seed (docs/records/setfit-pairs-2026-11-28.md); a tenth of its oversampled pairs there
-           cheap_screen=(("num_iterations", 5),), searched=False, **SETFIT_BOTH),
+           cost_factor=4.0, searched=False, **SETFIT_BOTH),  # its pairs: about four times the fine-tune's steps
     # the same two stages, the body trained on every pair among 32 distinct sentences a step for an
     # eighth of the library's sentence passes; 2e-4 x (100 / n)^2 (its steps grow as n^2), at most
     # 5e-4 and at least 1e-5: its line searches' 5e-4 at n = 50, 2e-4 at 100 and 5e-5 at 200, on SST-2,

@@ -16,8 +16,9 @@ grid's band at every size.
    the band's floor at the time. The curve is the whole dev split's, where a search would read its
    first half.
 3. Fewer seeds: the pick's (policy.PICK_SEEDS) and the best's (BEST_SEEDS; the best is read on the
-   pick's seeds where it could push the pick out, policy.best_seeds, but in the last such line); and
-   SetFit's cheap screen (--cheap-screen), with the screens committed in each grid's runs/screen/.
+   pick's seeds where it could push the pick out, policy.best_seeds, but in the last such line).
+   (SetFit's cheap screen, a third lever, was measured not to pay and then removed, its fast body
+   making it moot: docs/findings-advise.md.)
 4. N runs at once (a GPU, Slurm, make -j N): the search's wall clock, a round after another, against
    the grid's, every run at once, with its in/out and best rounds filled (policy.filled) and not.
 5. The floor: what a search that knew the grid's answer in advance would still spend to show it as
@@ -34,7 +35,7 @@ from study import policy
 from study import standing as where
 from study.answer import answer_cells, fair_score, recommend
 from study.replay import grid_answer, grid_at, replay, runs_of, search_cost
-from study.standing import Cell, answering, standing
+from study.standing import Cell, standing
 
 SIZES = (50, 100, 200, 500, 1000)
 SHARES = (1 / 3, 1 / 2, 2 / 3)  # of a run's steps, where a stopping rule reads its curve
@@ -81,14 +82,14 @@ def in_band(folder, size, pick):
     return row["fair_mean"] >= best["fair_mean"] - band
 
 
-def sweep(folders, stop_of=lambda folder: None, jobs=1, screens=False):
+def sweep(folders, stop_of=lambda folder: None, jobs=1):
     """{grid: share of its seconds the search spent}, the sizes whose pick left the band, and the
     replays' orders."""
     shares, outside, orders = {}, [], []
     for folder in folders:
         spent = grid = 0.0
         for size in SIZES:
-            outcome = replay(folder, size, stop=stop_of(folder), jobs=jobs, screens=screens)
+            outcome = replay(folder, size, stop=stop_of(folder), jobs=jobs)
             spent, grid = spent + outcome["seconds"], grid + outcome["grid_seconds"]
             orders.append((folder, outcome))
             if not in_band(folder, size, outcome["pick"]):
@@ -125,7 +126,7 @@ def main(argv=None):
     by_method, by_step = collections.defaultdict(collections.Counter), collections.defaultdict(collections.Counter)
     ended_out = collections.Counter()
     for folder, outcome in orders:
-        out = standing(answering(outcome["observed"]), outcome["metric"], outcome["dev_size"]).out
+        out = standing(outcome["observed"], outcome["metric"], outcome["dev_size"]).out
         for cell, _, seconds, step in outcome["order"]:
             ended_out[name_of(folder)] += seconds * (cell in out)
             by_method[name_of(folder)][cell.method] += seconds
@@ -156,8 +157,6 @@ def main(argv=None):
     policy.best_seeds = lambda cell, state, candidate: policy.BEST_SEEDS
     print(line(f"the pick on {policy.PICK_SEEDS} seeds, the best always on {policy.BEST_SEEDS}", *sweep(args.folders)[:2]))
     policy.best_seeds = read_alike
-    print(line("SetFit screened at 5 pairings (--cheap-screen) where screens are committed (n <= 200)",
-               *sweep(args.folders, screens=True)[:2]))
     print("\n## 4. 8 runs at once: the search's wall clock against the grid's\n")
     print_walls(args.folders, 8)
     print("\n## 5. The floor: the grid's answer shown, by a search that knew it\n")

@@ -44,7 +44,7 @@ from study.advise_report import (Spending, cell_rows, keep, rate_text, report_li
 from study.lock import holder, take_lock
 from study.progress import make_jobs
 from study.search import Search, search, spent
-from study.search_folder import TEST, cheap_methods, options_of, path_of, rounds_of, runs_by_cell
+from study.search_folder import TEST, options_of, path_of, rounds_of, runs_by_cell
 from study.standing import Cell
 
 LOCK = "advise.lock"
@@ -54,15 +54,14 @@ REPORT = "advise.md"
 # ----------------------------------------------------------------------------------------------
 # What is searched
 
-def space_of(args, shared, size, run_flags):
+def space_of(args, size, run_flags):
     """The policy's space: one checkpoint's (the run options' --model, at --depths), or several's
     (--models, each at its protocol's depths). Refused in one line before any run: an unknown
     checkpoint, two whose folders would collide, --model among the run options beside --models."""
-    cheap = cheap_methods(args.methods, shared) if args.cheap_screen else ()
     if not args.models:
         if not args.depths:
             raise ValueError("a search of one checkpoint needs --depths (make's FREEZE), or give --models")
-        return policy.space_for(size, max(args.depths), args.depths, args.methods, cheap=cheap)
+        return policy.space_for(size, max(args.depths), args.depths, args.methods)
     if "--model" in run_flags:
         raise ValueError("give the checkpoints with --models alone, not --model among the run options")
     if args.depths:
@@ -76,7 +75,7 @@ def space_of(args, shared, size, run_flags):
     for model in args.models:
         depths = protocol.freeze_grid(families.read_config(hub.checkpoint_folder(model)).num_layers,
                                       args.protocol or "blog")
-        spaces.append(policy.space_for(size, max(depths), depths, args.methods, cheap=cheap, model=model))
+        spaces.append(policy.space_for(size, max(depths), depths, args.methods, model=model))
     return policy.joined(spaces)
 
 
@@ -114,9 +113,6 @@ def parser():
     p.add_argument("--replay", nargs="+", metavar="FOLDER", help="drive the policy with this grid's runs instead of "
                    "new ones (several grids, one checkpoint each: the checkpoint is chosen too)")
     p.add_argument("--slurm", action="store_true", help="each round's runs as a Slurm job array (make advise SLURM=1)")
-    p.add_argument("--cheap-screen", action="store_true", help="screen SetFit at 5 pairings an example first, "
-                   "its full runs where they count (make advise CHEAP_SCREEN=1; measured not to pay yet: "
-                   "docs/findings-advise.md)")
     slurm.add_options(p, prefix="slurm-")
     grid.add_shared_options(p)
     return p
@@ -209,7 +205,7 @@ def checked(args, run_flags):
             raise ValueError(f"--test-file {args.test_file}: no such file")
     args, run_flags = one_checkpoint(args, run_flags)
     size = args.size if args.size == "all" else int(args.size)
-    return args, run_flags, size, space_of(args, grid.shared_options(args), size, run_flags)
+    return args, run_flags, size, space_of(args, size, run_flags)
 
 
 def advise_in(args, run_flags):

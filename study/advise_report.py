@@ -18,7 +18,7 @@ import methods
 import result
 from study import policy
 from study.answer import fair_score
-from study.standing import answering, standing
+from study.standing import standing
 
 
 def picked_score(run, metric):
@@ -34,20 +34,17 @@ def reported_score(run, metric):
 def cell_rows(observed, by_cell, metric, dev_half, waiting=None, label=lambda cell: methods.get(cell.method).label):
     """Per cell that ran ({Cell: [its runs]} `by_cell`): its runs, both halves' means, cost and why
     it stopped getting seeds (`waiting`: as policy.stop_reason reads it); the full cells cheapest
-    first, then the cheap screens, best first. `label`: a cell's name in the report."""
-    state = standing(answering(observed), metric, dev_half)
+    first. `label`: a cell's name in the report."""
+    state = standing(observed, metric, dev_half)
     mean = lambda values: sum(values) / len(values)
     row = lambda cell, why, cost: dict(
-        cell=cell, label=label(cell) + (" (screen)" if cell.cheap else ""), runs=len(by_cell[cell]),
+        cell=cell, label=label(cell), runs=len(by_cell[cell]),
         picked=mean([picked_score(r, metric) for r in by_cell[cell]]),
         reported=mean([reported_score(r, metric) for r in by_cell[cell]]),
         whole=mean([fair_score(r, metric) for r in by_cell[cell]]),
         cost=cost, why=why)
-    screens = sorted((cell for cell in observed if cell.cheap and observed[cell]), key=lambda cell: -mean([s for s, _ in observed[cell]]))
-    own_cost = lambda cell: float(np.median([seconds for _, seconds in observed[cell]]))
     return [row(cell, policy.stop_reason(cell, state, observed, waiting), state.costs[cell])
-            for cell in policy.by_cost(state, list(state.means))] \
-        + [row(cell, policy.screen_reason(cell, observed, metric, dev_half), own_cost(cell)) for cell in screens], state
+            for cell in policy.by_cost(state, list(state.means))], state
 
 
 def rate_text(cell):

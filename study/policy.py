@@ -5,9 +5,7 @@ within noise of the best fair mean. The search only spends its runs where they c
 answer, in rounds:
 
     screen   one seed of every method at every other depth at its own rate ─────────┐
-             (methods.py), the cheapest first; SetFit at its cheap_screen's pairs   │
-    promote  a cheaply screened method's best depth at full pairs; once that is    │
-             not out, its cheaper depths not out beside that screen (with rates)   │
+             (methods.py), the cheapest first                                      │
     rates    per method still in the race, a line search along its 1-2-5 ladder    │ what a cell
              at its best depth; a rate that beats its own there by more than the   │ is, one seed
              band is screened at the others                                        │
@@ -36,7 +34,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 import methods
-from study.standing import PICK_SEEDS, Z_OUT, Cell, answering, same_work, standing
+from study.standing import PICK_SEEDS, Z_OUT, Cell, same_work, standing
 
 # the best cell's seeds before its level counts as fixed, unless it could push the pick out of the
 # band: then it is read as the pick is, with PICK_SEEDS
@@ -57,27 +55,24 @@ class Space:
     default_rate: dict  # {(model, method name): its rate at this size, None for the probe}
     ladder: dict  # {(model, method name): [rates, ascending]} ([] for the probe)
     available: callable  # Cell -> how many more seeds of it can run (0, or False: none)
-    cheap: frozenset = frozenset()  # the methods screened at their cheap_screen options (none in a replay)
 
 
-def space_for(size, num_layers, depths, method_names, available=lambda cell: PICK_SEEDS, cheap=(), model=""):
+def space_for(size, num_layers, depths, method_names, available=lambda cell: PICK_SEEDS, model=""):
     """The grid's space at n = size: every method of `method_names` at the grid's depths (the probe
-    at L only), its default rate, and its ladder; `cheap`: those screened cheaply; `model`: the
-    checkpoint, where the search has several."""
+    at L only), its default rate, and its ladder; `model`: the checkpoint, where the search has several."""
     chosen = [methods.get(name) for name in method_names]
     return Space(depths={(model, m.name): [num_layers] if m.every_layer_frozen else list(depths) for m in chosen},
                  default_rate={(model, m.name): m.default_lr(size) for m in chosen},
                  ladder={(model, m.name): sorted(set(m.ladder(size)) | {m.default_lr(size)}) if m.default_lr(size) else []
                          for m in chosen},
-                 available=available, cheap=frozenset(cheap))
+                 available=available)
 
 
 def joined(spaces):
     """One space over several checkpoints' (each built by space_for with its model): their depths,
     rates and ladders side by side."""
     join = lambda part: {key: value for space in spaces for key, value in getattr(space, part).items()}
-    return replace(spaces[0], depths=join("depths"), default_rate=join("default_rate"), ladder=join("ladder"),
-                   cheap=frozenset().union(*(space.cheap for space in spaces)))
+    return replace(spaces[0], depths=join("depths"), default_rate=join("default_rate"), ladder=join("ladder"))
 
 
 def models_of(space):
@@ -106,10 +101,8 @@ def deepest(space, model=""):
 
 
 def screen(space, observed):
-    """Round one: every method at every other depth (coarse) at its own rate (cheaply, for the
-    methods of space.cheap, but at L: nothing trains there, so a screen would cost its full run), not
-    yet run, the cheapest first."""
-    cells = [Cell(name, k, space.default_rate[model, name], name in space.cheap and k < deepest(space, model), model)
+    """Round one: every method at every other depth (coarse) at its own rate, not yet run, the cheapest first."""
+    cells = [Cell(name, k, space.default_rate[model, name], model)
              for (model, name), depths in space.depths.items() for k in coarse(depths)]
     return sorted((cell for cell in cells if not observed.get(cell) and space.available(cell)),
                   key=lambda cell: (prior_cost(cell, space), cell))
@@ -163,45 +156,9 @@ def rate_search(space, observed, state):
     return wanted
 
 
-def promote(space, observed, state, metric, dev_size):
-    """The full runs a cheap screen earns, per method of space.cheap: its best screened depth's
-    first (of equal screens the cheaper; the best whose full run can run, as a replay's grid may
-    lack it), which stands for the method's level; once that is not out of the band (`state`, the
-    full cells'), each cheaper depth whose screen is not out beside the best screen (read as
-    standing reads cells, on the method's screens alone): it could be the answer. A screen ranks a
-    method's depths, and a costlier depth it ranked lower runs in full only if the refine step asks
-    for it; how far a screen's scores sit below full runs' is never assumed, so only full runs meet
-    the other methods."""
-    wanted = []
-    for model, name in ((model, name) for model in models_of(space) for name in sorted(space.cheap)):
-        screens = {cell: runs for cell, runs in observed.items()
-                   if cell.cheap and (cell.model, cell.method) == (model, name) and runs}
-        ranked = standing(screens, metric, dev_size)
-        best_first = sorted(screens, key=lambda cell: (-ranked.means[cell], -cell.freeze))
-        runnable = [in_full(cell) for cell in best_first if observed.get(in_full(cell)) or space.available(in_full(cell))]
-        if not runnable:
-            continue
-        top = runnable[0]
-        if not observed.get(top):
-            wanted.append(top)
-            continue
-        if all(cell in state.out for cell in state.means if (cell.model, cell.method) == (model, name)):
-            continue
-        for cell in sorted(screens, key=lambda cell: -cell.freeze):  # the cheapest first
-            if cell.freeze > top.freeze and cell not in ranked.out and not observed.get(in_full(cell)) \
-                    and space.available(in_full(cell)):
-                wanted.append(in_full(cell))
-    return wanted
-
-
-def in_full(cell):
-    """The full run of a cheap screen's cell: the same method, depth and rate at the search's own options."""
-    return replace(cell, cheap=False)
-
-
 @dataclass
 class Round:
-    step: str  # screen, promote, rates, refine, in/out or best: why these cells run
+    step: str  # screen, rates, refine, in/out or best: why these cells run
     cells: list  # one more seed of each
 
 
@@ -211,11 +168,10 @@ def next_runs(space, observed, metric, dev_size, jobs=1):
     first = screen(space, observed)
     if first:
         return Round("screen", first)
-    screens, observed = observed, answering(observed)
     state = standing(observed, metric, dev_size)
-    promoted, rates = promote(space, screens, state, metric, dev_size), rate_search(space, observed, state)
-    if promoted or rates:
-        return Round("promote" if promoted else "rates", promoted + rates)
+    rates = rate_search(space, observed, state)
+    if rates:
+        return Round("rates", rates)
     candidate, cheaper_open = cheapest_in(state, space)
     skipped = refine(space, observed, state, candidate)
     if skipped:
@@ -307,14 +263,13 @@ def pick(space, observed, metric, dev_size):
     """(the answer, decided). Decided: nothing is left to screen or search, the best is fixed, and
     the cheapest cell not out is in the band with its seeds: that cell. Else (a budget spent) the
     report's rule over what ran: the cheapest cell within the band of the best, whatever its seeds."""
-    screens, observed = observed, answering(observed)
     state = standing(observed, metric, dev_size)
     if state.best is None:
         return None, False
     cell, cheaper_open = cheapest_in(state, space)
     if cell is not None and not cheaper_open and not unfixed_best(state, observed, space, cell) \
-            and not refine(space, observed, state, cell) and not screen(space, screens) \
-            and not promote(space, screens, state, metric, dev_size) and not rate_search(space, observed, state):
+            and not refine(space, observed, state, cell) and not screen(space, observed) \
+            and not rate_search(space, observed, state):
         return cell, True
     floor = state.means[state.best] - state.band
     return by_cost(state, [cell for cell in state.means if state.means[cell] >= floor])[0], False
@@ -339,13 +294,3 @@ def stop_reason(cell, state, observed, waiting=None):
         return "open: cheaper cells decided the answer"
     return "open: next to run when the search stopped" if cell in waiting else "open: the search stopped first"
 
-
-def screen_reason(cell, observed, metric, dev_size):
-    """Why a cheap screen's depth got its full run or not, for the search's report."""
-    ranked = standing({other: runs for other, runs in observed.items() if other.cheap and other.method == cell.method
-                       and runs}, metric, dev_size)
-    if observed.get(in_full(cell)):
-        return "screen: its full run followed" + (" (its method's best screen)" if cell == ranked.best else "")
-    if cell in ranked.out:
-        return f"screen: out beside its method's best screen ({ranked.means[ranked.best]:.3f})"
-    return "screen: no full run (its method out of the band, or costlier than its best screen)"

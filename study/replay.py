@@ -13,21 +13,16 @@ never ran cannot run. A run costs its recorded seconds less what the search woul
 the evaluations before its last (the search reads only the fair score, the last evaluation; each
 evaluation's share of the recorded evaluation seconds is taken from the dev and train sizes). The
 grid's cost at that size is the sum of its runs' recorded seconds; its answer, the report's.
-With screens=True (a search's --cheap-screen), the cheap screens committed beside the grid
-(FOLDER/screen/, SetFit at fewer pairs) screen the policy's methods as a search's would; the grid's
-cost does not count them.
 """
 
 import functools
-import os
 from dataclasses import replace
 
 import methods
 from study import policy
 from study.answer import answer_cells, fair_score, judged_by, recommend
 from study.folder import load_results
-from study.search_folder import SCREEN
-from study.standing import Cell, answering, standing
+from study.standing import Cell, standing
 
 
 def search_cost(run):
@@ -93,37 +88,23 @@ def space_of_model(cells, size, model):
     return policy.Space(space.depths, screened, ladders, space.available)
 
 
-def screens_at(folder, size):
-    """{cheap Cell: [runs by seed]}: the cheap screens committed beside a grid (FOLDER/screen/, as a
-    search keeps them) at n = size; none where there are none."""
-    screens = {}
-    for run in sorted(load_results(os.path.join(folder, SCREEN), figure="score"), key=lambda r: r["config"]["seed"]):
-        if str(run["config"]["size"]) == str(size):
-            screens.setdefault(replace(Cell.of(run["config"]), cheap=True), []).append(run)  # one checkpoint's grid
-    return screens
-
-
-def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, screens=False):
+def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None):
     """Drive the policy with the grid's runs, `jobs` at once. Returns a dict: size, pick, grid_pick,
     seconds, grid_seconds, wall_seconds and grid_wall_seconds (on `jobs` workers, a round after
     another for the search, every run at once for the grid), runs, grid_runs, decided, and the order
     the runs were made in.
     stop: a stopping rule to try (bench/advise_levers.py), (run, the band's floor) -> None, or
     (the share of its steps it ran, a score its end cannot pass): the run costs that share, reads
-    as that score, and its cell gets no more seeds.screens: screen with FOLDER/screen/'s cheap screens (--cheap-screen).
+    as that score, and its cell gets no more seeds.
     """
     folders = [folder] if isinstance(folder, str) else list(folder)
     runs, metric, cells = grid_at(folders, size)
     several = len(folders) > 1
-    if screens and several:
-        raise ValueError("a replay with cheap screens takes one grid")
     dev_size = runs[0]["dev_size"]
     observed, spent, order, stopped, wall = {}, 0.0, [], set(), 0.0
     served = lambda cell: len(observed.get(cell, []))
-    space, screens = space_of_grid(cells, size), screens_at(folders[0], size) if screens else {}
-    cells = {**cells, **screens}
-    space = replace(space, available=lambda cell: 0 if cell in stopped else len(cells.get(cell, [])) - served(cell),
-                    cheap=frozenset(cell.method for cell in screens))
+    space = replace(space_of_grid(cells, size),
+                    available=lambda cell: 0 if cell in stopped else len(cells.get(cell, [])) - served(cell))
     within_budget = True
     while within_budget:
         wanted = policy.next_runs(space, observed, metric, dev_size, jobs)
@@ -169,5 +150,5 @@ def round_seconds(costs, jobs):
 
 def band_floor(observed, metric, dev_size):
     """The lowest fair mean still in the band of the best so far (-inf before any run)."""
-    state = standing(answering(observed), metric, dev_size)
+    state = standing(observed, metric, dev_size)
     return state.means[state.best] - state.band if state.best else float("-inf")

@@ -58,7 +58,7 @@ class Searched:
     [(step, [paths])], and 0 or a failed run's exit code."""
     space: policy.Space
     observed: dict
-    runs: list  # the full runs (the cheap screens' are in observed)
+    runs: list  # its runs at the size
     metric: str | None
     rounds: list
     code: int
@@ -136,8 +136,8 @@ def run_rounds(s):
 
 
 def run_round(s, paths, cells, more):
-    """A round's runs ({path: Cell} `cells`), those that take the same options together (a cheap
-    screen its method's cheap_screen); 0, or the first failed group's exit code."""
+    """A round's runs ({path: Cell} `cells`), those that take the same options together (each
+    checkpoint's its own --model); 0, or the first failed group's exit code."""
     groups = {}
     for path in paths:
         options = options_of(cells[path], s.shared)

@@ -1,10 +1,9 @@
 """
 A search's results folder (make advise, study/advise.py): what has run in it, where each run's
 result goes, the options it runs with, and the history of its rounds. The folder is an ordinary
-results folder (the report reads it, a later make grid reuses it) with three additions:
+results folder (the report reads it, a later make grid reuses it) with two additions:
 
     RESULTS/freeze2_size200_seed1_lora.json ...   the search's runs, as a grid's
-    RESULTS/screen/freeze2_size200_seed1_setfit.json   cheap screens (Cell.cheap): SetFit at fewer pairs
     RESULTS/test/...                               the pick's seeds again, scored on your test file
     RESULTS/advise.rounds                          every round, one JSON line each, across resumes
 
@@ -26,7 +25,6 @@ from study.policy import models_of
 from study.standing import Cell
 
 ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes
-SCREEN = "screen"  # the cheap screens' runs (Cell.cheap), at their method's cheap_screen options, in this subfolder
 TEST = "test"  # the pick's runs again with --test-file as their dev split, in this subfolder
 
 
@@ -37,58 +35,41 @@ def model_folder(folder, model):
 
 
 def runs_by_cell(folder, size, space):
-    """{Cell: [its runs]} of the space at n = size in `folder` (each checkpoint's in its own), the
-    cheap screens' from its SCREEN subfolder."""
+    """{Cell: [its runs]} of the space at n = size in `folder` (each checkpoint's in its own)."""
     by_cell, cells = {}, space_cells(space)
     for model in models_of(space):
-        own = model_folder(folder, model)
-        for cheap, where in ((False, own), (True, os.path.join(own, SCREEN))):
-            for run in load_results(where, figure="score"):
-                cell = replace(Cell.of(run["config"], model), cheap=cheap)
-                if str(run["config"]["size"]) == str(size) and run.get("dev_halves") and cell in cells:
-                    by_cell.setdefault(cell, []).append(run)
+        for run in load_results(model_folder(folder, model), figure="score"):
+            cell = Cell.of(run["config"], model)
+            if str(run["config"]["size"]) == str(size) and run.get("dev_halves") and cell in cells:
+                by_cell.setdefault(cell, []).append(run)
     return by_cell
 
 
 def read_folder(folder, size, space):
-    """(the full runs of the space at n = size in `folder`, {Cell: [(picked score, seconds)]} with
-    the cheap screens' too, metric)."""
+    """(the runs of the space at n = size in `folder`, {Cell: [(picked score, seconds)]}, their metric)."""
     by_cell = runs_by_cell(folder, size, space)
     every = [run for runs in by_cell.values() for run in runs]
     metric = judged_by(every) if every else None
     observed = {cell: [(picked_score(run, metric), run["seconds"]["total"]) for run in runs] for cell, runs in by_cell.items()}
-    return [run for cell, runs in by_cell.items() if not cell.cheap for run in runs], observed, metric
+    return every, observed, metric
 
 
 def space_cells(space):
-    """Every cell the space holds: each method at each depth at each rate of its ladder, and its
-    cheap screens at its own rate."""
-    return {Cell(name, k, lr, model=model) for (model, name), depths in space.depths.items() for k in depths
-            for lr in (space.ladder[model, name] or [space.default_rate[model, name]])} \
-        | {Cell(name, k, space.default_rate[model, name], True, model) for (model, name), depths in space.depths.items()
-           if name in space.cheap for k in depths}
+    """Every cell the space holds: each method at each depth at each rate of its ladder."""
+    return {Cell(name, k, lr, model) for (model, name), depths in space.depths.items() for k in depths
+            for lr in (space.ladder[model, name] or [space.default_rate[model, name]])}
 
 
 def path_of(folder, cell, size, seed):
     method = methods.get(cell.method)
     lr = None if cell.lr == method.default_lr(size) else cell.lr
-    return os.path.join(model_folder(folder, cell.model), SCREEN if cell.cheap else "",
+    return os.path.join(model_folder(folder, cell.model),
                         result.RunName(cell.freeze, size, seed, lr, 0, cell.method).file_name())
 
 
-def cheap_methods(names, shared):
-    """The methods of `names` a search screens at their cheap_screen options: those whose options
-    the search's own (`shared`; None: the method's default, costlier) would make costlier."""
-    costlier = lambda option, value: shared.get(option) is None or shared[option] > value
-    return [name for name in names if methods.get(name).cheap_screen
-            and all(costlier(option, value) for option, value in methods.get(name).cheap_screen)]
-
-
 def options_of(cell, shared):
-    """The options every run of `cell` takes: the search's, its checkpoint where the search has
-    several, and a cheap screen's own."""
-    own = dict(shared, model=cell.model) if cell.model else shared
-    return dict(own, **dict(methods.get(cell.method).cheap_screen)) if cell.cheap else own
+    """The options every run of `cell` takes: the search's, and its checkpoint where the search has several."""
+    return dict(shared, model=cell.model) if cell.model else shared
 
 
 def missing_seeds(folder, cell, size, seeds):
@@ -105,7 +86,7 @@ def round_paths(folder, cells, size, seeds):
 
 def log_round(folder, step, paths):
     """Add a round to the folder's history (the report lists them all, a killed search's too); a
-    run is named within the folder (a cheap screen's as screen/...)."""
+    run is named within the folder (a checkpoint's as its folder/...)."""
     with open(os.path.join(folder, ROUNDS), "a") as f:
         f.write(json.dumps(dict(step=step, runs=[os.path.relpath(p, folder) for p in paths])) + "\n")
     return step, paths

@@ -3,11 +3,10 @@ Where make advise's search stands (study/policy.py decides from it what runs nex
 each has scored, the best, the noise band around it, and which cells are out of it or in it. The
 band is the report's (study/answer.py).
 
-A cell is (method, depth, rate, cheap, model); what it has cost and scored is `observed`: {Cell:
-[(fair score, seconds), ...]}. A search over one checkpoint leaves the model empty; over several
-(make advise MODEL="minilm mpnet"), each cell names its checkpoint, and the band, the best and the
-answer read all of them together. A cheap cell (a screen at fewer pairs, methods.py's cheap_screen) only
-ranks its method's depths: the band, the best and the answer read the full cells alone.
+A cell is (method, depth, rate, model); what it has cost and scored is `observed`: {Cell: [(fair
+score, seconds), ...]}. A search over one checkpoint leaves the model empty; over several (make
+advise MODEL="minilm mpnet"), each cell names its checkpoint, and the band, the best and the
+answer read all of them together.
 """
 
 import math
@@ -32,7 +31,6 @@ class Cell:
     method: str  # a name of methods.py's table
     freeze: int
     lr: float | None  # the run's rate (None: fitted, the probe)
-    cheap: bool = False  # run at its method's cheap_screen options (methods.py): it ranks, never answers
     model: str = ""  # the checkpoint, in a search over several ("": the search's one)
 
     @classmethod
@@ -40,18 +38,12 @@ class Cell:
         """A run's cell in a search (one size: its method, depth and rate; `model`, the checkpoint as
         the search names it), from its recorded configuration; result.cell_of is the report's, a
         run's name less its seed."""
-        return cls(config["method"], config["freeze"], config["lr"], model=model)
+        return cls(config["method"], config["freeze"], config["lr"], model)
 
 
 def same_work(cell):
-    """What a run's seconds depend on: its checkpoint, method, depth and options, never its rate (as
-    the report reads cost)."""
-    return cell.model, cell.method, cell.freeze, cell.cheap
-
-
-def answering(observed):
-    """The cells that can answer: all but the cheap screens."""
-    return {cell: runs for cell, runs in observed.items() if not cell.cheap}
+    """What a run's seconds depend on: its checkpoint, method and depth, never its rate (as the report reads cost)."""
+    return cell.model, cell.method, cell.freeze
 
 
 @dataclass
