@@ -38,7 +38,7 @@ import methods
 import protocol
 import result
 from atomic import write_atomically
-from study import grid, policy, slurm, worker
+from study import figures, grid, policy, slurm, worker
 from study.advise_report import (Spending, cell_rows, keep, rate_text, report_lines, scores_on_test, verdict,
                                  with_dev_file)
 from study.lock import holder, take_lock
@@ -173,6 +173,9 @@ def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
     grid_cost = policy.grid_seconds(found.space, observed, s.seeds)
     spending = Spending(rounds_of(s.folder), spent(observed), wall_seconds if found.rounds else None, grid_cost)
     lines = report_lines(title, chosen, words, (rows, state), spending, keep_line, test)
+    if figures.write_search_figure(s.folder, rows, chosen, len(models) > 1):  # after the answer, before the cells
+        at = lines.index("## Every cell that ran")
+        lines[at:at] = ["![every cell: score against seconds, the pick ringed](advise.png)", ""]
     report = os.path.join(s.folder, REPORT)
     write_atomically(report, lambda f: f.write("\n".join(lines).encode()))
     row = next(row for row in rows if row["cell"] == chosen)

@@ -1,7 +1,8 @@
 """
 The blog report's figures (report.py). figure.png: one dot per run against the frozen layers, a panel per train
 size (and for CoLA a row for MCC). cost.png: what each depth costs against what it scores, a
-panel per train size, so the depths that are both cheap and good stand out.
+panel per train size, so the depths that are both cheap and good stand out. answer.png: every
+method's cells, score against cost. advise.png: make advise's cells, one colour per checkpoint.
 """
 
 import os
@@ -205,3 +206,33 @@ def label_offsets(anchors, sizes, x_range, gap):
         offsets[i] = next((t for t in tries if free((x + t[0], y + t[1], width, height))), tries[0])
         placed.append((x + offsets[i][0], y + offsets[i][1], width, height))
     return offsets
+
+
+def write_search_figure(folder, rows, pick, several):
+    """make advise's advise.png: every cell it ran, its first-half mean against its seconds a run,
+    one colour per checkpoint where it searched several (else per method), one marker per method,
+    the pick ringed. `rows`: study/advise_report.py's cell_rows. Returns whether it was written."""
+    plt = pyplot()
+    if plt is None or not rows:
+        return False
+    group = (lambda cell: model_label(cell.model)) if several else (lambda cell: cell.method)
+    groups = list(dict.fromkeys(group(row["cell"]) for row in rows))
+    colors = dict(zip(groups, plt.get_cmap("tab10").colors))
+    markers = dict(zip(dict.fromkeys(row["cell"].method for row in rows), "osD^vP*X"))
+    figure, ax = plt.subplots(figsize=(6.4, 4.2))
+    for row in rows:
+        cell = row["cell"]
+        ax.scatter([row["cost"]], [row["picked"]], color=colors[group(cell)], marker=markers[cell.method], s=18 + 6 * row["runs"])
+    chosen = next(row for row in rows if row["cell"] == pick)
+    ax.scatter([chosen["cost"]], [chosen["picked"]], s=220, facecolors="none", edgecolors="tab:red", linewidths=1.5)
+    for name in groups:
+        ax.scatter([], [], color=colors[name], label=name)
+    ax.set_xscale("log")
+    ax.set_xlabel("seconds a run (median)")
+    ax.set_ylabel("dev split's first half (mean)")
+    ax.set_title("every cell the search ran (larger: more seeds), the pick ringed", fontsize=9)
+    ax.legend(fontsize=7, frameon=False)
+    figure.tight_layout()
+    write_atomically(os.path.join(folder, "advise.png"), lambda f: figure.savefig(f, format="png", dpi=110))
+    plt.close(figure)
+    return True

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+import data
 from conftest import ROOT, save_tiny_bert, write_result
 from study import advise, policy
 from study.replay import replay
@@ -96,6 +97,7 @@ def test_a_search_over_two_checkpoints_keeps_each_one_s_runs_and_the_python_call
     assert all(json.loads((folder / "tiny-b" / name).read_text())["config"]["num_layers"] == 3 for name in own["tiny-b"])
     report = (folder / advise.REPORT).read_text()
     assert "tiny-a or tiny-b" in report.splitlines()[0] and "(tiny-b)" in report and "(tiny-a)" in report
+    assert "](advise.png)" in report and (folder / "advise.png").stat().st_size > 0
     made = {p: p.stat().st_mtime_ns for p in folder.rglob("*.json")}
     from study.advise import advise as advise_call
     options = dict(methods=["finetune", "probe"], cache_dir=str(tmp / "cache"), splits_dir=str(tmp / "splits"),
@@ -107,21 +109,22 @@ def test_a_search_over_two_checkpoints_keeps_each_one_s_runs_and_the_python_call
     assert {p: p.stat().st_mtime_ns for p in folder.rglob("*.json") if p.parent.name != "saved"} == made
     assert advice.pick.model in (a, b) and advice.report == str(folder / advise.REPORT)
     assert f"| {advice.honest_score:.3f} |" in (folder / advise.REPORT).read_text()
-    # texts and labels, one checkpoint: its runs in the folder itself, the CSVs kept beside them
+    # texts and labels: kept as a CSV that reads back as the same task
     texts, labels = zip(*rows)
-    listed = advise_call(((texts, labels), (texts[:24], labels[:24])), a, 16, 0.5, str(tmp / "listed"),
-                         **dict(options, save=str(tmp / "saved-listed")))
-    assert listed.pick.model == "" and (tmp / "listed" / "train.csv").exists() and list((tmp / "listed").glob("*.json"))
+    written = advise.as_csv((texts, labels), str(tmp / "listed" / "train.csv"), ("text", "label"))
+    task = data.load_csv_task(written, str(tmp / "dev.csv"), text_column="text")
+    assert list(task.train_texts) == list(texts) and list(task.train_labels) == list(labels)
 
 
-def test_an_unknown_checkpoint_and_colliding_folders_are_refused_in_one_line_before_any_run(two_tiny, tmp_path):
+def test_an_unknown_checkpoint_and_colliding_folders_are_refused_in_one_line_before_any_run(two_tiny, tmp_path, capsys):
     tmp, a, b = two_tiny
     tiny_rows(tmp)
     twin = save_tiny_bert(tmp_path / "other" / "tiny-a", layers=2)
-    for models, message in (([a, str(tmp / "missing")], "missing"), ([a, twin], "would share the folder tiny-a")):
-        refused = subprocess.run(command(tmp, tmp_path / "results", *models), cwd=ROOT, capture_output=True, text=True)
-        assert refused.returncode == 2 and message in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    capsys.readouterr()  # what saving it printed
+    for models, extra, message in (([a, str(tmp / "missing")], [], "missing"), ([a, twin], [], "would share the folder tiny-a"),
+                                   ([a, b], ["--model", a], "--models alone")):
+        with pytest.raises(SystemExit) as refused:
+            advise.main(command(tmp, tmp_path / "results", *models, run_options=extra)[3:])
+        error = capsys.readouterr().err
+        assert refused.value.code == 2 and message in error and len(error.strip().splitlines()) == 1
         assert not (tmp_path / "results").exists()
-    both = subprocess.run(command(tmp, tmp_path / "results", a, b, run_options=["--model", a]), cwd=ROOT,
-                          capture_output=True, text=True)
-    assert both.returncode == 2 and "--models alone" in both.stderr
