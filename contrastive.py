@@ -206,17 +206,17 @@ def fit_head(train_embeddings, train_labels, num_labels):
 
 def train(model, config, inputs, log=print):
     """SetFit as setfit 1.2 trains it (methods.py's setfit)."""
-    return train_with(train_body, model, config, inputs, log)
+    return train_with(train_body, "library", model, config, inputs, log)
 
 
 def train_fast(model, config, inputs, log=print):
     """SetFit with the fast body (methods.py's setfit-fast)."""
-    return train_with(train_body_fast, model, config, inputs, log)
+    return train_with(train_body_fast, "fast", model, config, inputs, log)
 
 
-def train_with(body_of, model, config, inputs, log):
-    """Both stages, the body trained by `body_of` at config's rate, seed and precision, then the
-    training subset and the dev split scored with the head."""
+def train_with(body_of, body_name, model, config, inputs, log):
+    """Both stages, the body trained by `body_of` (named `body_name` in the result) at config's
+    rate, seed and precision, then the training subset and the dev split scored with the head."""
     began = time.perf_counter()
     body = body_of(model, inputs.train, inputs.train_labels, inputs.cached_depth, inputs.device,
                    config.precision, config.seed, config.num_iterations, config.lr, log)
@@ -231,6 +231,6 @@ def train_with(body_of, model, config, inputs, log):
                        train_scores=score(train_x, train_labels), losses=body["losses"],
                        total_steps=body["total_steps"], warmup_steps=body["warmup_steps"],
                        details=dict(pairs=body["pairs"], num_iterations=config.num_iterations, lr=config.lr,
-                                    body="fast" if body_of is train_body_fast else "library"),
+                                    body=body_name),
                        train_seconds=train_seconds, optimizer_state_bytes=body["optimizer_state_bytes"], fitted_head=head,
                        eval_seconds=time.perf_counter() - began - train_seconds)
