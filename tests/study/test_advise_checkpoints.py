@@ -75,7 +75,7 @@ def tiny_rows(folder):
 @pytest.fixture(scope="module")
 def two_tiny(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("checkpoints")
-    return tmp, save_tiny_bert(tmp / "tiny-a", layers=2), save_tiny_bert(tmp / "tiny-b", layers=3, dropout=0.0)
+    return tmp, save_tiny_bert(tmp / "tiny-a", layers=1), save_tiny_bert(tmp / "tiny-b", layers=2, dropout=0.0)
 
 
 def command(tmp, folder, *models, run_options=()):
@@ -94,7 +94,7 @@ def test_a_search_over_two_checkpoints_keeps_each_one_s_runs_and_the_python_call
     assert done.returncode == 0, done.stdout + done.stderr
     own = {name: sorted(p.name for p in (folder / name).glob("*.json")) for name in ("tiny-a", "tiny-b")}
     assert own["tiny-a"] and own["tiny-b"] and not list(folder.glob("*.json"))  # a folder a checkpoint
-    assert all(json.loads((folder / "tiny-b" / name).read_text())["config"]["num_layers"] == 3 for name in own["tiny-b"])
+    assert all(json.loads((folder / "tiny-b" / name).read_text())["config"]["num_layers"] == 2 for name in own["tiny-b"])
     report = (folder / advise.REPORT).read_text()
     assert "tiny-a or tiny-b" in report.splitlines()[0] and "(tiny-b)" in report and "(tiny-a)" in report
     assert "](advise.png)" in report and (folder / "advise.png").stat().st_size > 0
@@ -119,7 +119,7 @@ def test_a_search_over_two_checkpoints_keeps_each_one_s_runs_and_the_python_call
 def test_an_unknown_checkpoint_and_colliding_folders_are_refused_in_one_line_before_any_run(two_tiny, tmp_path, capsys):
     tmp, a, b = two_tiny
     tiny_rows(tmp)
-    twin = save_tiny_bert(tmp_path / "other" / "tiny-a", layers=2)
+    twin = save_tiny_bert(tmp_path / "other" / "tiny-a", layers=1)
     capsys.readouterr()  # what saving it printed
     for models, extra, message in (([a, str(tmp / "missing")], [], "missing"), ([a, twin], [], "would share the folder tiny-a"),
                                    ([a, b], ["--model", a], "--models alone")):
