@@ -65,6 +65,12 @@ def freeze_grid(num_layers, protocol="blog"):
     return [-1, 0, 2, 4, 8, 10, 12] if num_layers == 12 else list(range(-1, num_layers + 1))
 
 
+def depths_of(model, protocol="blog"):
+    """The protocol's depths for a checkpoint (as freeze_study.py --model takes it), read from its
+    config; ValueError where there is no such checkpoint."""
+    return freeze_grid(families.read_config(hub.checkpoint_folder(model)).num_layers, protocol)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description="The protocol's depths for a model, for make's FREEZE.")
     p.add_argument("command", choices=["depths"])
@@ -72,11 +78,11 @@ def main(argv=None):
     p.add_argument("protocol", nargs="?", default="blog", choices=["blog", "lee"])
     args = p.parse_args(argv)
     try:
-        num_layers = families.read_config(hub.checkpoint_folder(args.model)).num_layers
+        depths = depths_of(args.model, args.protocol)
     except ValueError as e:
         print(f"protocol.py: error: {e}", file=sys.stderr)
         sys.exit(2)
-    print(" ".join(map(str, freeze_grid(num_layers, args.protocol))))
+    print(" ".join(map(str, depths)))
 
 
 if __name__ == "__main__":

@@ -32,8 +32,6 @@ import sys
 import time
 from dataclasses import dataclass
 
-import families
-import hub
 import methods
 import protocol
 import result
@@ -73,8 +71,7 @@ def space_of(args, size, run_flags):
                          f"would share the folder {clashing[0]}: name them by paths whose last parts differ")
     spaces = []
     for model in args.models:
-        depths = protocol.freeze_grid(families.read_config(hub.checkpoint_folder(model)).num_layers,
-                                      args.protocol or "blog")
+        depths = protocol.depths_of(model, args.protocol or "blog")
         spaces.append(policy.space_for(size, max(depths), depths, args.methods, model=model))
     return policy.joined(spaces)
 
@@ -85,8 +82,7 @@ def one_checkpoint(args, run_flags):
     if args.models and len(args.models) == 1:
         model = args.models[0]
         if not args.depths:
-            args.depths = protocol.freeze_grid(families.read_config(hub.checkpoint_folder(model)).num_layers,
-                                               args.protocol or "blog")
+            args.depths = protocol.depths_of(model, args.protocol or "blog")
         args.models, run_flags = None, [*run_flags, "--model", model]
     return args, run_flags
 
