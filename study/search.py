@@ -78,8 +78,9 @@ def search(s):
 def first_run(s):
     """For each checkpoint with no run at this size yet, its cheapest run alone: it times a run of
     the checkpoint here and learns the task. Returns 0, or a failed run's exit code."""
+    timed = {cell.model for cell, runs in s.read()[1].items() if runs}  # the folders read once: a first run adds to its own
     for model in policy.models_of(s.space):
-        if any(cell.model == model and runs for cell, runs in s.read()[1].items()):
+        if model in timed:
             continue
         cell = first_cell(s.space, model)
         path = path_of(s.folder, cell, s.size, 1)
