@@ -32,7 +32,7 @@ CS = np.logspace(-4, 4, 10)  # LogisticRegressionCV's Cs=10: inverse L2 strength
 RIDGE_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0)  # ridge's penalty per example, weakest first
 FOLDS = 5
 # the examples each class's preconditioner keeps exactly (least_sure_preconditioner)
-LEAST_SURE = 32
+LEAST_SURE = 16
 
 
 def fit(features, labels, num_labels, l2):
@@ -134,16 +134,23 @@ def hessian_times(x1, p, ridge, flat, v):
 def conjugate_gradient_solve(x1, p, gradient, ridge, flat, whitened=None):
     """Newton's step by conjugate gradients on hessian_times, preconditioned by an approximation of
     each class's own block of the Hessian (least_sure_preconditioner), to a residual that shrinks with the gradient
-    (inexact Newton's forcing term), so the last steps are as exact as hessian_solve's."""
-    (n, D), C = x1.shape, p.shape[1]
-    precondition = least_sure_preconditioner(p, whitened or whitened_gram(x1, ridge, flat))
-    target = -gradient
-    enough = min(0.5, target.norm().sqrt().item()) * target.norm()
+    (inexact Newton's forcing term), so the last steps are as exact as hessian_solve's. It runs in
+    the whitened basis (Whitened), where a step v is s U v in the features' own: there the penalty
+    is the identity (but on the bias) and the preconditioner rotates nothing, so an iteration costs
+    hessian_times' two products over the examples and no D x D product."""
+    w = whitened or whitened_gram(x1, ridge, flat)
+    whiten = lambda v: w.U.T @ (w.s[:, None] * v)  # (D, C): a gradient's coordinates in the whitened basis
+    bias = w.U[-1]  # (D,): the bias's direction there, the one that s^2 R (1 on each weight) leaves unpenalised
+    flat_whitened = whiten(flat)
+    hessian = lambda v: hessian_times(w.examples, p, 1.0, flat_whitened, v) - bias[:, None] * (bias @ v)
+    precondition = least_sure_preconditioner(p, w)
+    target = whiten(-gradient)
+    enough = min(0.5, gradient.norm().sqrt().item()) * target.norm()
     step, residual = torch.zeros_like(target), target.clone()
     z = precondition(residual)
     direction, rz = z, (residual * z).sum()
-    for _ in range(C * D):
-        h = hessian_times(x1, p, ridge, flat, direction)
+    for _ in range(target.numel()):
+        h = hessian(direction)
         alpha = rz / (direction * h).sum()
         step, residual = step + alpha * direction, residual - alpha * h
         if residual.norm() <= enough:
@@ -151,6 +158,7 @@ def conjugate_gradient_solve(x1, p, gradient, ridge, flat, whitened=None):
         z = precondition(residual)
         rz, previous = (residual * z).sum(), rz
         direction = z + (rz / previous) * direction
+    step = w.s[:, None] * (w.U @ step)  # back in the features' basis
     return step - flat * (flat * step).sum()  # no part along the flat direction, as hessian_solve's
 
 
@@ -179,7 +187,7 @@ def least_sure_preconditioner(p, whitened, m=LEAST_SURE):
     """Each class's own block of the Hessian, x1^T diag(w_a) x1 / n + R with w_a = p_a (1 - p_a),
     kept exactly on the m examples the class is least sure of (its largest w_ia) and the rest
     spread evenly as c_a G (the same trace): c_a G + R + sum over those m of w_ia x_i x_i^T / n.
-    In the whitened basis c_a G + R is diagonal, so each class's inverse is Woodbury's identity
+    In the whitened basis c_a G + R is diagonal, so each class's inverse there is Woodbury's identity
     around it, an m x m system: C m^2 D to build, where the blocks themselves are C n D^2 and C
     Cholesky factors of D x D at every Newton step. With m = n it is the blocks' inverse exactly."""
     n = len(p)
@@ -192,10 +200,10 @@ def least_sure_preconditioner(p, whitened, m=LEAST_SURE):
     rows = whitened.examples[least_sure]  # (C, m, D)
     inner = torch.linalg.cholesky(torch.diag_embed(n / kept.clamp_min(1e-12)) + (rows * base[:, None]) @ rows.transpose(1, 2))
 
-    def precondition(r):  # (D, C) -> (D, C)
-        y = base * (whitened.U.T @ (whitened.s[:, None] * r)).T  # (C, D)
+    def precondition(r):  # (D, C) -> (D, C), both in the whitened basis
+        y = base * r.T  # (C, D)
         y = y - base * (rows.transpose(1, 2) @ torch.cholesky_solve(rows @ y[:, :, None], inner))[:, :, 0]
-        return whitened.s[:, None] * (whitened.U @ y.T)
+        return y.T
     return precondition
 
 
