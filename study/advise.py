@@ -3,7 +3,9 @@
 checkpoints, which checkpoint too. The search (study/search.py) runs the runs the policy
 (study/policy.py) asks for, round by round, as ordinary runs in ordinary results folders (the
 report reads them, a later `make grid` reuses them), until the answer is decided or the budget
-spent; then this module keeps the pick and writes its report (study/advise_report.py).
+spent; then this module keeps the pick and writes its report (study/advise_report.py). Before
+any run, each checkpoint's layers are scored without training (study/prior.py: the report's table,
+and the order the checkpoints are screened in), and a checkpoint that cannot take the task refused.
 
     make advise DATASET=sst2 MODEL=minilm SIZE=200 BUDGET=2
     make advise DATASET=sst2 MODEL="minilm mpnet" SIZE=200 BUDGET=2       (which checkpoint too)
@@ -36,7 +38,7 @@ import methods
 import protocol
 import result
 from atomic import write_atomically
-from study import figures, grid, policy, slurm, worker
+from study import figures, grid, policy, prior, slurm, worker
 from study.advise_report import (Spending, cell_rows, keep, rate_text, report_lines, scores_on_test, verdict,
                                  with_dev_file)
 from study.lock import holder, take_lock
@@ -169,8 +171,10 @@ def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
     grid_cost = policy.grid_seconds(found.space, observed, s.seeds)
     spending = Spending(rounds_of(s.folder), spent(observed), wall_seconds if found.rounds else None, grid_cost)
     lines = report_lines(title, chosen, words, (rows, state), spending, keep_line, test)
-    if figures.write_search_figure(s.folder, rows, chosen, len(models) > 1):  # after the answer, before the cells
-        at = lines.index("## Every cell that ran")
+    at = lines.index("## Every cell that ran")  # after the answer, before the cells: the figure, the prior
+    priors = prior.read_priors(s.folder, s.size)
+    lines[at:at] = prior.report_lines(priors) if priors else []
+    if figures.write_search_figure(s.folder, rows, chosen, len(models) > 1):
         lines[at:at] = ["![every cell: score against seconds, the pick ringed](advise.png)", ""]
     report = os.path.join(s.folder, REPORT)
     write_atomically(report, lambda f: f.write("\n".join(lines).encode()))
@@ -190,6 +194,15 @@ def run_replay(args):
         print(f"{step:7s} {label_of(cell, True):16s} k={cell.freeze:<3d} lr {rate_text(cell):7s} seed {seed} {seconds:8.1f} s")
     keys = ("size", "pick", "grid_pick", "same", "decided", "seconds", "grid_seconds", "runs", "grid_runs")
     print(json.dumps({key: outcome[key] for key in keys}))
+
+
+def zero_training_step(folder, size, space, run_flags, shared):
+    """Each checkpoint's layers scored before any run, on the subset its runs train on (study/prior.py):
+    {checkpoint: its prior}; ValueError's one line where a checkpoint cannot take the task."""
+    models = policy.models_of(space)
+    subsets = ["--splits-dir", shared["splits_dir"]] if shared["splits_dir"] and size != "all" else []
+    argv = {model: [*run_flags, *(["--model", model] if model else []), "--size", str(size), *subsets] for model in models}
+    return prior.search_priors(folder, size, argv, {model: model and result.model_label(model) for model in models})
 
 
 def checked(args, run_flags):
@@ -213,8 +226,11 @@ def advise_in(args, run_flags):
     or RuntimeError with one line where it cannot."""
     args, run_flags, size, space = checked(args, run_flags)
     shared, lock, began = grid.shared_options(args), None, time.time()
+    priors = zero_training_step(args.folder, size, space, run_flags, shared)
+    space = policy.ordered(space, prior.ranked(priors))
     try:
         lock = take_lock(args.folder, LOCK)
+        prior.write_priors(args.folder, size, priors)
         with runners(args) as workers:
             s = Search(args.folder, size, space, args.budget * 3600, shared, run_flags + ["--evaluations", "last"],
                        workers, args.seeds)

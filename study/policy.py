@@ -5,7 +5,7 @@ within noise of the best fair mean. The search only spends its runs where they c
 answer, in rounds:
 
     screen   one seed of every method at every other depth at its own rate ─────────┐
-             (methods.py), the cheapest first                                      │
+             (methods.py), each checkpoint's in turn, the cheapest first           │
     rates    per method still in the race, a line search along its 1-2-5 ladder    │ what a cell
              at its best depth; a rate that beats its own there by more than the   │ is, one seed
              band is screened at the others                                        │
@@ -80,6 +80,14 @@ def models_of(space):
     return list(dict.fromkeys(model for model, _ in space.depths))
 
 
+def ordered(space, models):
+    """The space with its checkpoints in the order of `models` (the zero-training step's, study/prior.py):
+    their first runs and their screens go in that order."""
+    position = {model: i for i, model in enumerate(models)}
+    by_model = lambda part: dict(sorted(getattr(space, part).items(), key=lambda item: position[item[0][0]]))
+    return replace(space, depths=by_model("depths"), default_rate=by_model("default_rate"), ladder=by_model("ladder"))
+
+
 def coarse(depths):
     """Every other depth from the most frozen down, and the least frozen: 6 4 2 0 -1 of -1 ... 6."""
     ordered = sorted(depths, reverse=True)
@@ -101,11 +109,13 @@ def deepest(space, model=""):
 
 
 def screen(space, observed):
-    """Round one: every method at every other depth (coarse) at its own rate, not yet run, the cheapest first."""
+    """Round one: every method at every other depth (coarse) at its own rate, not yet run, checkpoint
+    by checkpoint in the space's order, the cheapest first."""
     cells = [Cell(name, k, space.default_rate[model, name], model)
              for (model, name), depths in space.depths.items() for k in coarse(depths)]
+    models = models_of(space)
     return sorted((cell for cell in cells if not observed.get(cell) and space.available(cell)),
-                  key=lambda cell: (prior_cost(cell, space), cell))
+                  key=lambda cell: (models.index(cell.model), prior_cost(cell, space), cell))
 
 
 def refine(space, observed, state, candidate):

@@ -25,12 +25,16 @@ layer max(k, 0): a run at k trains the layers above it, and LogME says how good 
 """
 
 import argparse
+import json
 import math
+import os
 import sys
 import time
 
 import numpy as np
 import torch
+
+import result
 
 TOLERANCE = 1e-8  # relative change of alpha and beta at which the fixed point has converged
 MAX_ITERATIONS = 1000
@@ -183,29 +187,128 @@ def table_lines(model_name, size, scores, seconds, best):
     return lines
 
 
-def main(argv=None):
-    """python -m study.prior [--against GRID_RUNS] RUN_OPTIONS: a run's task, subset and checkpoint
-    options (freeze_study.py's), its method and depth aside."""
+# ----------------------------------------------------------------------------------------------
+# A search's zero-training step (study/advise.py): each checkpoint's layers, before any run
+
+# in a search's folder, read back on resuming: {size: {checkpoint: its prior}} (JSON, named apart
+# from the results, as advise.rounds is)
+PRIORS = "advise.prior"
+# a checkpoint that reads more of the task's tokens than this as its unknown token cannot take the texts
+UNKNOWN_SHARE = 0.5
+# the most training examples the step scores (n = all: a sample), so that it stays seconds
+MOST_EXAMPLES = 1000
+
+
+def prepared(run_argv):
+    """(plan, task, the training subset's indices, the checkpoint frozen whole and pooled as its
+    sentence, their token ids) for a run's options; ValueError's one line where the run would refuse."""
     import families
     import hub
     import plan as planning
     from freeze_study import build_and_freeze, load_task_and_subset, tokenize_task
+    args = planning.parse_args(run_argv)
+    num_layers = families.read_config(hub.checkpoint_folder(args.model)).num_layers
+    args = planning.parse_args(run_argv + ["--probe", "--freeze", str(num_layers)])  # pooled as a sentence
+    task, indices = load_task_and_subset(args)
+    if len(indices) > MOST_EXAMPLES:
+        indices = np.sort(np.random.default_rng(0).choice(indices, MOST_EXAMPLES, replace=False))
+    plan = planning.plan_run(args, task)
+    model = build_and_freeze(plan, task)
+    train_ids, _, _ = tokenize_task(plan, model, task, indices)
+    return plan, task, indices, model, train_ids
+
+
+def unknown_share(model, token_ids):
+    """(the share of the texts' tokens, special ones aside, that the checkpoint's tokenizer reads as
+    its unknown token, that token)."""
+    from checkpoint import load_tokenizer
+    tokenizer = load_tokenizer(model.folder)
+    if tokenizer.unk_token_id is None:  # byte-level: every text has tokens
+        return 0.0, None
+    special = torch.tensor(sorted(set(tokenizer.all_special_ids) - {tokenizer.unk_token_id}))
+    tokens = torch.cat([ids[:, 0] if ids.dim() == 2 else ids for ids in token_ids])  # a pair's (T, 2): its token ids
+    tokens = tokens[~torch.isin(tokens, special)]
+    return float((tokens == tokenizer.unk_token_id).float().mean()) if len(tokens) else 0.0, tokenizer.unk_token
+
+
+def checkpoint_prior(run_argv, label):
+    """One checkpoint's zero-training step: {"label", "layers": LogME of layer 0..L, "seconds", "examples"}
+    on the training subset a run of `run_argv` trains on; ValueError's one line, naming the
+    checkpoint (`label`; "": the run's own), where it cannot take the task."""
+    try:
+        plan, task, indices, model, train_ids = prepared(run_argv)
+    except ValueError as e:
+        raise ValueError(f"{label or 'the checkpoint'} cannot take this task: {e}") from None
+    label = label or result.model_label(plan.options["model"])
+    unknown, token = unknown_share(model, train_ids)
+    if unknown > UNKNOWN_SHARE:
+        raise ValueError(f"{label} reads {unknown:.0%} of the task's tokens as its unknown token {token}: "
+                         f"its vocabulary cannot take these texts")
+    scores, seconds = layer_scores(model, train_ids, task.train_labels[indices], task.num_labels, plan.device)
+    return dict(label=label, layers=scores, seconds=seconds, examples=len(indices))
+
+
+def read_priors(folder, size):
+    path = os.path.join(folder, PRIORS)
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return json.load(f).get(str(size), {})
+
+
+def search_priors(folder, size, run_argvs, labels):
+    """{checkpoint: its prior} for a search's checkpoints ({checkpoint: its runs' options}, {checkpoint:
+    its name}), those a search in `folder` scored at this size read back; ValueError's one line
+    naming a checkpoint that cannot take the task, before any run (a search over one names it "")."""
+    made = read_priors(folder, size)
+    return {model: made.get(model) or checkpoint_prior(argv, labels[model]) for model, argv in run_argvs.items()}
+
+
+def write_priors(folder, size, priors):
+    from atomic import write_atomically
+    path = os.path.join(folder, PRIORS)
+    every = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            every = json.load(f)
+    every[str(size)] = priors
+    write_atomically(path, lambda f: f.write(json.dumps(every, indent=1).encode()))
+
+
+def ranked(priors):
+    """The checkpoints, the one whose best layer LogME scores highest first: the order a search screens them in."""
+    return sorted(priors, key=lambda model: -max(priors[model]["layers"]))
+
+
+def report_lines(priors):
+    """advise.md's table of the step: a row per layer, a column per checkpoint, in the prior's order."""
+    order = ranked(priors)
+    deepest = max(len(priors[model]["layers"]) for model in order)
+    cell = lambda model, layer: f"{priors[model]['layers'][layer]:.3f}" if layer < len(priors[model]["layers"]) else ""
+    seconds = ", ".join(f"{priors[model]['label']} {sum(priors[model]['seconds'].values()):.1f} s" for model in order)
+    return ["## Before any training: LogME of each layer's frozen features", "",
+            f"LogME (You et al., ICML 2021; study/prior.py) of the training examples' features after each layer, "
+            f"as each checkpoint pools its sentence, higher better: the search screens the checkpoints in this order "
+            f"(the best layer's score first). It scores where training starts, not what training makes of it, so it "
+            f"orders the checkpoints and decides nothing ({seconds}).", "",
+            "| layer | " + " | ".join(priors[model]["label"] for model in order) + " |", "|---|" + "---|" * len(order),
+            *[f"| {layer} | " + " | ".join(cell(model, layer) for model in order) + " |" for layer in range(deepest)], ""]
+
+
+def main(argv=None):
+    """python -m study.prior [--against GRID_RUNS] RUN_OPTIONS: a run's task, subset and checkpoint
+    options (freeze_study.py's), its method and depth aside."""
+    import plan as planning
     p = argparse.ArgumentParser(prog="python -m study.prior", description=__doc__.split("\n\n")[0])
     p.add_argument("--against", help="a grid's runs folder: its best fair mean at each depth beside the prior")
     ours, run_argv = p.parse_known_args(argv)
     try:
-        args = planning.parse_args(run_argv)
-        num_layers = families.read_config(hub.checkpoint_folder(args.model)).num_layers
-        args = planning.parse_args(run_argv + ["--probe", "--freeze", str(num_layers)])  # pooled as a sentence
-        task, indices = load_task_and_subset(args)
-        plan = planning.plan_run(args, task)
+        plan, task, indices, model, train_ids = prepared(run_argv)
     except ValueError as e:
         planning.fail(str(e))
-    model = build_and_freeze(plan, task)
-    train_ids, _, _ = tokenize_task(plan, model, task, indices)
     scores, seconds = layer_scores(model, train_ids, task.train_labels[indices], task.num_labels, plan.device)
-    best = best_by_depth(ours.against, args.size) if ours.against else {}
-    print("\n".join(table_lines(args.model, args.size, scores, seconds, best)))
+    best = best_by_depth(ours.against, plan.size) if ours.against else {}
+    print("\n".join(table_lines(plan.options["model"], plan.size, scores, seconds, best)))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ The search's loop (make advise; study/advise.py is its command line and its Pyth
 after round, the runs policy.py asks for, made as ordinary runs in ordinary results folders, until
 the answer is decided or the budget spent.
 
-    first    per checkpoint with no run yet, its cheapest run alone: it times a run here
+    first    per checkpoint with no run yet (in the zero-training step's order), its cheapest run
+             alone: it times a run here
     rounds   policy.next_runs(what ran) ─► result files ─► workers.run_all (N at once, or Slurm)
              ─► each run's fair score on the dev split's first half ─► the next round
 

@@ -1,7 +1,8 @@
 """make advise over several checkpoints (#87): the replay over two checkpoints' grids picks the
 checkpoint with the method and depth, a real search over two tiny checkpoints keeps each one's runs
 in its own folder and answers across them, the Python call resumes the folder the command began,
-and an unknown checkpoint or two colliding folders are refused in one line before any run."""
+and an unknown checkpoint, two colliding folders or texts a checkpoint cannot read are refused in one
+line before any run; the zero-training step scores each checkpoint's layers first and orders them."""
 
 import json
 import subprocess
@@ -11,7 +12,7 @@ import pytest
 
 import data
 from conftest import ROOT, save_tiny_bert, write_result
-from study import advise, policy
+from study import advise, policy, prior
 from study.replay import replay
 from study.standing import Cell
 
@@ -59,6 +60,10 @@ def test_each_checkpoint_is_costed_from_its_own_runs():
     assert policy.expected_seconds(Cell("finetune", 10, 5e-5, model="large"), observed, space) == 300.0
     screen = policy.screen(space, observed)
     assert {cell.model for cell in screen} == {"small", "large"} and all(cell.lr == 5e-5 for cell in screen)
+    # the zero-training step's order: one checkpoint's screen, the cheapest first, then the other's
+    for order in (["large", "small"], ["small", "large"]):
+        models = [cell.model for cell in policy.screen(policy.ordered(space, order), observed)]
+        assert models == sorted(models, key=order.index)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -96,8 +101,18 @@ def test_a_search_over_two_checkpoints_keeps_each_one_s_runs_and_the_python_call
     assert own["tiny-a"] and own["tiny-b"] and not list(folder.glob("*.json"))  # a folder a checkpoint
     assert all(json.loads((folder / "tiny-b" / name).read_text())["config"]["num_layers"] == 2 for name in own["tiny-b"])
     report = (folder / advise.REPORT).read_text()
-    assert "tiny-a or tiny-b" in report.splitlines()[0] and "(tiny-b)" in report and "(tiny-a)" in report
+    assert "(tiny-b)" in report and "(tiny-a)" in report
     assert "](advise.png)" in report and (folder / "advise.png").stat().st_size > 0
+    # the zero-training step: each checkpoint's layers scored before any run, the best first, in the report
+    priors = json.loads((folder / prior.PRIORS).read_text())["16"]
+    assert {p["label"] for p in priors.values()} == {"tiny-a", "tiny-b"}
+    assert [len(priors[m]["layers"]) for m in (a, b)] == [2, 3]  # the embeddings' and each layer's
+    first, second = prior.ranked(priors)
+    assert f"{priors[first]['label']} or {priors[second]['label']}" in report.splitlines()[0]
+    assert json.loads((folder / "advise.rounds").read_text().splitlines()[0])["runs"][0].startswith(priors[first]["label"])
+    table = report[report.index("## Before any training"):report.index("## Every cell that ran")]
+    assert table.index(priors[first]["label"]) < table.index(priors[second]["label"])
+    assert f"| 1 | {priors[first]['layers'][1]:.3f} |" in table
     made = {p: p.stat().st_mtime_ns for p in folder.rglob("*.json")}
     from study.advise import advise as advise_call
     options = dict(methods=["finetune", "probe"], cache_dir=str(tmp / "cache"), splits_dir=str(tmp / "splits"),
@@ -116,13 +131,20 @@ def test_a_search_over_two_checkpoints_keeps_each_one_s_runs_and_the_python_call
     assert list(task.train_texts) == list(texts) and list(task.train_labels) == list(labels)
 
 
-def test_an_unknown_checkpoint_and_colliding_folders_are_refused_in_one_line_before_any_run(two_tiny, tmp_path, capsys):
+def test_an_unknown_checkpoint_colliding_folders_and_unreadable_texts_are_refused_in_one_line_before_any_run(
+        two_tiny, tmp_path, capsys):
     tmp, a, b = two_tiny
     tiny_rows(tmp)
     twin = save_tiny_bert(tmp_path / "other" / "tiny-a", layers=1)
     capsys.readouterr()  # what saving it printed
+    runic = tmp_path / "runic"  # texts MiniLM's vocabulary (the tiny checkpoints') reads as [UNK] alone
+    runic.mkdir()
+    for name in ("train.csv", "dev.csv"):
+        (runic / name).write_text("text,label\n" + "".join(f"ᚠᚢᚦ{'ᚨ' * (i % 5)} ᚱᚲ,{i % 2}\n" for i in range(40)))
+    flags = lambda folder: ["--train-file", str(folder / "train.csv"), "--dev-file", str(folder / "dev.csv")]
     for models, extra, message in (([a, str(tmp / "missing")], [], "missing"), ([a, twin], [], "would share the folder tiny-a"),
-                                   ([a, b], ["--model", a], "--models alone")):
+                                   ([a, b], ["--model", a], "--models alone"),
+                                   ([a, b], flags(runic), "tiny-a reads 100% of the task's tokens as its unknown token [UNK]")):
         with pytest.raises(SystemExit) as refused:
             advise.main(command(tmp, tmp_path / "results", *models, run_options=extra)[3:])
         error = capsys.readouterr().err
