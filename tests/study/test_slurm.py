@@ -1,6 +1,6 @@
 """make slurm against a real one-node Slurm (study/local_slurm.sh), skipped where Slurm is not installed:
 the array's results equal make grid's, resubmission submits only what is missing, a failed task
-is named by make status."""
+is named by make status; make advise SLURM=1 sends its rounds as job arrays, each checkpoint's with its own --model."""
 
 import json
 import os
@@ -135,3 +135,31 @@ def test_a_search_s_rounds_go_as_job_arrays_and_pick_as_a_local_search_on_the_sa
                           cwd=ROOT, env=cluster, capture_output=True, text=True)
     assert made.returncode == 0, made.stderr
     assert figures(again) == figures(tmp_path / "slurm" / trained)
+
+
+def test_a_search_over_two_checkpoints_sends_each_array_task_its_own_checkpoint(cluster, tiny_bert, tiny_bert_no_dropout,
+                                                                                tmp_path):
+    rows = [f"{word} film {i}\t{i % 2}\n" for i, word in enumerate(["good", "bad", "fine", "dull", "great", "awful"] * 8)]
+    (tmp_path / "train.tsv").write_text("sentence\tlabel\n" + "".join(rows))
+    (tmp_path / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:24]))
+    folder = tmp_path / "both"
+    done = subprocess.run(
+        [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "2",
+         "--models", tiny_bert, tiny_bert_no_dropout, "--methods", "probe", "--save", str(tmp_path / "saved"),
+         "--splits-dir", str(tmp_path / "splits"), "--slurm", "--slurm-max", "2", "--", "--dataset", "tiny",
+         "--train-file", str(tmp_path / "train.tsv"), "--dev-file", str(tmp_path / "dev.tsv"),
+         "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"],
+        cwd=ROOT, env=cluster, capture_output=True, text=True)
+    assert done.returncode == 0 and "advise: decided: " in done.stdout, done.stdout + done.stderr
+    for checkpoint in (tiny_bert, tiny_bert_no_dropout):  # each task ran the checkpoint its folder names
+        made = list((folder / os.path.basename(checkpoint)).glob("freeze*.json"))
+        assert made and all(json.loads(p.read_text())["config"]["model"] == checkpoint for p in made)
+    # a round goes as one array per checkpoint it runs (an array's tasks share their options): each
+    # checkpoint's arrays in its own folder, listing the runs it made
+    rounds = [json.loads(line)["runs"] for line in (folder / "advise.rounds").read_text().splitlines()]
+    for checkpoint in (tiny_bert, tiny_bert_no_dropout):
+        name = os.path.basename(checkpoint)
+        arrays = list((folder / name / ".slurm").glob("*.runs"))
+        assert len(arrays) == sum(any(run.startswith(name + "/") for run in runs) for runs in rounds)
+        listed = sorted(os.path.basename(run) for array in arrays for run in array.read_text().split())
+        assert listed == sorted(p.name for p in (folder / name).glob("freeze*.json"))
