@@ -1,6 +1,7 @@
 """make slurm against a real one-node Slurm (study/local_slurm.sh), skipped where Slurm is not installed:
 the array's results equal make grid's, resubmission submits only what is missing, a failed task
-is named by make status; make advise SLURM=1 sends its rounds as job arrays, each checkpoint's with its own --model."""
+is named by make status; make advise SLURM=1 sends its rounds as job arrays, each checkpoint's with
+its own --model."""
 
 import json
 import os
