@@ -1,6 +1,7 @@
 """
 What `make advise` ends with (study/advise.py): its report, RESULTS/advise.md (the pick and its
-honest score first, then every cell with why it stopped getting seeds, then every round), the pick
+honest score first, then score against cost in a figure, each checkpoint's layers scored before any
+run (study/prior.py), every cell with why it stopped getting seeds, and every round), the pick
 kept as a checkpoint, as make best keeps the report's pick, and the pick's seeds scored on the
 user's test file.
 """
