@@ -238,7 +238,7 @@ def checkpoint_prior(run_argv, label):
     try:
         plan, task, indices, model, train_ids = prepared(run_argv)
     except ValueError as e:
-        raise ValueError(f"{label or 'the checkpoint'} cannot take this task: {e}") from None
+        raise ValueError(f"{label or 'the checkpoint'}: {e}") from None  # a run of it would refuse the same
     label = label or result.model_label(plan.options["model"])
     unknown, token = unknown_share(model, train_ids)
     if unknown > UNKNOWN_SHARE:
