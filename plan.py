@@ -168,6 +168,23 @@ def plan_run(args, task):
                 out=result_path(args, task, options), save=args.save, quiet=args.quiet)
 
 
+def given_options(args):
+    """The options given a value other than their default, the method aside."""
+    defaults = vars(parser().parse_args([]))
+    return [name for name, value in vars(args).items() if name != "method" and value != defaults[name]]
+
+
+def misfit(name, method):
+    """Why `method` does not take the option `name` (another method's own, or one it would ignore), or None."""
+    flag = "--" + name.replace("_", "-")
+    owners = [other.name for other in methods.METHODS if name in other.options]
+    if owners and method.name not in owners:
+        return f"{flag} goes with --method {' or '.join(owners)}, not --method {method.name}"
+    if name in method.ignores:
+        return f"--method {method.name} would ignore {flag}: {method.ignores_why}"
+    return None
+
+
 def check_options(args, method, task):
     """The options that cannot go together, each refused in one line."""
     for name in ("lr", "epochs", "batch_size"):
@@ -181,15 +198,9 @@ def check_options(args, method, task):
         raise ValueError("--text-pair-column and --regression describe your own files: they go with --train-file")
     if args.size == "all" and args.splits_dir:
         raise ValueError("--size all trains on the whole train split: --splits-dir (subsets) does not apply")
-    defaults = vars(parser().parse_args([]))
-    given = [name for name, value in vars(args).items() if name != "method" and value != defaults[name]]
-    flag = lambda name: "--" + name.replace("_", "-")
-    for name in given:
-        owners = [other.name for other in methods.METHODS if name in other.options]
-        if owners and method.name not in owners:
-            raise ValueError(f"{flag(name)} goes with --method {' or '.join(owners)}, not --method {method.name}")
-        if name in method.ignores:
-            raise ValueError(f"--method {method.name} would ignore {flag(name)}: {method.ignores_why}")
+    for name in given_options(args):
+        if misfit(name, method):
+            raise ValueError(misfit(name, method))
     if task.regression and method.needs_classes:
         raise ValueError(f"{task.name} is a regression task, and --method {method.name} needs classes: use the "
                          "default --method finetune")
