@@ -145,7 +145,7 @@ def test_a_search_over_two_checkpoints_sends_each_array_task_its_own_checkpoint(
     (tmp_path / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:24]))
     folder = tmp_path / "both"
     done = subprocess.run(
-        [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "2",
+        [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
          "--models", tiny_bert, tiny_bert_no_dropout, "--methods", "probe", "--save", str(tmp_path / "saved"),
          "--splits-dir", str(tmp_path / "splits"), "--slurm", "--slurm-max", "2", "--", "--dataset", "tiny",
          "--train-file", str(tmp_path / "train.tsv"), "--dev-file", str(tmp_path / "dev.tsv"),
