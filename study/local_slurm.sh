@@ -33,6 +33,7 @@ start() {
   mkdir -p /run/munge && chown munge:munge /run/munge
   pgrep -x munged > /dev/null || runuser -u munge -- /usr/sbin/munged
   host=$(hostname)
+  cpus=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # nproc obeys OMP_NUM_THREADS, which make test sets to 1
   cat > "$CONF" <<EOF
 ClusterName=local
 SlurmctldHost=$host
@@ -53,7 +54,7 @@ SelectTypeParameters=CR_CPU
 SchedulerParameters=batch_sched_delay=0
 ReturnToService=2
 MpiDefault=none
-NodeName=$host CPUs=$(nproc) State=UNKNOWN
+NodeName=$host CPUs=$cpus State=UNKNOWN
 PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
   export SLURM_CONF=$CONF  # without it the clients look the controller up in DNS, and fail
