@@ -41,7 +41,7 @@ from atomic import write_atomically
 from study import figures, grid, policy, prior, slurm, worker
 from study.advise_report import (Spending, cell_rows, keep, rate_text, report_lines, scores_on_test, verdict,
                                  with_dev_file)
-from study.lock import holder, take_lock
+from study.lock import holder, refuse_if_held, take_lock
 from study.progress import make_jobs
 from study.search import Search, search, spent
 from study.search_folder import TEST, options_of, path_of, rounds_of, runs_by_cell
@@ -226,6 +226,7 @@ def advise_in(args, run_flags):
     or RuntimeError with one line where it cannot."""
     args, run_flags, size, space = checked(args, run_flags)
     shared, lock, began = grid.shared_options(args), None, time.time()
+    refuse_if_held(args.folder, LOCK)  # before the checkpoints are scored for a search that cannot run
     priors = zero_training_step(args.folder, size, space, run_flags, shared)
     space = policy.ordered(space, prior.ranked(priors))
     try:

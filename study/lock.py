@@ -21,15 +21,21 @@ def holder(path):
     return pid
 
 
+def refuse_if_held(folder, name):
+    """The lock's path; Busy's one line while another search's process holds it."""
+    path = os.path.join(folder, name)
+    pid = holder(path)
+    if pid is not None:
+        raise Busy(f"{folder} is being searched by process {pid} (its lock: {path}); wait for it or stop it")
+    return path
+
+
 def take_lock(folder, name):
     """The folder's lock, a file `name` in it naming this process (make advise's: a folder holds one
     search at a time); refused while another search's process lives. A lock whose process is gone
     (a killed search) is taken over. Returns its path."""
     os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, name)
-    pid = holder(path)
-    if pid is not None:
-        raise Busy(f"{folder} is being searched by process {pid} (its lock: {path}); wait for it or stop it")
+    path = refuse_if_held(folder, name)
     if os.path.exists(path):
         os.remove(path)
     try:

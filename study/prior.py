@@ -32,9 +32,11 @@ import sys
 import time
 
 import numpy as np
-import torch
 
 import result
+
+# torch is imported where features are computed: a search that reads its folder's stored scores
+# (a resumed one, or one refused by its lock) never loads it
 
 TOLERANCE = 1e-8  # relative change of alpha and beta at which the fixed point has converged
 MAX_ITERATIONS = 1000
@@ -102,32 +104,37 @@ def logme(features, labels, num_labels):
 # ----------------------------------------------------------------------------------------------
 # Every layer's features, in one pass
 
-@torch.no_grad()
 def layer_features(model, token_ids, device, precision="fp32", batch_size=64):
     """[(N, H) float64 numpy] for layers 0..L: each example's hidden states after the embeddings and
     after each layer, pooled as the model pools its sentence (mean or first token), normalised where
     its sentence embedding is."""
-    from machine import autocast
-    from model import mean_pool
+    import torch
     from rows import length_sorted_batches, pack
     model.eval()
-    num_layers = model.config.num_layers
-    out = [np.empty((len(token_ids), model.config.hidden_size)) for _ in range(num_layers + 1)]
-    for batch in length_sorted_batches([len(t) for t in token_ids], batch_size):
-        ids, layout = pack([token_ids[i] for i in batch])
-        ids, layout = ids.to(device), layout.to(device)
-        with autocast(device, precision):
-            hidden = model.embed(ids, layout)  # (N tokens, H)
-            for layer in range(num_layers + 1):
-                if layer:
-                    hidden = model.run_layers(hidden, layout, layer - 1, layer)
-                states = hidden if layer < num_layers or model.final_norm is None else model.final_norm(hidden)
-                pooled = mean_pool(states, layout) if model.pooling == "mean" else states[layout.first]
-                pooled = pooled.float()
-                if model.normalize:
-                    pooled = torch.nn.functional.normalize(pooled, dim=-1)
+    out = [np.empty((len(token_ids), model.config.hidden_size)) for _ in range(model.config.num_layers + 1)]
+    with torch.no_grad():
+        for batch in length_sorted_batches([len(t) for t in token_ids], batch_size):
+            ids, layout = pack([token_ids[i] for i in batch])
+            for layer, pooled in enumerate(pooled_layers(model, ids.to(device), layout.to(device), device, precision)):
                 out[layer][batch] = pooled.cpu().double().numpy()
     return out
+
+
+def pooled_layers(model, ids, layout, device, precision):
+    """[(B, H) float32] for layers 0..L of one packed batch: its sentences as the model pools them."""
+    import torch
+    from machine import autocast
+    from model import mean_pool
+    pooled, num_layers = [], model.config.num_layers
+    with autocast(device, precision):
+        hidden = model.embed(ids, layout)  # (N tokens, H)
+        for layer in range(num_layers + 1):
+            if layer:
+                hidden = model.run_layers(hidden, layout, layer - 1, layer)
+            states = hidden if layer < num_layers or model.final_norm is None else model.final_norm(hidden)
+            sentence = (mean_pool(states, layout) if model.pooling == "mean" else states[layout.first]).float()
+            pooled.append(torch.nn.functional.normalize(sentence, dim=-1) if model.normalize else sentence)
+    return pooled
 
 
 def layer_scores(model, token_ids, labels, num_labels, device, precision="fp32"):
@@ -226,6 +233,7 @@ def prepared(run_argv):
 def unknown_share(model, token_ids):
     """(the share of the texts' tokens, special ones aside, that the checkpoint's tokenizer reads as
     its unknown token, that token)."""
+    import torch
     from checkpoint import load_tokenizer
     tokenizer = load_tokenizer(model.folder)
     if tokenizer.unk_token_id is None:  # byte-level: every text has tokens

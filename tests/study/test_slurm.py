@@ -13,6 +13,7 @@ import time
 import pytest
 
 from conftest import ROOT, save_tiny_bert
+from study import prior
 
 pytestmark = [pytest.mark.skipif(shutil.which("sbatch") is None or shutil.which("slurmctld") is None,
                                  reason="Slurm is not installed (apt-get install slurmctld slurmd slurm-client munge)"),
@@ -119,9 +120,10 @@ def test_a_search_s_rounds_go_as_job_arrays_and_pick_as_a_local_search_on_the_sa
     ran = sorted(p.name for p in (tmp_path / "slurm").glob("freeze*.json"))
     assert sorted(line for array in arrays for line in map(os.path.basename, array.read_text().split())) == ran
 
-    # the same runs in a folder of their own: a local search runs nothing more and picks the same
+    # the same runs (and the checkpoint's scores before them) in a folder of their own: a local
+    # search runs nothing more and picks the same
     (tmp_path / "local").mkdir()
-    for name in ran:
+    for name in ran + [prior.PRIORS]:
         shutil.copy(tmp_path / "slurm" / name, tmp_path / "local" / name)
     local = search(tmp_path / "local")
     pick = lambda out: next(line for line in out.splitlines() if line.startswith("advise: decided: ")).split(" | ")[:3]
