@@ -48,6 +48,10 @@ def cell_rows(observed, by_cell, metric, dev_half, waiting=None, label=lambda ce
             for cell in policy.by_cost(state, list(state.means))], state
 
 
+def runs_text(count):
+    return f"{count} run{'s' * (count != 1)}"
+
+
 def rate_text(cell):
     return methods.lr_text(cell.lr) if cell.lr is not None else "fitted"
 
@@ -88,11 +92,11 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, test=
              f"**Pick: {chosen_row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)}** ({verdict_words}).",
              "",
              f"- Its honest score: **{chosen_row['reported']:.3f}** on the dev split's second half, which no choice read "
-             f"({chosen_row['runs']} runs); {chosen_row['picked']:.3f} on the first half, which picked it.",
+             f"({runs_text(chosen_row['runs'])}); {chosen_row['picked']:.3f} on the first half, which picked it.",
              *([f"- On your test file ({test[0]}): **{test[1]:.3f}**, the mean of the pick's "
                 f"{test[2]} seeds run again with it as their dev split."] if test else []),
              f"- The best cell on the first half: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
-             f"{best['picked']:.3f} ({best['runs']} runs); noise band ± {state.band:.3f}.",
+             f"{best['picked']:.3f} ({runs_text(best['runs'])}); noise band ± {state.band:.3f}.",
              f"- Spent: {spent_seconds / 3600:.2f} h of runs ({sum(row['runs'] for row in rows)} runs in {len(rounds)} rounds)"
              + (f"; {wall_seconds / 3600:.2f} h of wall clock for the last command's rounds" if wall_seconds else "")
              + (f"; the grid (every method at every depth at its own rate, 5 seeds, at this machine's seconds a run) "
@@ -101,7 +105,9 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, test=
              f"- {keep_line}", "",
              "## Every cell that ran", "",
              "Cheapest first. *First half*: the fair score the search picks by; *second half*: the same runs on the half "
-             "no choice read; *whole*: the whole dev split, as the grid's report reads it.", "",
+             "no choice read; *whole*: the whole dev split, as the grid's report reads it; *s / run*: what a run of the "
+             "cell costs, the fastest median among the rates run at its method and depth (a rate does not change the "
+             "work), as the grid's report costs it.", "",
              "| method | frozen | rate | runs | first half | second half | whole | s / run | why it stopped |",
              "|---|---|---|---|---|---|---|---|---|"]
     lines += [f"| {row['label']} | {row['cell'].freeze} | {rate_text(row['cell'])} | {row['runs']} | {row['picked']:.3f} "
