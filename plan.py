@@ -168,10 +168,20 @@ def plan_run(args, task):
                 out=result_path(args, task, options), save=args.save, quiet=args.quiet)
 
 
-def given_options(args):
+def given_options(args, defaults=None):
     """The options given a value other than their default, the method aside."""
-    defaults = vars(parser().parse_args([]))
+    defaults = defaults or vars(parser().parse_args([]))
     return [name for name, value in vars(args).items() if name != "method" and value != defaults[name]]
+
+
+def without_misfits(args, method):
+    """`args` with each option `method` would refuse (misfit) set back to its default: a search's
+    options for its other methods, where `method` runs beside them."""
+    defaults = vars(parser().parse_args([]))
+    for name in given_options(args, defaults):
+        if misfit(name, method):
+            setattr(args, name, defaults[name])
+    return args
 
 
 def misfit(name, method):

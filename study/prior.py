@@ -217,10 +217,7 @@ def prepared(run_argv):
     args = planning.parse_args(run_argv)
     num_layers = families.read_config(hub.checkpoint_folder(args.model)).num_layers
     args = planning.parse_args(run_argv + ["--probe", "--freeze", str(num_layers)])  # pooled as a sentence
-    defaults, probe = vars(planning.parse_args([])), methods.get(args.method)
-    for name in planning.given_options(args):  # a search's options for its other methods: not the probe's concern
-        if planning.misfit(name, probe):
-            setattr(args, name, defaults[name])
+    args = planning.without_misfits(args, methods.get(args.method))  # a search's options for its other methods
     task, indices = load_task_and_subset(args)
     if len(indices) > MOST_EXAMPLES:
         indices = np.sort(np.random.default_rng(0).choice(indices, MOST_EXAMPLES, replace=False))
