@@ -58,6 +58,10 @@ NodeName=$host CPUs=$cpus State=UNKNOWN
 PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
   export SLURM_CONF=$CONF  # without it the clients look the controller up in DNS, and fail
+  if scontrol ping 2>/dev/null | grep -q "is UP"; then  # another cluster's controller holds Slurm's ports
+    echo "local_slurm.sh: a Slurm controller already answers on this machine; stop it first (SLURM_LOCAL_DIR=its folder $0 stop)" >&2
+    exit 1
+  fi
   slurmctld -f "$CONF"
   slurmd -f "$CONF"
   for _ in $(seq 50); do  # the node is up when it takes jobs
