@@ -12,7 +12,7 @@ under each is drawn in trainable.py, and how each trains is one function with on
     setfit       contrastive.train       pairs' cosine on the layers above k (setfit 1.2's pairs), then a
                                          fitted logistic head
     setfit-fast  contrastive.train_fast  the same loss on every pair among 32 distinct sentences a step,
-                                         an eighth of the library's sentence passes; the same head
+                                         an eighth of the library's passes, at most 40 epochs; the same head
     probe        probe.train             nothing trains: a linear model fitted to the frozen model's embedding
 
 --save keeps finetune, lora and bitfit as a transformers classifier (checkpoint.save_classifier),
