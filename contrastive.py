@@ -175,10 +175,10 @@ def all_pairs_loss(embeddings, labels):
 
 
 def train_body_fast(model, inputs, labels, cached_depth, device, precision, seed, num_iterations, lr, log=print):
-    """Stage 1 at an eighth of the library's sentence passes, at most 40 epochs ("fast"): class-blocked batches of
-    FAST_BATCH distinct sentences, each embedded once, SetFit's loss on every pair among them;
-    epochs until the passes are spent, AdamW as the library's (warmup over the first tenth, then
-    linear decay, clipping at 1). Returns what train_body returns."""
+    """Stage 1 at an eighth of the library's sentence passes, at most MOST_EPOCHS epochs ("fast"):
+    class-blocked batches of FAST_BATCH distinct sentences, each embedded once, SetFit's loss on
+    every pair among them; epochs until the passes are spent, AdamW as the library's (warmup over
+    the first tenth, then linear decay, clipping at 1). Returns what train_body returns."""
     rng, labels = np.random.default_rng(seed), np.asarray(labels)
     total_steps = fast_steps(labels, num_iterations)
     warmup_steps = math.ceil(total_steps * WARMUP_PROPORTION)
