@@ -6,6 +6,14 @@ the grid's band of the grid's best, and what the search spent against the grid, 
     .venv/bin/python -m bench.advise_replay docs/results/sst2-minilm/runs docs/results/cola-minilm/runs \
         docs/results/sst2-mpnet/runs [--budget-share 0.1]
     .venv/bin/python -m bench.advise_replay --checkpoints docs/results/sst2-minilm/runs docs/results/sst2-mpnet/runs
+    .venv/bin/python -m bench.advise_replay docs/results/sst2-minilm/runs --made docs/results/sst2-minilm/made \
+        --run-missing -j 2
+
+With --made (one folder per grid folder), the search runs SetFit's fast body, as make advise does,
+instead of the library's SetFit the grids ran: its runs are read from those folders, and with
+--run-missing the runs a replay asks for that are not there yet are made first, at the grid's
+settings at that size (its dataset, checkpoint, epochs, precision, SetFit's pairs), until a replay
+at every size finds all it asks for. The grid's answer and seconds stay the grid's own.
 
 With --checkpoints, the folders are one task's grids of several checkpoints, and each size that
 every one of them holds is replayed as one search over them all: the pick against the best of
@@ -16,20 +24,26 @@ The findings (docs/findings-advise.md) quote its output.
 
 import argparse
 import collections
+import os
 
+import result
+
+from study import worker
 from study.answer import answer_cells, recommend, size_order
-from study.replay import grid_at, replay
+from study.replay import Made, grid_at, made_runs, replay
 from study.stats import number
 from study.standing import Cell
 
 
-def grid_row(folders, size):
-    """The grid's (the grids') cells at n = size keyed by Cell, its answer, best and band."""
+def grid_row(folders, size, made=None):
+    """The grid's (the grids') cells at n = size keyed by Cell, with the made runs' cells beside them,
+    the grid's answer, best and band (the made runs' cells never count in those)."""
     runs, metric, _ = grid_at(folders, size)
-    rows = answer_cells(runs, metric)
-    pick, best, band = recommend(rows, metric)
-    model = lambda row: row["config"]["model"] if len(folders) > 1 else ""
-    return {Cell.of(row["config"], model(row)): row for row in rows}, pick, best, band
+    several = len(folders) > 1
+    made_ones = [run for seeds in made_runs(made, size, several).values() for run in seeds.values()]
+    pick, best, band = recommend(answer_cells(runs, metric), metric)
+    model = lambda row: row["config"]["model"] if several else ""
+    return {Cell.of(row["config"], model(row)): row for row in answer_cells(runs + made_ones, metric)}, pick, best, band
 
 
 def label(row, several=False):
@@ -43,22 +57,42 @@ def main(argv=None):
     p.add_argument("--budget-share", type=float, help="a budget at each size: this share of the grid's seconds there")
     p.add_argument("--checkpoints", action="store_true", help="the folders are one task's grids of several "
                    "checkpoints: one search over them all at each size they all hold")
+    p.add_argument("--made", nargs="+", help="one folder per grid folder: SetFit fast's runs, in place of the grid's SetFit")
+    p.add_argument("--run-missing", action="store_true", help="make the made runs a replay asks for first")
+    p.add_argument("-j", "--jobs", type=int, default=2, help="runs at once with --run-missing")
+    p.add_argument("--splits-dir", default="splits", help="the subsets' folder of the made runs")
+    p.add_argument("--cache-dir", default="cache", help="the frozen prefixes' cache of the made runs")
     args = p.parse_args(argv)
+    if args.made and len(args.made) != len(args.folders):
+        p.error("--made takes one folder per grid folder")
+    made_of = dict(zip(args.folders, args.made or []))
+    searches = [args.folders] if args.checkpoints else [[folder] for folder in args.folders]
+    plans = [(folders, Made(tuple(made_of[f] for f in folders)) if args.made else None, sizes_to_replay(folders, args.sizes))
+             for folders in searches]
+    if args.run_missing:
+        run_missing(plans, made_of, args)
+    print_table(plans, args.budget_share)
+
+
+def sizes_to_replay(folders, sizes):
+    """The sizes asked for, or every size all of the folders hold, smallest first."""
+    held = set.intersection(*({str(size) for size in sizes_of(folder)} for folder in folders))
+    return [size if size == "all" else int(size)
+            for size in (sizes or sorted(held, key=lambda s: size_order(s if s == "all" else int(s))))]
+
+
+def print_table(plans, budget_share):
     print("| grid | n | grid's answer | search's pick | pick's grid fair mean | within the band | runs | "
           "search / grid seconds |")
     print("|---|---|---|---|---|---|---|---|")
     totals = collections.defaultdict(lambda: [0.0, 0.0])
     steps = collections.defaultdict(float)
-    searches = [args.folders] if args.checkpoints else [[folder] for folder in args.folders]
-    for folders in searches:
+    for folders, made, sizes in plans:
         name = " + ".join(folder_label(folder) for folder in folders)
-        held = set.intersection(*({str(size) for size in sizes_of(folder)} for folder in folders))
-        sizes = args.sizes or sorted(held, key=lambda s: size_order(s if s == "all" else int(s)))
         for size in sizes:
-            size = size if size == "all" else int(size)
-            budget = args.budget_share * sum(grid_seconds(f, size) for f in folders) if args.budget_share else float("inf")
-            outcome = replay(folders, size, budget)
-            cells, pick, best, band = grid_row(folders, size)
+            budget = budget_share * sum(grid_seconds(f, size) for f in folders) if budget_share else float("inf")
+            outcome = replay(folders, size, budget, made=made)
+            cells, pick, best, band = grid_row(folders, size, made)
             chosen = cells[Cell(**outcome["pick"])]
             inside = chosen["fair_mean"] >= best["fair_mean"] - band
             learns = best["fair_mean"] - band > best["constant"]
@@ -67,8 +101,9 @@ def main(argv=None):
             for _, _, seconds, step in outcome["order"]:
                 steps[step] += seconds
             several = len(folders) > 1
+            missing = f", {len(outcome['missing'])} made runs missing" if outcome["missing"] else ""
             print(f"| {name} | {size} | {label(pick, several)} | {label(chosen, several)}"
-                  f"{'' if outcome['decided'] else ' (undecided)'} "
+                  f"{'' if outcome['decided'] else ' (undecided' + missing + ')'} "
                   f"| {number(chosen['fair_mean'])} (best {number(best['fair_mean'])} ± {number(band)}) "
                   f"| {'yes' if inside else 'NO'}{'' if learns else ' (nothing learns)'} "
                   f"| {outcome['runs']} / {outcome['grid_runs']} "
@@ -79,6 +114,52 @@ def main(argv=None):
     everything = sum(grid for _, grid in totals.values())
     print("by step, as a share of every grid's seconds: "
           + ", ".join(f"{step} {seconds / everything:.1%}" for step, seconds in steps.items()))
+
+
+# ----------------------------------------------------------------------------------------------
+# The made runs a replay asks for
+
+def run_missing(plans, made_of, args):
+    """Replay every size, make the made runs the replays ask for, and again, until none is missing.
+    The runs of one round at every size that share their settings are made together, by args.jobs workers."""
+    while True:
+        wanted = collections.defaultdict(set)  # (the made runs' settings) -> their result paths
+        for folders, made, sizes in plans:
+            for size in sizes:
+                for cell, seed in replay(folders, size, made=made)["missing"]:
+                    folder = owner(folders, cell)
+                    name = result.RunName(cell.freeze, size, seed, cell.lr, 0, cell.method).file_name()
+                    shared, run_flags = settings_of(folder, size, args)
+                    wanted[tuple(sorted(shared.items())), tuple(run_flags)].add(os.path.join(made_of[folder], name))
+        if not wanted:
+            return
+        for (shared, run_flags), paths in wanted.items():
+            print(f"advise_replay: {len(paths)} made runs ({' '.join(run_flags[:4])}, "
+                  f"NUM_ITERATIONS={dict(shared)['num_iterations']})", flush=True)
+            for path in paths:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+            if worker.run_grid(sorted(paths), dict(shared), list(run_flags), args.jobs):
+                raise SystemExit("advise_replay: a made run failed (its log lies beside its result)")
+
+
+def owner(folders, cell):
+    """The grid folder whose checkpoint a cell names (the one folder, in a replay over one)."""
+    if len(folders) == 1:
+        return folders[0]
+    return next(f for f in folders if grid_at(f, sizes_of(f).pop())[0][0]["config"]["model"] == cell.model)
+
+
+def settings_of(folder, size, args):
+    """(shared options, run options) of a made run at n = size: the grid's settings there, as its
+    runs recorded them (SetFit's pairs as its SetFit runs took them), one evaluation at the end."""
+    runs = grid_at(folder, size)[0]
+    config = runs[0]["config"]
+    pairs = {run["config"].get("num_iterations") for run in runs if run["config"]["method"] == "setfit"}
+    shared = dict(epochs=config["epochs"], protocol=config["protocol"], splits_dir=args.splits_dir,
+                  num_iterations=pairs.pop() if len(pairs) == 1 else None, model=config["model"])
+    run_flags = ["--dataset", config["dataset"], "--glue-dir", config["glue_dir"], "--precision", config["precision"],
+                 "--cache-dir", args.cache_dir, "--evaluations", "last"]
+    return shared, run_flags
 
 
 def folder_label(folder):

@@ -16,13 +16,14 @@ grid's cost at that size is the sum of its runs' recorded seconds; its answer, t
 """
 
 import functools
-from dataclasses import replace
+import os
+from dataclasses import dataclass, field, replace
 
 import methods
 from study import policy
 from study.answer import answer_cells, fair_score, judged_by, recommend
 from study.folder import load_results
-from study.standing import Cell, standing
+from study.standing import PICK_SEEDS, Cell, standing
 
 
 def search_cost(run):
@@ -68,75 +69,138 @@ def grid_answer(runs, metric, several=False):
     return Cell.of(pick["config"], pick["config"]["model"] if several else "")
 
 
-def space_of_grid(cells, size):
-    """The policy's space over the grid's cells (each checkpoint's): its depths and rates, as the grid ran them."""
-    return policy.joined([space_of_model({cell: runs for cell, runs in cells.items() if cell.model == model}, size, model)
+def space_of_grid(cells, size, made=()):
+    """The policy's space over the grid's cells (each checkpoint's): its depths and rates, as the grid
+    ran them; `made`: methods the grid lacks that a search runs, at their own rates and the grid's depths."""
+    return policy.joined([space_of_model({cell: runs for cell, runs in cells.items() if cell.model == model}, size, model, made)
                           for model in dict.fromkeys(cell.model for cell in cells)])
 
 
-def space_of_model(cells, size, model):
+def space_of_model(cells, size, model, made=()):
     first = next(iter(cells.values()))[0]
-    num_layers, names = first["config"]["num_layers"], sorted({cell.method for cell in cells})
+    num_layers, names = first["config"]["num_layers"], sorted({cell.method for cell in cells} | set(made))
     depths = sorted({cell.freeze for cell in cells if not methods.get(cell.method).every_layer_frozen}) or [num_layers]
     space = policy.space_for(size, num_layers, depths, names, model=model)
     # a method the grid never ran at its own rate is screened at the rate the grid ran it at the most
     ran_at = lambda name, lr: sum(cell.method == name and cell.lr == lr for cell in cells)
-    screened = {(model, name): rate if ran_at(name, rate) else max({c.lr for c in cells if c.method == name},
-                                                                   key=lambda lr: ran_at(name, lr))
+    screened = {(model, name): rate if ran_at(name, rate) or name in made
+                else max({c.lr for c in cells if c.method == name}, key=lambda lr: ran_at(name, lr))
                 for (_, name), rate in space.default_rate.items()}
     ladders = {key: sorted(set(ladder) | {screened[key]}) if ladder else [] for key, ladder in space.ladder.items()}
     return policy.Space(space.depths, screened, ladders, space.available)
 
 
-def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None):
+# ----------------------------------------------------------------------------------------------
+# Runs a search makes that its grid lacks (SetFit fast's, beside a grid whose SetFit is the library's)
+
+@dataclass(frozen=True)
+class Made:
+    """Folders of runs made for the replay, one per grid folder in the same order, and the methods
+    they hold: these methods join the search's space at the grid's depths, the grid's methods that
+    make advise does not search (methods.py's `searched`: the library's SetFit) leave it, and a run
+    of them the policy asks for is read from these folders, or listed as missing."""
+    folders: tuple
+    methods: tuple = ("setfit-fast",)
+
+
+def made_runs(made, size, several):
+    """{Cell: {seed: run}} of the made folders' runs at n = size."""
+    runs = {}
+    for folder in made.folders if made else ():
+        for run in load_results(folder, figure="score") if os.path.isdir(folder) else ():  # not runs_of's: it grows
+            if str(run["config"]["size"]) == str(size) and run["config"]["method"] in made.methods:
+                cell = Cell.of(run["config"], run["config"]["model"] if several else "")
+                runs.setdefault(cell, {})[run["config"]["seed"]] = run
+    return runs
+
+
+@dataclass
+class Trace:
+    """What a replay has run so far: each cell's (score, seconds), the seconds spent in all and on
+    the clock, the runs in order, the cells a stopping rule ended, and the made runs found missing."""
+    observed: dict = field(default_factory=dict)
+    spent: float = 0.0
+    wall: float = 0.0
+    order: list = field(default_factory=list)
+    stopped: set = field(default_factory=set)
+    missing: list = field(default_factory=list)
+
+    def served(self, cell):
+        return len(self.observed.get(cell, []))
+
+
+def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=None):
     """Drive the policy with the grid's runs, `jobs` at once. Returns a dict: size, pick, grid_pick,
     seconds, grid_seconds, wall_seconds and grid_wall_seconds (on `jobs` workers, a round after
-    another for the search, every run at once for the grid), runs, grid_runs, decided, and the order
-    the runs were made in.
+    another for the search, every run at once for the grid), runs, grid_runs, decided, the order
+    the runs were made in, and `missing`: the (cell, seed) of `made`'s methods the policy asked for
+    that its folders lack (the replay ends at the round that asked: run them, and replay again).
     stop: a stopping rule to try (bench/advise_levers.py), (run, the band's floor) -> None, or
     (the share of its steps it ran, a score its end cannot pass): the run costs that share, reads
     as that score, and its cell gets no more seeds.
+    made: a Made, the runs a search makes that the grid lacks; the grid's answer and seconds stay its own.
     """
     folders = [folder] if isinstance(folder, str) else list(folder)
     runs, metric, cells = grid_at(folders, size)
-    several = len(folders) > 1
-    dev_size = runs[0]["dev_size"]
-    observed, spent, order, stopped, wall = {}, 0.0, [], set(), 0.0
-    served = lambda cell: len(observed.get(cell, []))
-    space = replace(space_of_grid(cells, size),
-                    available=lambda cell: 0 if cell in stopped else len(cells.get(cell, [])) - served(cell))
-    within_budget = True
-    while within_budget:
-        wanted = policy.next_runs(space, observed, metric, dev_size, jobs)
+    several, names, trace = len(folders) > 1, made.methods if made else (), Trace()
+    extra = made_runs(made, size, several)
+    searched = {cell: seeds for cell, seeds in cells.items() if not made or methods.get(cell.method).searched}
+    can_run = lambda cell: PICK_SEEDS - trace.served(cell) if cell.method in names else len(searched.get(cell, [])) - trace.served(cell)
+    space = replace(space_of_grid(searched, size, names), available=lambda cell: 0 if cell in trace.stopped else can_run(cell))
+
+    def run_of(cell):  # the cell's next seed, from the grid or the made folders (None: not made yet)
+        seed = trace.served(cell) + 1 + sum(asked == cell for asked, _ in trace.missing)
+        run = extra.get(cell, {}).get(seed) if cell.method in names else searched[cell][seed - 1]
+        if run is None:
+            trace.missing.append((cell, seed))
+        return run
+
+    dev_size, within_budget = runs[0]["dev_size"], True
+    while within_budget and not trace.missing:
+        wanted = policy.next_runs(space, trace.observed, metric, dev_size, jobs)
         if not wanted.cells:
             break
-        floor = band_floor(observed, metric, dev_size) if stop else None
+        floor = band_floor(trace.observed, metric, dev_size) if stop else None
         costs = []
         for cell in wanted.cells:
-            if cell in stopped:
+            if cell in trace.stopped:
                 continue
-            within_budget = policy.fits(cell, observed, space, spent, budget_seconds)
+            within_budget = policy.fits(cell, trace.observed, space, trace.spent, budget_seconds)
             if not within_budget:
                 break  # checked before each run, as the search's workers check it
-            run = cells[cell][served(cell)]
-            cost, score = search_cost(run), fair_score(run, metric)
-            cut = stop(run, floor) if stop else None
-            if cut:
-                share, score = cut
-                cost *= share
-                stopped.add(cell)
-            observed.setdefault(cell, []).append((score, cost))
-            spent += cost
-            costs.append(cost)
-            order.append((cell, run["config"]["seed"], round(cost, 1), wanted.step))
-        wall += round_seconds(costs, jobs)
-    chosen, decided = policy.pick(space, observed, metric, dev_size)
+            run = run_of(cell)
+            if run is not None:
+                costs.append(take(trace, cell, run, metric, stop and stop(run, floor), wanted.step))
+        trace.wall += round_seconds(costs, jobs)
+    return outcome_of(folder, size, space, runs, metric, trace, jobs)
+
+
+def take(trace, cell, run, metric, cut, step):
+    """One run into the trace, at its search cost and fair score, or at a stopping rule's `cut`
+    (the share of its cost, the score it reads as; its cell then gets no more seeds). Returns its cost."""
+    cost, score = search_cost(run), fair_score(run, metric)
+    if cut:
+        share, score = cut
+        cost *= share
+        trace.stopped.add(cell)
+    trace.observed.setdefault(cell, []).append((score, cost))
+    trace.spent += cost
+    trace.order.append((cell, run["config"]["seed"], round(cost, 1), step))
+    return cost
+
+
+def outcome_of(folder, size, space, runs, metric, trace, jobs):
+    """replay's dict (its docstring says what it holds)."""
+    several, dev_size = isinstance(folder, (list, tuple)) and len(folder) > 1, runs[0]["dev_size"]
+    chosen, decided = policy.pick(space, trace.observed, metric, dev_size)
     grid_pick = grid_answer(runs, metric, several)
     as_dict = lambda cell: dict(method=cell.method, freeze=cell.freeze, lr=cell.lr, **({"model": cell.model} if several else {}))
     return dict(folder=folder, size=size, pick=as_dict(chosen), grid_pick=as_dict(grid_pick), same=chosen == grid_pick,
-                decided=decided, seconds=round(spent, 1), grid_seconds=round(sum(r["seconds"]["total"] for r in runs), 1),
-                wall_seconds=round(wall, 1), grid_wall_seconds=round(round_seconds([r["seconds"]["total"] for r in runs], jobs), 1),
-                runs=len(order), grid_runs=len(runs), order=order, observed=observed, metric=metric, dev_size=dev_size)
+                decided=decided and not trace.missing, seconds=round(trace.spent, 1),
+                grid_seconds=round(sum(r["seconds"]["total"] for r in runs), 1), wall_seconds=round(trace.wall, 1),
+                grid_wall_seconds=round(round_seconds([r["seconds"]["total"] for r in runs], jobs), 1),
+                runs=len(trace.order), grid_runs=len(runs), order=trace.order, observed=trace.observed, metric=metric,
+                dev_size=dev_size, missing=trace.missing)
 
 
 def round_seconds(costs, jobs):

@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT, write_result
 from study import advise, policy, search_folder
 from study.answer import answer_cells, fair_score, recommend
-from study.replay import replay
+from study.replay import Made, replay
 from study.folder import load_results
 from study.standing import Cell, standing
 
@@ -188,6 +188,28 @@ def test_replay_reaches_a_clear_grids_answer_for_less_than_the_grid(tmp_path, ca
     advise.main(["--replay", str(tmp_path), "--size", "200"])
     last = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert last["pick"] == outcome["pick"] and {"size", "seconds", "grid_seconds"} <= set(last)
+
+
+def test_a_replay_with_made_runs_searches_setfit_fast_in_place_of_the_grids_setfit(tmp_path):
+    grid, made = tmp_path / "grid", tmp_path / "made"
+    grid.mkdir(), made.mkdir()
+    for k in range(-1, 7):
+        for seed in range(1, 6):
+            write_result(grid, k, 200, seed, 0.80 - 0.03 * max(k - 2, 0) + 0.004 * (seed - 3),
+                         seconds=dict(total=10.0 * (8 - k), eval=0.0))
+            write_result(grid, k, 200, seed, 0.86 + 0.004 * (seed - 3), method="setfit", lr=1e-5,
+                         seconds=dict(total=1000.0, eval=0.0))
+    fast = lambda k: 0.85 - 0.05 * max(k - 3, 0)  # SetFit fast in the band of the library's from k = 3 down
+    rounds, outcome = 0, replay(str(grid), 200, made=Made((str(made),)))
+    assert {cell for cell, _ in outcome["missing"]} == {Cell("setfit-fast", k, 5e-5) for k in (6, 4, 2, 0, -1)}
+    while outcome["missing"]:  # what --run-missing does, the runs written instead of made
+        for cell, seed in outcome["missing"]:
+            write_result(made, cell.freeze, 200, seed, fast(cell.freeze) + 0.004 * (seed - 3), method="setfit-fast",
+                         lr=cell.lr, seconds=dict(total=20.0 * (8 - cell.freeze), eval=0.0))
+        rounds, outcome = rounds + 1, replay(str(grid), 200, made=Made((str(made),)))
+    assert rounds > 1 and outcome["decided"] and outcome["pick"] == dict(method="setfit-fast", freeze=3, lr=5e-5)
+    assert not any(cell.method == "setfit" for cell, *_ in outcome["order"])  # the library's SetFit left the space
+    assert outcome["grid_pick"]["method"] == "setfit" and outcome["grid_seconds"] == replay(str(grid), 200)["grid_seconds"]
 
 
 # ----------------------------------------------------------------------------------------------
