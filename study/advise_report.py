@@ -20,6 +20,7 @@ import result
 from study import policy
 from study.answer import fair_score
 from study.standing import standing
+from study.stats import counted
 
 
 def picked_score(run, metric):
@@ -46,10 +47,6 @@ def cell_rows(observed, by_cell, metric, dev_half, waiting=None, label=lambda ce
         cost=cost, why=why)
     return [row(cell, policy.stop_reason(cell, state, observed, waiting), state.costs[cell])
             for cell in policy.by_cost(state, list(state.means))], state
-
-
-def runs_text(count):
-    return f"{count} run{'s' * (count != 1)}"
 
 
 def rate_text(cell):
@@ -92,11 +89,11 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, test=
              f"**Pick: {chosen_row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)}** ({verdict_words}).",
              "",
              f"- Its honest score: **{chosen_row['reported']:.3f}** on the dev split's second half, which no choice read "
-             f"({runs_text(chosen_row['runs'])}); {chosen_row['picked']:.3f} on the first half, which picked it.",
+             f"({counted(chosen_row['runs'], 'run')}); {chosen_row['picked']:.3f} on the first half, which picked it.",
              *([f"- On your test file ({test[0]}): **{test[1]:.3f}**, the mean of the pick's "
                 f"{test[2]} seeds run again with it as their dev split."] if test else []),
              f"- The best cell on the first half: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
-             f"{best['picked']:.3f} ({runs_text(best['runs'])}); noise band ± {state.band:.3f}.",
+             f"{best['picked']:.3f} ({counted(best['runs'], 'run')}); noise band ± {state.band:.3f}.",
              f"- Spent: {spent_seconds / 3600:.2f} h of runs ({sum(row['runs'] for row in rows)} runs in {len(rounds)} rounds)"
              + (f"; {wall_seconds / 3600:.2f} h of wall clock for the last command's rounds" if wall_seconds else "")
              + (f"; the grid (every method at every depth at its own rate, 5 seeds, at this machine's seconds a run) "

@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from study.stats import describe, median_of
+from study.stats import counted, describe, median_of
 
 
 def load_results(folder, figure="best_accuracy"):
@@ -42,7 +42,8 @@ def precision_of(results, folder):
     for result in results:
         counts[result["config"]["precision"]] = counts.get(result["config"]["precision"], 0) + 1
     if len(counts) > 1:
-        raise ValueError(f"{folder} mixes precisions ({', '.join(f'{n} runs {p}' for p, n in sorted(counts.items()))}): "
+        mixed = ", ".join(f"{counted(n, 'run')} {p}" for p, n in sorted(counts.items()))
+        raise ValueError(f"{folder} mixes precisions ({mixed}): "
                          "move one precision's runs to a folder of their own, and compare the two with --against")
     return next(iter(counts))
 

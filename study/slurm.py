@@ -31,6 +31,7 @@ import time
 from result import log_of
 from study import grid
 from study.progress import last_log_line, progress_line
+from study.stats import counted
 from study.worker import job_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the Makefile's folder
@@ -121,7 +122,7 @@ def submit(args):
     report = subprocess.run(["sbatch", "--parsable", f"--dependency=afterany:{array}", "--job-name=freeze-study-report",
                              f"--output={folder}/report-%j.out", *options[1:],
                              "--wrap", shlex.join(make + ["report"])], capture_output=True, text=True, check=True)
-    print(f"slurm: submitted {len(pending)} runs as job array {array} of {len(tasks)} tasks (at most {args.max} at once); "
+    print(f"slurm: submitted {counted(len(pending), 'run')} as job array {array} of {len(tasks)} tasks (at most {args.max} at once); "
           f"the report follows as job {report.stdout.strip().split(';')[0]}")
 
 

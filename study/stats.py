@@ -24,6 +24,11 @@ def number(value, digits=3):
     return f"{round(value, digits) + 0.0:.{digits}f}" if isinstance(value, float) else str(value)  # no "-0.000"
 
 
+def counted(count, noun):
+    """A count and its noun, in the plural but for one: "1 run", "2 runs"."""
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
 def median_of(runs, figure):
     """The median of figure(run) over the runs that recorded it; NaN (blank) if none did."""
     values = []

@@ -14,7 +14,7 @@ def test_a_folder_reads_its_runs_and_names_what_is_not_one(tmp_path, capsys):
     assert [r["config"]["seed"] for r in runs] == [1, 2] and "freeze2_size50_seed1.json" in capsys.readouterr().err
     assert folder.precision_of(runs, "f") == "fp32" and list(folder.cells_of(runs)) == [(50, 0)]
     runs[1]["config"]["precision"] = "bf16"
-    with pytest.raises(ValueError, match=r"mixes precisions \(1 runs bf16, 1 runs fp32\)"):
+    with pytest.raises(ValueError, match=r"mixes precisions \(1 run bf16, 1 run fp32\)"):
         folder.precision_of(runs, "f")
 
 

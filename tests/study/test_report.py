@@ -53,7 +53,7 @@ def test_a_folder_that_mixes_precisions_is_refused(folder, tmp_path_factory, cap
         report.main([str(folder), "--seeds", "5"])
     assert stopped.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert "mixes precisions (1 runs bf16, 18 runs fp32)" in err and "--against" in err
+    assert "mixes precisions (1 run bf16, 18 runs fp32)" in err and "--against" in err
     assert not (folder / "report.md").exists()
     # one precision per folder, compared across folders: the way to weigh bf16 against fp32
     other = tmp_path_factory.mktemp("bf16")

@@ -79,7 +79,7 @@ def test_slurm_grid_equals_make_grid_and_resubmits_only_what_is_missing(cluster,
     assert "nothing to submit" in again.stdout
     (by_slurm / "freeze0_size8_seed1.json").unlink()
     again = make(cluster, "slurm", *tiny, f"RESULTS={by_slurm}")
-    assert "submitted 1 runs as job array" in again.stdout
+    assert "submitted 1 run as job array" in again.stdout
     array = again.stdout.split("job array ")[1].split()[0]
     assert (by_slurm / ".slurm" / f"{array}.runs").read_text().split() == [str(by_slurm / "freeze0_size8_seed1.json")]
     wait_for_the_queue(cluster)
