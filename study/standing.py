@@ -22,7 +22,8 @@ Z_OUT = 2.0
 PICK_SEEDS = 5
 # a seed's spread before two seeds of a cell measure it: the upper quartile of the committed minilm
 # grids' cells' seed std (0.018 SST-2, 0.020 CoLA; docs/findings-advise.md), on the side that keeps a
-# cell in; measured spreads replace it, never below the dev split's noise
+# cell in; measured spreads replace it. Not the dev split's noise: more seeds of a cell average the
+# seeds' spread away, never the dev split's, which the band already holds (docs/findings-advise.md)
 PRIOR_SEED_STD = 0.02
 
 
@@ -59,14 +60,14 @@ class Standing:
     contenders: list  # cells that could still be the best, best mean first
 
 
-def seed_std(observed, floor):
-    """The pooled within-cell standard deviation of the cells with two seeds or more (PRIOR_SEED_STD
-    before any has), never below `floor` (the dev split's own noise)."""
+def seed_std(observed):
+    """The pooled within-cell standard deviation of the cells with two seeds or more: how far a
+    cell's mean may still move with more seeds. PRIOR_SEED_STD before any cell has two, or while
+    every repeat has scored alike (runs that repeat themselves measure no spread)."""
     groups = [np.array([score for score, _ in runs]) for runs in observed.values() if len(runs) > 1]
     freedom = sum(len(g) - 1 for g in groups)
-    if not freedom:
-        return max(PRIOR_SEED_STD, floor)
-    return max(math.sqrt(sum(((g - g.mean()) ** 2).sum() for g in groups) / freedom), floor)
+    spread = math.sqrt(sum(((g - g.mean()) ** 2).sum() for g in groups) / freedom) if freedom else 0.0
+    return spread or PRIOR_SEED_STD
 
 
 def shared_costs(observed):
@@ -89,7 +90,7 @@ def standing(observed, metric, dev_size):
     dev_noise = dev_standard_error(means[best], metric, dev_size)
     spread = float(np.std([s for s, _ in ran[best]], ddof=1)) if len(ran[best]) > 1 else 0.0
     band = max(spread, dev_noise)
-    sd = seed_std(ran, dev_noise)
+    sd = seed_std(ran)
     error = lambda cell: sd / math.sqrt(len(ran[cell]))
     out = {cell for cell in ran if means[cell] + Z_OUT * error(cell) < means[best] - band}
     inside = {cell for cell in ran if means[cell] >= means[best] - band and len(ran[cell]) >= PICK_SEEDS}

@@ -16,7 +16,7 @@ from study import advise, policy, search_folder
 from study.answer import answer_cells, fair_score, recommend
 from study.replay import Made, replay
 from study.folder import load_results
-from study.standing import Cell, standing
+from study.standing import PRIOR_SEED_STD, Cell, standing
 
 # ----------------------------------------------------------------------------------------------
 # The policy, on made-up scores
@@ -65,6 +65,18 @@ def test_a_cell_far_below_the_band_is_out_after_one_seed_and_the_cheapest_in_is_
     assert (report_pick["config"]["method"], report_pick["freeze"]) == ("finetune", 2)
 
 
+def test_a_cells_seeds_are_read_at_their_own_spread_not_the_dev_splits_noise():
+    # the band at 0.81 on 436 sentences is ± 0.019; the seeds spread by 0.005: a cell 0.012 below
+    # the band's floor is out on 3 seeds (0.778 + 2 x 0.005 / √3 < 0.791), where the dev split's
+    # noise as its spread would have kept it open for every seed it could have
+    scores = {("finetune", 0, 5e-5): [0.815, 0.805, 0.81], ("finetune", 1, 5e-5): [0.773, 0.783, 0.778]}
+    state = standing(observed_of(scores, SECONDS), "accuracy", 436)
+    assert abs(state.seed_std - 0.005) < 1e-9 and state.band > 0.018
+    assert Cell("finetune", 1, 5e-5) in state.out
+    alike = standing(observed_of({("finetune", 0, 5e-5): [0.81] * 3}, SECONDS), "accuracy", 436)
+    assert alike.seed_std == PRIOR_SEED_STD  # runs that repeat themselves measure no spread
+
+
 def test_a_cheaper_cell_near_the_band_gets_seeds_before_the_answer_is_decided():
     scores = {("probe", 3, None): [0.78], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80] * 5,
               ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.81, 0.80], ("finetune", -1, 5e-5): [0.81, 0.80]}
@@ -78,7 +90,7 @@ def test_a_cheaper_cell_near_the_band_gets_seeds_before_the_answer_is_decided():
 def test_an_undecided_search_says_what_it_stopped_before_and_no_cell_reads_as_decided():
     from study.advise_report import verdict
     scores = {("probe", 3, None): [0.78], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80] * 5,
-              ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.81, 0.80], ("finetune", -1, 5e-5): [0.81, 0.81]}
+              ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.82, 0.79], ("finetune", -1, 5e-5): [0.83, 0.80]}
     no_rates = policy.Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     observed = observed_of(scores, SECONDS)
     waiting = policy.next_runs(no_rates, observed, "accuracy", 436)  # the probe's in/out seeds, unpaid
@@ -88,7 +100,7 @@ def test_an_undecided_search_says_what_it_stopped_before_and_no_cell_reads_as_de
     assert why[Cell("finetune", 0, 5e-5)] == "open: the search stopped first"
     assert policy.stop_reason(Cell("finetune", 0, 5e-5), state, observed) == "open: cheaper cells decided the answer"
     # a cell with every seed it can have, just below the band, is neither out nor open
-    near = observed | observed_of({("finetune", 1, 5e-5): [0.785] * 5}, SECONDS)
+    near = observed | observed_of({("finetune", 1, 5e-5): [0.765, 0.805, 0.785, 0.765, 0.805]}, SECONDS)
     assert policy.stop_reason(Cell("finetune", 1, 5e-5), standing(near, "accuracy", 436), near).startswith(
         "below the band on its 5 seeds: 0.785 < 0.79")
     words, short = verdict(waiting, 3600, 1800)
