@@ -62,12 +62,15 @@ class Standing:
 
 def seed_std(observed):
     """The pooled within-cell standard deviation of the cells with two seeds or more: how far a
-    cell's mean may still move with more seeds. PRIOR_SEED_STD before any cell has two, or while
-    every repeat has scored alike (runs that repeat themselves measure no spread)."""
+    cell's mean may still move with more seeds. A cell whose runs all scored alike repeats itself
+    (the probe, or SetFit with every layer frozen: a fit with no randomness) and measures no
+    spread: it is left out of the pool. PRIOR_SEED_STD before any cell measures one."""
     groups = [np.array([score for score, _ in runs]) for runs in observed.values() if len(runs) > 1]
+    groups = [g for g in groups if np.ptp(g) > 0]
     freedom = sum(len(g) - 1 for g in groups)
-    spread = math.sqrt(sum(((g - g.mean()) ** 2).sum() for g in groups) / freedom) if freedom else 0.0
-    return spread or PRIOR_SEED_STD
+    if not freedom:
+        return PRIOR_SEED_STD
+    return math.sqrt(sum(((g - g.mean()) ** 2).sum() for g in groups) / freedom)
 
 
 def shared_costs(observed):

@@ -75,6 +75,8 @@ def test_a_cells_seeds_are_read_at_their_own_spread_not_the_dev_splits_noise():
     assert Cell("finetune", 1, 5e-5) in state.out
     alike = standing(observed_of({("finetune", 0, 5e-5): [0.81] * 3}, SECONDS), "accuracy", 436)
     assert alike.seed_std == PRIOR_SEED_STD  # runs that repeat themselves measure no spread
+    with_probe = observed_of(scores | {("probe", 3, None): [0.70] * 5}, SECONDS)
+    assert abs(standing(with_probe, "accuracy", 436).seed_std - 0.005) < 1e-9  # nor dilute the others
 
 
 def test_a_cheaper_cell_near_the_band_gets_seeds_before_the_answer_is_decided():
