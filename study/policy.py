@@ -204,7 +204,8 @@ def unfixed_best(state, observed, space, candidate):
     reach = lambda cell: state.means[cell] + Z_OUT * state.seed_std / math.sqrt(len(observed[cell]))
     floor = -math.inf if candidate is None else state.means[candidate] + state.band
     return [cell for cell in state.contenders[:BEST_CONTENDERS]
-            if len(observed[cell]) < best_seeds(cell, state, candidate) and reach(cell) > floor and space.available(cell)]
+            if len(observed[cell]) < best_seeds(cell, state, candidate) and reach(cell) > floor
+            and cell not in state.repeats and space.available(cell)]
 
 
 def filled(round_, jobs, observed, space, seeds_used):
@@ -290,10 +291,13 @@ def stop_reason(cell, state, observed, waiting=None):
     else the cells of the round it stopped before (the budget could not pay for it; none: nothing
     that could decide it can run)."""
     runs = len(observed.get(cell, []))
+    if cell in state.out and cell in state.repeats:
+        return f"out: {state.means[cell]:.3f} on each of its {runs} runs, below the band"
     if cell in state.out:
         return f"out: {state.means[cell]:.3f} + {Z_OUT:g} x {state.seed_std:.3f}/√{runs} below the band"
     if cell in state.inside:
-        return "in the band" + (", the best" if cell == state.best else "")
+        return ("in the band" + (", the best" if cell == state.best else "")
+                + (f" (the same score on each of its {runs} runs)" if cell in state.repeats else ""))
     if cell == state.best:
         return "the best"
     if not runs:

@@ -56,8 +56,9 @@ class Standing:
     means: dict  # {Cell: mean fair score}
     costs: dict  # {Cell: median seconds a run, shared across rates (the fastest of the same work)}
     out: set  # cells that cannot reach the band
-    inside: set  # cells in the band with PICK_SEEDS seeds
+    inside: set  # cells in the band with PICK_SEEDS seeds, or whose runs repeat themselves
     contenders: list  # cells that could still be the best, best mean first
+    repeats: set = frozenset()  # cells whose runs all scored alike: more seeds cannot move their mean
 
 
 def seed_std(observed):
@@ -65,12 +66,18 @@ def seed_std(observed):
     cell's mean may still move with more seeds. A cell whose runs all scored alike repeats itself
     (the probe, or SetFit with every layer frozen: a fit with no randomness) and measures no
     spread: it is left out of the pool. PRIOR_SEED_STD before any cell measures one."""
-    groups = [np.array([score for score, _ in runs]) for runs in observed.values() if len(runs) > 1]
-    groups = [g for g in groups if np.ptp(g) > 0]
+    groups = [np.array([score for score, _ in runs]) for runs in observed.values()
+              if len(runs) > 1 and not repeats_itself(runs)]
     freedom = sum(len(g) - 1 for g in groups)
     if not freedom:
         return PRIOR_SEED_STD
     return math.sqrt(sum(((g - g.mean()) ** 2).sum() for g in groups) / freedom)
+
+
+def repeats_itself(runs):
+    """Whether a cell's runs (two or more) all scored alike: a fit with no randomness (the probe, SetFit
+    with every layer frozen) gives every seed the same score, and a third seed would too."""
+    return len(runs) > 1 and len({score for score, _ in runs}) == 1
 
 
 def shared_costs(observed):
@@ -93,13 +100,14 @@ def standing(observed, metric, dev_size):
     dev_noise = dev_standard_error(means[best], metric, dev_size)
     spread = float(np.std([s for s, _ in ran[best]], ddof=1)) if len(ran[best]) > 1 else 0.0
     band = max(spread, dev_noise)
-    sd = seed_std(ran)
-    error = lambda cell: sd / math.sqrt(len(ran[cell]))
+    sd, repeats = seed_std(ran), {cell for cell, runs in ran.items() if repeats_itself(runs)}
+    error = lambda cell: 0.0 if cell in repeats else sd / math.sqrt(len(ran[cell]))
     out = {cell for cell in ran if means[cell] + Z_OUT * error(cell) < means[best] - band}
-    inside = {cell for cell in ran if means[cell] >= means[best] - band and len(ran[cell]) >= PICK_SEEDS}
+    inside = {cell for cell in ran if means[cell] >= means[best] - band
+              and (len(ran[cell]) >= PICK_SEEDS or cell in repeats)}
     contenders = []  # one per method and depth: its rates are one choice, read at the best of them
     for cell in sorted(ran, key=lambda cell: -means[cell]):
         if cell not in out and means[cell] + Z_OUT * error(cell) >= means[best] \
                 and same_work(cell) not in map(same_work, contenders):
             contenders.append(cell)
-    return Standing(best, band, sd, means, shared_costs(ran), out, inside, contenders)
+    return Standing(best, band, sd, means, shared_costs(ran), out, inside, contenders, repeats)

@@ -79,6 +79,21 @@ def test_a_cells_seeds_are_read_at_their_own_spread_not_the_dev_splits_noise():
     assert abs(standing(with_probe, "accuracy", 436).seed_std - 0.005) < 1e-9  # nor dilute the others
 
 
+def test_a_cell_whose_runs_repeat_themselves_is_settled_on_two():
+    # the probe scores alike on every seed: in the band on two runs, and its level fixed as the best
+    no_rates = policy.Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
+    scores = {("probe", 3, None): [0.80, 0.80], ("finetune", 3, 5e-5): [0.50], ("finetune", 2, 5e-5): [0.60],
+              ("finetune", 1, 5e-5): [0.62], ("finetune", 0, 5e-5): [0.64], ("finetune", -1, 5e-5): [0.63]}
+    observed = observed_of(scores, SECONDS)
+    state = standing(observed, "accuracy", 436)
+    assert Cell("probe", 3, None) in state.inside and Cell("probe", 3, None) == state.best
+    assert policy.pick(no_rates, observed, "accuracy", 436) == (Cell("probe", 3, None), True)
+    once = observed_of(scores | {("probe", 3, None): [0.80]}, SECONDS)  # one run cannot tell
+    assert policy.next_runs(no_rates, once, "accuracy", 436).cells == [Cell("probe", 3, None)]
+    assert policy.stop_reason(Cell("probe", 3, None), state, observed) == \
+        "in the band, the best (the same score on each of its 2 runs)"
+
+
 def test_a_cheaper_cell_near_the_band_gets_seeds_before_the_answer_is_decided():
     scores = {("probe", 3, None): [0.78], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80] * 5,
               ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.81, 0.80], ("finetune", -1, 5e-5): [0.81, 0.80]}
