@@ -12,7 +12,7 @@ answer, in rounds:
     refine   the depths the screen skipped that could still be the answer: cheaper │ at a time
              than the cheapest cell in the band, not out on both sides             │
     in/out   cheapest first, seeds for a cell until it is clearly out of the        │
-             band, or in it with PICK_SEEDS seeds                                   │
+             band, or in it with PICK_SEEDS seeds (two, if they score alike)        │
     best     seeds for the cells that could be the best, until its level is fixed ─┘
     decided  the cheapest cell not out is in, and nothing can still be the best
 
