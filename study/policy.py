@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 import methods
-from study.standing import PICK_SEEDS, Z_OUT, Cell, same_work, standing
+from study.standing import PICK_SEEDS, Cell, same_work, standing
 
 # the best cell's seeds before its level counts as fixed, unless it could push the pick out of the
 # band: then it is read as the pick is, with PICK_SEEDS
@@ -201,7 +201,7 @@ def best_seeds(cell, state, candidate):
 def unfixed_best(state, observed, space, candidate):
     """The cells that could still be the best by enough to push `candidate` (the cheapest cell in
     the band; None: any) out of the band and lack their best_seeds. Only those that can run."""
-    reach = lambda cell: state.means[cell] + Z_OUT * state.seed_std / math.sqrt(len(observed[cell]))
+    reach = lambda cell: state.reach(cell, len(observed[cell]))
     floor = -math.inf if candidate is None else state.means[candidate] + state.band
     return [cell for cell in state.contenders[:BEST_CONTENDERS]
             if len(observed[cell]) < best_seeds(cell, state, candidate) and reach(cell) > floor
@@ -294,7 +294,7 @@ def stop_reason(cell, state, observed, waiting=None):
     if cell in state.out and cell in state.repeats:
         return f"out: {state.means[cell]:.3f} on each of its {runs} runs, below the band"
     if cell in state.out:
-        return f"out: {state.means[cell]:.3f} + {Z_OUT:g} x {state.seed_std:.3f}/√{runs} below the band"
+        return f"out: {state.means[cell]:.3f} + {state.z:.3g} x {state.seed_std:.3f}/√{runs} below the band"
     if cell in state.inside:
         return ("in the band" + (", the best" if cell == state.best else "")
                 + (f" (the same score on each of its {runs} runs)" if cell in state.repeats else ""))

@@ -9,6 +9,7 @@ advise MODEL="minilm mpnet"), each cell names its checkpoint, and the band, the 
 answer read all of them together.
 """
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ import numpy as np
 from study.answer import dev_standard_error
 
 # A cell is out when even Z_OUT of its mean's standard errors above its mean fall short of the band
+# (with a spread measured on few seeds, Student's t at Z_OUT's level: study/standing.py's reach)
 Z_OUT = 2.0
 # the seeds a pick needs (the grids ran 5): a cell in the band with these is in
 PICK_SEEDS = 5
@@ -59,19 +61,39 @@ class Standing:
     inside: set  # cells in the band with PICK_SEEDS seeds, or whose runs repeat themselves
     contenders: list  # cells that could still be the best, best mean first
     repeats: set = frozenset()  # cells whose runs all scored alike: more seeds cannot move their mean
+    z: float = Z_OUT  # standard errors a cell's mean may still rise: Z_OUT, or t at the spread's degrees of freedom
+
+    def reach(self, cell, runs):
+        """The highest a cell's mean could still rise to with more seeds (its mean with `runs` of them)."""
+        return self.means[cell] + (0.0 if cell in self.repeats else self.z * self.seed_std / math.sqrt(runs))
 
 
 def seed_std(observed):
-    """The pooled within-cell standard deviation of the cells with two seeds or more: how far a
-    cell's mean may still move with more seeds. A cell whose runs all scored alike repeats itself
-    (the probe, or SetFit with every layer frozen: a fit with no randomness) and measures no
-    spread: it is left out of the pool. PRIOR_SEED_STD before any cell measures one."""
+    """(the pooled within-cell standard deviation of the cells with two seeds or more, its degrees of
+    freedom): how far a cell's mean may still move with more seeds. A cell whose runs all scored
+    alike repeats itself (the probe, or SetFit with every layer frozen: a fit with no randomness)
+    and measures no spread: it is left out of the pool. (PRIOR_SEED_STD, 0) before any cell measures one."""
     groups = [np.array([score for score, _ in runs]) for runs in observed.values()
               if len(runs) > 1 and not repeats_itself(runs)]
     freedom = sum(len(g) - 1 for g in groups)
     if not freedom:
-        return PRIOR_SEED_STD
-    return math.sqrt(sum(((g - g.mean()) ** 2).sum() for g in groups) / freedom)
+        return PRIOR_SEED_STD, 0
+    return math.sqrt(sum(((g - g.mean()) ** 2).sum() for g in groups) / freedom), freedom
+
+
+@functools.lru_cache(maxsize=None)
+def t_multiplier(freedom, z=Z_OUT):
+    """Student's t quantile at the normal's level of `z` standard errors (z = 2: 97.7%) for a spread
+    measured with `freedom` degrees of freedom (0: the prior, z itself): a spread from two seeds of
+    one cell is a guess, and reading it as if known would put a cell out on a chance agreement
+    (13.97 at 1, 2.28 at 10, 2.03 at 100). Its CDF integrated numerically, then inverted."""
+    if not freedom:
+        return z
+    x = np.linspace(0.0, 200.0, 400_001)
+    log_scale = math.lgamma((freedom + 1) / 2) - math.lgamma(freedom / 2) - 0.5 * math.log(freedom * math.pi)
+    density = np.exp(log_scale - (freedom + 1) / 2 * np.log1p(x * x / freedom))
+    cdf = 0.5 + np.concatenate([[0.0], np.cumsum((density[1:] + density[:-1]) / 2 * np.diff(x))])
+    return float(np.interp(0.5 * (1 + math.erf(z / math.sqrt(2))), cdf, x))
 
 
 def repeats_itself(runs):
@@ -100,14 +122,13 @@ def standing(observed, metric, dev_size):
     dev_noise = dev_standard_error(means[best], metric, dev_size)
     spread = float(np.std([s for s, _ in ran[best]], ddof=1)) if len(ran[best]) > 1 else 0.0
     band = max(spread, dev_noise)
-    sd, repeats = seed_std(ran), {cell for cell, runs in ran.items() if repeats_itself(runs)}
-    error = lambda cell: 0.0 if cell in repeats else sd / math.sqrt(len(ran[cell]))
-    out = {cell for cell in ran if means[cell] + Z_OUT * error(cell) < means[best] - band}
-    inside = {cell for cell in ran if means[cell] >= means[best] - band
-              and (len(ran[cell]) >= PICK_SEEDS or cell in repeats)}
-    contenders = []  # one per method and depth: its rates are one choice, read at the best of them
-    for cell in sorted(ran, key=lambda cell: -means[cell]):
-        if cell not in out and means[cell] + Z_OUT * error(cell) >= means[best] \
-                and same_work(cell) not in map(same_work, contenders):
-            contenders.append(cell)
-    return Standing(best, band, sd, means, shared_costs(ran), out, inside, contenders, repeats)
+    (sd, freedom), repeats = seed_std(ran), {cell for cell, runs in ran.items() if repeats_itself(runs)}
+    state = Standing(best, band, sd, means, shared_costs(ran), set(), set(), [], repeats, t_multiplier(freedom))
+    reach = lambda cell: state.reach(cell, len(ran[cell]))
+    state.out = {cell for cell in ran if reach(cell) < means[best] - band}
+    state.inside = {cell for cell in ran if means[cell] >= means[best] - band
+                    and (len(ran[cell]) >= PICK_SEEDS or cell in repeats)}
+    for cell in sorted(ran, key=lambda cell: -means[cell]):  # one per method and depth: its rates are one choice
+        if cell not in state.out and reach(cell) >= means[best] and same_work(cell) not in map(same_work, state.contenders):
+            state.contenders.append(cell)
+    return state

@@ -3,6 +3,7 @@ on a tiny model runs end to end, resumes after a kill without rerunning a finish
 refuses a budget too small and a second search on its folder."""
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -77,6 +78,20 @@ def test_a_cells_seeds_are_read_at_their_own_spread_not_the_dev_splits_noise():
     assert alike.seed_std == PRIOR_SEED_STD  # runs that repeat themselves measure no spread
     with_probe = observed_of(scores | {("probe", 3, None): [0.70] * 5}, SECONDS)
     assert abs(standing(with_probe, "accuracy", 436).seed_std - 0.005) < 1e-9  # nor dilute the others
+
+
+def test_a_spread_measured_on_few_seeds_is_read_with_students_t():
+    from study.standing import t_multiplier
+    level = 0.5 * (1 + math.erf(2 / math.sqrt(2)))  # two standard errors of the normal: 97.7%
+    assert t_multiplier(0) == 2.0  # the prior: known, not measured
+    assert abs(t_multiplier(1) - math.tan(math.pi * (level - 0.5))) < 1e-3  # t's closed forms at 1 and 2
+    assert abs(t_multiplier(2) - (2 * level - 1) * math.sqrt(2 / (4 * level * (1 - level)))) < 1e-3
+    assert 2.0 < t_multiplier(100) < 2.05
+    # two seeds 0.005 apart (a spread of 0.0035 on one degree of freedom) do not put a cell 0.01
+    # below the band out on its one seed, as two standard errors of a known spread would (0.787 < 0.794)
+    scores = {("finetune", 0, 5e-5): [0.81, 0.815], ("finetune", 1, 5e-5): [0.78]}
+    state = standing(observed_of(scores, SECONDS), "accuracy", 436)
+    assert state.z > 13 and Cell("finetune", 1, 5e-5) not in state.out
 
 
 def test_a_cell_whose_runs_repeat_themselves_is_settled_on_two():
