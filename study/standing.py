@@ -113,7 +113,8 @@ def shared_costs(observed):
 
 def standing(observed, metric, dev_size):
     """The search's state from what has run: the band is the report's (the larger of the best cell's
-    seed std and the dev split's standard error at its mean)."""
+    seed std and the dev split's standard error at its mean); a cell is out when its reach (its
+    mean plus t x the seeds' pooled spread / √its seeds) falls short of the band."""
     ran = {cell: runs for cell, runs in observed.items() if runs}
     if not ran:
         return Standing(None, 0.0, PRIOR_SEED_STD, {}, {}, set(), set(), [])
