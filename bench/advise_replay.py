@@ -31,7 +31,7 @@ import result
 from study import worker
 from study.answer import answer_cells, recommend, size_order
 from study.replay import Made, grid_at, made_runs, replay
-from study.stats import number
+from study.stats import counted, number
 from study.standing import Cell
 
 
@@ -101,7 +101,7 @@ def print_table(plans, budget_share):
             for _, _, seconds, step in outcome["order"]:
                 steps[step] += seconds
             several = len(folders) > 1
-            missing = f", {len(outcome['missing'])} made runs missing" if outcome["missing"] else ""
+            missing = f", {counted(len(outcome['missing']), 'made run')} missing" if outcome["missing"] else ""
             print(f"| {name} | {size} | {label(pick, several)} | {label(chosen, several)}"
                   f"{'' if outcome['decided'] else ' (undecided' + missing + ')'} "
                   f"| {number(chosen['fair_mean'])} (best {number(best['fair_mean'])} ± {number(band)}) "
