@@ -134,7 +134,7 @@ def run_missing(plans, made_of, args):
         if not wanted:
             return
         for (shared, run_flags), paths in wanted.items():
-            print(f"advise_replay: {len(paths)} made runs ({' '.join(run_flags[:4])}, "
+            print(f"advise_replay: {counted(len(paths), 'made run')} ({' '.join(run_flags[:4])}, "
                   f"NUM_ITERATIONS={dict(shared)['num_iterations']})", flush=True)
             for path in paths:
                 os.makedirs(os.path.dirname(path), exist_ok=True)
