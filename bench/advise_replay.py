@@ -30,7 +30,7 @@ import result
 
 from study import worker
 from study.answer import answer_cells, recommend, size_order
-from study.replay import Made, grid_at, made_runs, replay
+from study.replay import Made, grid_at, made_runs, replay, runs_of
 from study.stats import counted, number
 from study.standing import Cell
 
@@ -146,7 +146,7 @@ def owner(folders, cell):
     """The grid folder whose checkpoint a cell names (the one folder, in a replay over one)."""
     if len(folders) == 1:
         return folders[0]
-    return next(f for f in folders if grid_at(f, sizes_of(f).pop())[0][0]["config"]["model"] == cell.model)
+    return next(f for f in folders if runs_of(f)[0]["config"]["model"] == cell.model)
 
 
 def settings_of(folder, size, args):
@@ -171,7 +171,6 @@ def grid_seconds(folder, size):
 
 
 def sizes_of(folder):
-    from study.replay import runs_of
     return {run["config"]["size"] for run in runs_of(folder)}
 
 

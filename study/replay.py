@@ -10,10 +10,11 @@ cell names its grid's checkpoint, and the grid's answer is the report's rule ove
 
 Each run the policy asks for is the grid's next seed of that cell (seeds in order); a cell the grid
 never ran cannot run, unless its method's runs are made for the replay beside the grid (Made:
-SetFit's fast body, which make advise searches, beside grids that ran the library's SetFit). A run costs its recorded seconds less what the search would not have made:
-the evaluations before its last (the search reads only the fair score, the last evaluation; each
-evaluation's share of the recorded evaluation seconds is taken from the dev and train sizes). The
-grid's cost at that size is the sum of its runs' recorded seconds; its answer, the report's.
+SetFit's fast body, which make advise searches, beside grids that ran the library's SetFit). A
+run costs its recorded seconds less what the search would not have made: the evaluations before
+its last (the search reads only the fair score, the last evaluation; each evaluation's share of
+the recorded evaluation seconds is taken from the dev and train sizes). The grid's cost at that
+size is the sum of its runs' recorded seconds; its answer, the report's.
 """
 
 import functools
