@@ -185,7 +185,7 @@ best:
 # for at most BUDGET hours of runs (each run's own seconds; -j N runs N at once), over METHODS (empty:
 # every method methods.py marks searched: SetFit's fast body, not the library's); its runs go to RESULTS as the grid's do, its pick to SAVE, its report
 # to RESULTS/advise.md; MODEL="minilm mpnet": which checkpoint too, each at its protocol's depths, its
-# runs in RESULTS/<its name>/; TEST_FILE (with TRAIN_FILE): the pick's seeds scored on it too. A killed search
+# runs in RESULTS/<its name>/; TEST_FILE (with TRAIN_FILE): every run scores it, the report the pick's seeds' mean. A killed search
 # resumes with the same command. SLURM=1: each round's runs as one Slurm job array (a task a run, at
 # most SLURM_MAX at once, the SLURM_ settings above), read when the array has left the queue
 SLURM ?=

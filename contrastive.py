@@ -222,7 +222,7 @@ def train_fast(model, config, inputs, log=print):
 
 def train_with(body_of, body_name, model, config, inputs, log):
     """Both stages, the body trained by `body_of` (named `body_name` in the result) at config's
-    rate, seed and precision, then the training subset and the dev split scored with the head."""
+    rate, seed and precision, then the training subset, the dev split (and a test file) scored with the head."""
     began = time.perf_counter()
     body = body_of(model, inputs.train, inputs.train_labels, inputs.cached_depth, inputs.device,
                    config.precision, config.seed, config.num_iterations, config.lr, log)
@@ -233,10 +233,11 @@ def train_with(body_of, body_name, model, config, inputs, log):
     dev_x = embed(inputs.dev)
     score = lambda x, y: metrics.scores(y, probe.predict(head, x, num_labels), num_labels)
     dev = metrics.dev_scores(inputs.dev_labels, probe.predict(head, dev_x, num_labels), num_labels)
+    test = None if inputs.test is None else score(embed(inputs.test), np.asarray(inputs.test_labels))
     return TrainResult(chosen=dict(step=body["total_steps"], **dev),
                        train_scores=score(train_x, train_labels), losses=body["losses"],
                        total_steps=body["total_steps"], warmup_steps=body["warmup_steps"],
                        details=dict(pairs=body["pairs"], num_iterations=config.num_iterations, lr=config.lr,
                                     body=body_name),
                        train_seconds=train_seconds, optimizer_state_bytes=body["optimizer_state_bytes"], fitted_head=head,
-                       eval_seconds=time.perf_counter() - began - train_seconds)
+                       eval_seconds=time.perf_counter() - began - train_seconds, test_scores=test)

@@ -59,6 +59,10 @@ class Task:
     dev_pairs: list | None = None
     label_names: list | None = None  # class i's name, when the files name classes
     metric: str = "accuracy"  # the primary metric: it picks the best evaluation, it heads the report
+    # your own test file (--test-file): scored at the end with the chosen weights, read by no choice
+    test_texts: list | None = None
+    test_pairs: list | None = None
+    test_labels: np.ndarray | None = None
 
     @property
     def regression(self):
@@ -227,12 +231,13 @@ def load_glue(task, glue_dir=None) -> Task:
 
 
 def load_csv_task(train_file, dev_file, text_column="sentence", label_column="label",
-                  pair_column=None, regression=False) -> Task:
+                  pair_column=None, regression=False, test_file=None) -> Task:
     """A user's own task: two CSV (or .tsv) files with a header naming the text column, the
-    label column and, for sentence pairs, the second text's column. Labels are integers 0..C-1,
-    class names (numbered in sorted order), or with `regression` numbers to predict."""
+    label column and, for sentence pairs, the second text's column, and a third (test_file) with
+    the same columns if given. Labels are integers 0..C-1, class names (numbered in sorted order),
+    or with `regression` numbers to predict."""
     splits = []
-    for path in (train_file, dev_file):
+    for path in filter(None, (train_file, dev_file, test_file)):
         header = (read_table(path) or [[]])[0]
         for column, flag in ((text_column, "--text-column"), (pair_column, "--text-pair-column"),
                              (label_column, "--label-column")):
@@ -246,7 +251,12 @@ def load_csv_task(train_file, dev_file, text_column="sentence", label_column="la
     # the subsets' folder is named by the train file's content, so two files never share one
     with open(train_file, "rb") as f:
         name = os.path.splitext(os.path.basename(train_file))[0] + "-" + hashlib.sha256(f.read()).hexdigest()[:8]
-    return make_task(name, *splits, dev_file, regression, names, "spearman" if regression else "accuracy")
+    task = make_task(name, *splits[:2], dev_file, regression, names, "spearman" if regression else "accuracy")
+    if test_file:
+        task.test_texts, task.test_pairs, task.test_labels = splits[2]
+        if not regression:
+            check_labels(name, task.train_labels, task.test_labels, test_file)
+    return task
 
 
 # ----------------------------------------------------------------------------------------------

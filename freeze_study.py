@@ -78,11 +78,11 @@ def prepare(plan, task, indices):
     """The run's model, built from its seed and frozen as planned, and what it trains on: (model,
     loop.RunInputs, the longest sequence, the seconds the frozen prefix took)."""
     classifier = build_and_freeze(plan, task)
-    train_ids, dev_ids, max_length = tokenize_task(plan, classifier, task, indices)
+    token_ids, max_length = tokenize_task(plan, classifier, task, indices)
     prefix_began = time.perf_counter()
-    train_inputs, dev_inputs = frozen_prefix_states(plan, classifier, task, train_ids, dev_ids)
-    inputs = loop.RunInputs(train_inputs, task.train_labels[indices], dev_inputs, task.dev_labels, plan.cached_depth,
-                            plan.device)
+    states = frozen_prefix_states(plan, classifier, task, token_ids)
+    inputs = loop.RunInputs(states["train"], task.train_labels[indices], states["dev"], task.dev_labels, plan.cached_depth,
+                            plan.device, states.get("test"), task.test_labels)
     return classifier, inputs, max_length, time.perf_counter() - prefix_began
 
 
@@ -90,7 +90,7 @@ def load_task_and_subset(args):
     """The task's splits and the training subset's row indices."""
     if args.train_file:
         task = data.load_csv_task(args.train_file, args.dev_file, args.text_column, args.label_column,
-                                  args.text_pair_column, args.regression)
+                                  args.text_pair_column, args.regression, args.test_file)
     else:
         task = data.load_glue(args.dataset, args.glue_dir)
     return task, data.load_subset(task, args.size, args.splits_dir or "splits")
@@ -109,32 +109,37 @@ def build_and_freeze(plan, task):
 
 
 def tokenize_task(plan, classifier, task, indices):
-    """The subset's and the dev split's token ids, cut at the shortest of the tokenizer's, the
-    model's and the plan's limits: tokenized once per tokenizer and texts, then read from the cache."""
-    train = ([task.train_texts[i] for i in indices], task.train_pairs and [task.train_pairs[i] for i in indices])
-    dev = (task.dev_texts, task.dev_pairs)
+    """The token ids of the subset, the dev split and a test file if the task has one ({set's name:
+    ids}), and the longest sequence: cut at the shortest of the tokenizer's, the model's and the
+    plan's limits, tokenized once per tokenizer and texts, then read from the cache."""
+    sets = {"train": ([task.train_texts[i] for i in indices], task.train_pairs and [task.train_pairs[i] for i in indices]),
+            "dev": (task.dev_texts, task.dev_pairs)}
+    if task.test_texts is not None:
+        sets["test"] = (task.test_texts, task.test_pairs)
     limit = min(classifier.config.max_length, plan.max_length)
 
     def tokenize_sets():
         tokenizer = checkpoint.load_tokenizer(classifier.folder)
         max_length = min(tokenizer.model_max_length, limit)
-        return max_length, [data.tokenize(tokenizer, texts, max_length, pairs) for texts, pairs in (train, dev)]
+        return max_length, [data.tokenize(tokenizer, texts, max_length, pairs) for texts, pairs in sets.values()]
 
-    path = cache.token_cache_path(plan.cache_dir, f"{task.name}-{plan.size}", classifier.folder, limit, (train, dev))
-    max_length, (train_ids, dev_ids) = cache.cached_tokens(path, tokenize_sets)
-    return train_ids, dev_ids, max_length
+    path = cache.token_cache_path(plan.cache_dir, f"{task.name}-{plan.size}", classifier.folder, limit,
+                                  tuple(sets.values()))
+    max_length, ids = cache.cached_tokens(path, tokenize_sets)
+    return dict(zip(sets, ids)), max_length
 
 
-def frozen_prefix_states(plan, classifier, task, train_ids, dev_ids):
-    """What the trained layers read: the frozen prefix's output, computed once and cached, or the
-    token ids themselves when nothing is frozen or the run does not cache."""
+def frozen_prefix_states(plan, classifier, task, token_ids):
+    """What the trained layers read, per set: the frozen prefix's output, computed once and cached,
+    or the token ids themselves when nothing is frozen or the run does not cache."""
     if plan.cached_depth is None:
-        return train_ids, dev_ids
+        return token_ids
     weights_id = checkpoint.checkpoint_id(classifier.folder)
-    return [cache.cached_frozen_prefix(classifier, ids, plan.freeze, plan.device, plan.precision,
-                                       cache.prefix_cache_path(plan.cache_dir, weights_id, name, ids, plan.freeze,
-                                                               plan.device, plan.precision))
-            for name, ids in ((f"{task.name}-train{plan.size}", train_ids), (f"{task.name}-dev", dev_ids))]
+    cache_name = {"train": f"{task.name}-train{plan.size}", "dev": f"{task.name}-dev", "test": f"{task.name}-test"}
+    return {name: cache.cached_frozen_prefix(classifier, ids, plan.freeze, plan.device, plan.precision,
+                                             cache.prefix_cache_path(plan.cache_dir, weights_id, cache_name[name], ids,
+                                                                     plan.freeze, plan.device, plan.precision))
+            for name, ids in token_ids.items()}
 
 
 # ----------------------------------------------------------------------------------------------

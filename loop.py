@@ -36,6 +36,8 @@ class RunInputs:
     dev_labels: np.ndarray
     cached_depth: int | None
     device: torch.device
+    test: list | None = None  # your own test file (--test-file), as train and dev hold theirs: scored at the
+    test_labels: np.ndarray | None = None  # end with the chosen weights, read by no choice
 
 
 @dataclass
@@ -54,6 +56,7 @@ class TrainResult:
     details: dict | None = None  # what the method records of itself (the probe's strength, SetFit's pairs)
     optimizer_state_bytes: int | None = None  # AdamW's moments and steps at the end (None: no optimizer)
     fitted_head: tuple | None = None  # a fitted linear head, (weight (H, C), bias (C,)) float64: the probe's, SetFit's
+    test_scores: dict | None = None  # the test file (RunInputs.test) scored with the chosen weights; None without one
 
 
 def pooled_states(model, inputs, cached_depth, device, skip_padding=True):
@@ -165,11 +168,21 @@ def train_scores_with(model, weights, config, inputs):
     return metrics.scores(np.asarray(inputs.train_labels), predictions, model.config.num_labels)
 
 
+def test_scores_of(model, config, inputs):
+    """The test file, if the run has one, scored once as the dev split is, by the weights the model
+    holds (the chosen evaluation's, after train_scores_with): a figure no choice of the run reads."""
+    if inputs.test is None:
+        return None
+    predictions = predict(model, inputs.test, inputs.cached_depth, inputs.device, config.precision, config.eval_batch_size)
+    return metrics.scores(np.asarray(inputs.test_labels), predictions, model.config.num_labels)
+
+
 def train(model, config, inputs, log=print):
     """
     Fine-tune the parameters that require grad on inputs.train. Evaluates on the whole dev split
     every half epoch and picks the run's evaluation (config.selection: its best, the first of equal
-    bests, or its last); then scores the training subset with that evaluation's weights, restored.
+    bests, or its last); then scores the training subset (and a test file, if given) with that
+    evaluation's weights, restored.
     config.evaluations == "last": only the last of those evaluations (the fair score), and no step
     after it: the same computation up to there, for the search that reads nothing else.
     """
@@ -199,7 +212,8 @@ def train(model, config, inputs, log=print):
     train_seconds = time.perf_counter() - began - eval_seconds
     scoring_began = time.perf_counter()
     train_scores = train_scores_with(model, chosen_weights, config, inputs)
+    test_scores = test_scores_of(model, config, inputs)
     return TrainResult(chosen=chosen, train_scores=train_scores, curve=curve, losses=losses, total_steps=total_steps,
                        warmup_steps=warmup_steps, eval_every=eval_every, train_seconds=train_seconds,
                        eval_seconds=eval_seconds + time.perf_counter() - scoring_began,
-                       optimizer_state_bytes=state_bytes(optimizer))
+                       optimizer_state_bytes=state_bytes(optimizer), test_scores=test_scores)

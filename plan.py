@@ -90,6 +90,8 @@ def add_task_options(p):
     p.add_argument("--glue-dir", help="local GLUE folder (SST-2/, CoLA/, MRPC/, STS-B/, RTE/); default $GLUE_DIR, else the hub")
     p.add_argument("--train-file", help="your own task: a CSV/TSV with a header (needs --dev-file)")
     p.add_argument("--dev-file")
+    p.add_argument("--test-file", help="your own task: a third file with the same columns, scored once at the end "
+                                       "with the chosen weights; no choice reads it (make advise's TEST_FILE)")
     p.add_argument("--text-column", default="sentence")
     p.add_argument("--text-pair-column", help="your own task: the second text of a sentence pair")
     p.add_argument("--label-column", default="label",
@@ -204,6 +206,8 @@ def check_options(args, method, task):
         raise ValueError("--num-iterations is a positive number of SetFit's pairs per example")
     if bool(args.train_file) != bool(args.dev_file):
         raise ValueError("--train-file and --dev-file go together")
+    if args.test_file and not args.train_file:
+        raise ValueError("--test-file goes with your own --train-file and --dev-file: GLUE's test labels are not public")
     if not args.train_file and (args.text_pair_column or args.regression):
         raise ValueError("--text-pair-column and --regression describe your own files: they go with --train-file")
     if args.size == "all" and args.splits_dir:

@@ -291,12 +291,15 @@ def all_sentence_embeddings(model, inputs, cached_depth, device, precision, batc
 
 def train(model, config, inputs, log=print):
     """The probe as a method (methods.py): the frozen model's sentence embedding of the cached
-    states after the last layer, pooled as the checkpoint pools them, in fp32; one fit, one dev score."""
+    states after the last layer, pooled as the checkpoint pools them, in fp32; one fit, one dev score
+    (and one on a test file, if given)."""
     began = time.perf_counter()
     embed = lambda states: all_sentence_embeddings(model, states, inputs.cached_depth, inputs.device, "fp32")  # (N, H)
+    num_labels = model.config.num_labels
     fitted = run(embed(inputs.train), np.asarray(inputs.train_labels), embed(inputs.dev), inputs.dev_labels,
-                 model.config.num_labels, config.metric)
+                 num_labels, config.metric)
+    test = None if inputs.test is None else metrics.scores(
+        np.asarray(inputs.test_labels), predict(fitted["model"], embed(inputs.test), num_labels), num_labels)
     return loop.TrainResult(chosen=dict(step=0, **fitted["dev"]), train_scores=fitted["train"],
                             details=dict(l2=fitted["l2"], C=fitted["C"], cross_validation=fitted["cross_validation"]),
-                            fitted_head=fitted["model"],
-                            train_seconds=time.perf_counter() - began)
+                            fitted_head=fitted["model"], train_seconds=time.perf_counter() - began, test_scores=test)

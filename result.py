@@ -150,6 +150,7 @@ def build(config, task, history, trainable, total, seconds, peak_memory_mb, proc
         at_score={name: chosen[name] for name in names},  # every metric at that evaluation
         # the training subset, scored with the weights of that evaluation: the gap shows over-fitting
         train_at_score=history.train_scores,
+        test_at_score=history.test_scores,  # --test-file, scored with those weights; no choice reads it (make advise)
         best={name: max(point[name] for point in curve or [chosen]) for name in names},  # each metric's own best
         # the fair score (the last evaluation, or the one score) on the dev split's two fixed halves (make advise)
         dev_halves=(curve[-1] if curve else chosen).get("halves"),

@@ -31,11 +31,11 @@ def embeddings(args, size):
     task, indices = freeze_study.load_task_and_subset(run)
     plan = freeze_study.plan_run(run, task)
     classifier = freeze_study.build_and_freeze(plan, task)
-    train_ids, dev_ids, _ = freeze_study.tokenize_task(plan, classifier, task, indices)
-    train, dev = freeze_study.frozen_prefix_states(plan, classifier, task, train_ids, dev_ids)
+    token_ids, _ = freeze_study.tokenize_task(plan, classifier, task, indices)
+    states = freeze_study.frozen_prefix_states(plan, classifier, task, token_ids)
     embed = lambda states: probe.all_sentence_embeddings(classifier, states, depth, plan.device,
                                                          plan.precision).astype(np.float64)
-    return embed(train), task.train_labels[indices], embed(dev), task.dev_labels
+    return embed(states["train"]), task.train_labels[indices], embed(states["dev"]), task.dev_labels
 
 
 def main():

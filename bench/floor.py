@@ -65,7 +65,8 @@ def main():
         task, indices = freeze_study.load_task_and_subset(run_args)
         plan = plan_run(run_args, task)
         classifier = freeze_study.build_and_freeze(plan, task)
-        train_ids, dev_ids, _ = freeze_study.tokenize_task(plan, classifier, task, indices)
+        token_ids, _ = freeze_study.tokenize_task(plan, classifier, task, indices)
+        train_ids, dev_ids = token_ids["train"], token_ids["dev"]
         L = classifier.config.num_layers
         flops = run_flops(plan, classifier.config, [len(t) for t in train_ids], [len(t) for t in dev_ids],
                           statistics.median(len(r["curve"]) for r in mine), L - max(k, 0), k)

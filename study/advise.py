@@ -106,8 +106,8 @@ def parser():
     p.add_argument("--seeds", type=int, default=5, help="the most seeds a cell gets (the grid's 5)")
     p.add_argument("--jobs", type=int, help="runs at once (default: make -j N's N)")
     p.add_argument("--save", help="where the pick is kept (a fine-tune, LoRA or BitFit), as make best keeps it")
-    p.add_argument("--test-file", help="your labelled test file: the pick's seeds are run again with it as their "
-                   "dev split, and scored on it (with your own --train-file and --dev-file)")
+    p.add_argument("--test-file", help="your labelled test file (with your own --train-file and --dev-file): every "
+                   "run scores it as it ends, no choice reads it, and the report gives the pick's seeds' mean there")
     p.add_argument("--replay", nargs="+", metavar="FOLDER", help="drive the policy with this grid's runs instead of "
                    "new ones (several grids, one checkpoint each: the checkpoint is chosen too)")
     p.add_argument("--slurm", action="store_true", help="each round's runs as a Slurm job array (make advise SLURM=1)")
@@ -233,8 +233,9 @@ def advise_in(args, run_flags):
         lock = take_lock(args.folder, LOCK)
         prior.write_priors(args.folder, size, priors)
         with runners(args) as workers:
-            s = Search(args.folder, size, space, args.budget * 3600, shared, run_flags + ["--evaluations", "last"],
-                       workers, args.seeds)
+            scores_test = ["--test-file", args.test_file] if args.test_file else []  # read by no choice
+            s = Search(args.folder, size, space, args.budget * 3600, shared,
+                       run_flags + ["--evaluations", "last"] + scores_test, workers, args.seeds)
             found = search(s)
             if found.code:
                 raise RunFailed(found.code)
@@ -254,14 +255,21 @@ def advise_in(args, run_flags):
 
 
 def on_test_file(s, test_file, found, chosen, run_flags):
-    """The pick's seeds run again on the test file: (the file, their mean there, how many), or None without one."""
+    """The pick's seeds on the test file: (the file, their mean there, how many), or None without one.
+    The search's runs scored it as they ended (--test-file, a figure no choice read); a seed whose run
+    did not (a folder an older search began) is run again with the test file as its dev split."""
     if not test_file:
         return None
     model_of = lambda config: config["model"] if chosen.model else ""
-    seeds = sorted(r["config"]["seed"] for r in found.runs if Cell.of(r["config"], model_of(r["config"])) == chosen)
-    paths = [path_of(os.path.join(s.folder, TEST), chosen, s.size, seed) for seed in seeds]
-    scores = scores_on_test(paths, found.metric, options_of(chosen, s.shared), run_flags, test_file, s.workers)
-    return test_file, sum(scores) / len(scores), len(scores)
+    picks = {r["config"]["seed"]: r for r in found.runs if Cell.of(r["config"], model_of(r["config"])) == chosen}
+    scored = {seed: r["test_at_score"][found.metric] for seed, r in picks.items()
+              if r.get("test_at_score") and os.path.realpath(r["config"].get("test_file") or "") == os.path.realpath(test_file)}
+    again = sorted(set(picks) - set(scored))
+    if again:
+        paths = [path_of(os.path.join(s.folder, TEST), chosen, s.size, seed) for seed in again]
+        scored.update(zip(again, scores_on_test(paths, found.metric, options_of(chosen, s.shared), run_flags, test_file,
+                                                s.workers)))
+    return test_file, sum(scored.values()) / len(scored), len(scored)
 
 
 # make advise's settings as the Python call names them (TEST_FILE, METHODS, -j, SAVE, the runs'

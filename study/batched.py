@@ -132,9 +132,10 @@ def train_rates(model, config, rates, inputs, log=print):
     for optimizer, run in zip(optimizers, runs):
         scoring_began = time.perf_counter()
         train_scores = loop.train_scores_with(model, run["weights"], config, inputs)
+        test_scores = loop.test_scores_of(model, config, inputs)
         results.append(loop.TrainResult(
             chosen=run["chosen"], train_scores=train_scores, curve=run["curve"], losses=run["losses"],
             total_steps=total_steps, warmup_steps=warmup_steps, eval_every=eval_every, train_seconds=train_seconds,
             eval_seconds=run["eval_seconds"] + time.perf_counter() - scoring_began,
-            optimizer_state_bytes=loop.state_bytes(optimizer)))
+            optimizer_state_bytes=loop.state_bytes(optimizer), test_scores=test_scores))
     return results

@@ -223,8 +223,8 @@ def prepared(run_argv):
         indices = np.sort(np.random.default_rng(0).choice(indices, MOST_EXAMPLES, replace=False))
     plan = planning.plan_run(args, task)
     model = build_and_freeze(plan, task)
-    train_ids, _, _ = tokenize_task(plan, model, task, indices)
-    return plan, task, indices, model, train_ids
+    token_ids, _ = tokenize_task(plan, model, task, indices)
+    return plan, task, indices, model, token_ids["train"]
 
 
 def unknown_share(model, token_ids):

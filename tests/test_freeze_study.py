@@ -124,6 +124,55 @@ def test_lee_protocol_on_a_whole_regression_pair_task(tmp_path, tiny_bert_regres
     assert result["constant"] == dict(pearson=0.0, spearman=0.0)
 
 
+def sentiment_csvs(folder):
+    """Your own task in three files of named classes, the first two words telling the class: train (48
+    rows), dev (24) and test (31, other texts)."""
+    words = ["good fun", "bad dull", "fine plot", "awful mess", "great cast", "poor pace"]
+    paths = []
+    for name, start, rows in (("train", 0, 48), ("dev", 48, 24), ("test", 72, 31)):
+        lines = "".join(f"{words[i % 6]} {i} ok,{'pos' if i % 2 == 0 else 'neg'}\n" for i in range(start, start + rows))
+        (folder / f"{name}.csv").write_text("text,label\n" + lines)
+        paths.append(str(folder / f"{name}.csv"))
+    return paths
+
+
+@pytest.mark.parametrize("extra", [["--freeze", "1", "--pooling", "mean", "--lr", "5e-3"],
+                                   ["--freeze", "0", "--method", "lora", "--pooling", "mean", "--lr", "1e-2"],
+                                   ["--freeze", "1", "--method", "setfit-fast"], ["--freeze", "3", "--probe"]])
+def test_a_test_file_scores_what_the_run_scores_with_it_as_its_dev_split(tmp_path, tiny_bert, extra):
+    """--test-file (make advise's TEST_FILE) is the run's own last weights on the test file: the figure
+    a second run of the same seed would score with the test file as its dev split, without that run.
+    (The fine-tune and LoRA read the mean: a tiny random model's first token learns nothing here.)"""
+    train, dev, test = sentiment_csvs(tmp_path)
+    common = ["--model", tiny_bert, "--train-file", train, "--text-column", "text", "--size", "24", "--seed", "2",
+              "--cache-dir", str(tmp_path / "cache"), "--splits-dir", str(tmp_path / "splits"), "--quiet",
+              "--evaluations", "last", "--precision", "fp32", *extra]
+    with_test = freeze_study.run(freeze_study.parse_args(
+        common + ["--dev-file", dev, "--test-file", test, "--out", str(tmp_path / "with.json")]))
+    on_test = freeze_study.run(freeze_study.parse_args(common + ["--dev-file", test, "--out", str(tmp_path / "on.json")]))
+    assert with_test["test_at_score"] == pytest.approx(on_test["at_score"], abs=1e-9)
+    assert with_test["train_losses"] == on_test["train_losses"]
+    assert with_test["at_score"] != on_test["at_score"]  # the dev split is its own: the two files differ
+    assert with_test["test_at_score"]["mcc"] > 0.4  # it learnt the words: not one class for every text
+
+
+def test_bad_test_file_is_one_line(tmp_path, tiny_bert, glue_dir, capsys):
+    train, dev, test = sentiment_csvs(tmp_path)
+    (tmp_path / "odd.csv").write_text("text,label\nsome text,neutral\n")
+    common = ["--model", tiny_bert, "--text-column", "text", "--size", "24", "--out", str(tmp_path / "r.json"),
+              "--splits-dir", str(tmp_path / "splits"), "--quiet"]
+    for extra, message in ((["--glue-dir", glue_dir, "--test-file", test], "--test-file goes with your own --train-file"),
+                           (["--train-file", train, "--dev-file", dev, "--test-file", str(tmp_path / "odd.csv")],
+                            "label 'neutral' is not one of the train split's classes"),
+                           (["--train-file", train, "--dev-file", dev, "--test-file", str(tmp_path / "none.csv")],
+                            "none.csv: no such file")):
+        with pytest.raises(SystemExit) as exit_:
+            freeze_study.main(common + extra)
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "r.json").exists()
+
+
 def test_bad_pair_or_regression_file_is_one_line(tmp_path, tiny_bert, capsys):
     data_file = pair_scores_csv(tmp_path)
     common = ["--model", tiny_bert, "--train-file", data_file, "--dev-file", data_file, "--text-column", "question",

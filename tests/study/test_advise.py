@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -264,18 +265,20 @@ def tiny_task(folder):
     rows = [f"{word} film {i}\t{i % 2}\n" for i, word in enumerate(["good", "bad", "fine", "dull", "great", "awful"] * 8)]
     (folder / "train.tsv").write_text("sentence\tlabel\n" + "".join(rows))
     (folder / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:24]))
+    (folder / "test.tsv").write_text("sentence\tlabel\n" + "".join(f"{w} film\t{i % 2}\n" for i, w in enumerate(["good", "bad"] * 6)))
 
 
 @pytest.fixture(scope="module")
 def searched(tiny_bert, tmp_path_factory):
-    """A search killed after its first runs, then resumed to its end: (folder, the command, the
-    first runs' records as the kill left them, the resumed search's output)."""
+    """A search killed after its first runs, then resumed to its end, its runs scoring a test file:
+    (folder, the command, the first runs' records as the kill left them, the resumed search's output)."""
     tmp = tmp_path_factory.mktemp("advise")
     tiny_task(tmp)
     folder = tmp / "results"
     command = [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "2",
                "--depths", "1", "2", "3", "--methods", "finetune", "probe", "--save", str(tmp / "saved"),
-               "--splits-dir", str(tmp / "splits"), "--epochs", "2", "--", "--dataset", "tiny", "--model", tiny_bert,
+               "--splits-dir", str(tmp / "splits"), "--epochs", "2", "--test-file", str(tmp / "test.tsv"),
+               "--", "--dataset", "tiny", "--model", tiny_bert,
                "--train-file", str(tmp / "train.tsv"), "--dev-file", str(tmp / "dev.tsv"),
                "--cache-dir", str(tmp / "cache"), "--precision", "fp32"]
     # the third run to end waits, trained and its result not yet written, until the search is killed (tests/hold/)
@@ -343,25 +346,36 @@ def test_slurm_without_a_cluster_is_refused_in_one_line_before_any_run(searched,
     assert len(refused.stderr.strip().splitlines()) == 1 and not list(folder.glob("*.json"))
 
 
-def test_a_test_file_scores_the_picks_seeds_on_it(searched, tmp_path):
+def test_a_test_file_is_scored_by_the_searchs_own_runs_and_an_older_run_is_run_again(searched, tmp_path):
+    """The pick's figure on the test file is its seeds' own runs' (each scored the file as it ended),
+    with no run again; a seed whose run did not score it (an older search's) runs again with the
+    test file as its dev split, and scores what its own run would have."""
     folder, command, _, _ = searched
-    (tmp_path / "test.tsv").write_text("sentence\tlabel\n" + "".join(f"{w} film\t{i % 2}\n" for i, w in enumerate(["good", "bad"] * 6)))
+    test_file = command[command.index("--test-file") + 1]
+    with open(command[command.index("--save") + 1] + ".json") as f:
+        pick = Cell.of(json.load(f)["config"])  # the kept run: the pick's seed 1
+    runs = {r["config"]["seed"]: r for r in load_results(str(folder), figure="score") if Cell.of(r["config"]) == pick}
+    assert len(runs) >= 2 and all(r["test_at_score"] for r in runs.values())
+    mean = sum(r["test_at_score"]["accuracy"] for r in runs.values()) / len(runs)
+    said = f"On your test file ({test_file}): **{mean:.3f}**"
+    assert said in (folder / advise.REPORT).read_text() and not (folder / search_folder.TEST).exists()
+    older = Path(search_folder.path_of(str(folder), pick, 16, 2))
+    record = json.loads(older.read_text())
+    older.write_text(json.dumps(dict(record, test_at_score=None)))
     at = command.index("--save") + 1
     command = command[:at] + [str(tmp_path / "saved")] + command[at + 1:]
-    tested = subprocess.run([*command[:command.index("--")], "--test-file", str(tmp_path / "test.tsv"),
-                             *command[command.index("--"):]], cwd=ROOT, capture_output=True, text=True)
+    tested = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert tested.returncode == 0, tested.stderr
-    pick = load_results(str(folder / search_folder.TEST), figure="score")
-    assert pick and all(r["dev_size"] == 12 and r["config"]["evaluations"] == "last" for r in pick)
-    assert len({Cell.of(r["config"]) for r in pick}) == 1  # the pick's seeds, each on the test file
-    mean = sum(fair_score(r, "accuracy") for r in pick) / len(pick)
-    assert f"test file {mean:.3f}" in tested.stdout and f"On your test file ({tmp_path / 'test.tsv'}): **{mean:.3f}**" \
-        in (folder / advise.REPORT).read_text()
+    again = load_results(str(folder / search_folder.TEST), figure="score")
+    assert [(r["config"]["seed"], r["dev_size"]) for r in again] == [(2, 12)]  # seed 2 alone, on the test file
+    assert fair_score(again[0], "accuracy") == pytest.approx(record["test_at_score"]["accuracy"], abs=1e-9)
+    assert f"test file {mean:.3f}" in tested.stdout and said in (folder / advise.REPORT).read_text()
     for extra, message in (([], "no such file"), (["--dev-file"], "goes with your own --train-file and --dev-file")):
         flags = command[command.index("--") + 1:]
         if extra:  # a GLUE task: no --dev-file of the user's
             flags = flags[:flags.index("--train-file")] + flags[flags.index("--dev-file") + 2:]
-        bad = subprocess.run([*command[:command.index("--")], "--test-file", str(tmp_path / ("test.tsv" if extra else "none.tsv")),
+        bad = subprocess.run([*command[:command.index("--")], "--test-file",
+                              test_file if extra else str(tmp_path / "none.tsv"),
                               "--", *flags], cwd=ROOT, capture_output=True, text=True)
         assert bad.returncode == 2 and message in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 
