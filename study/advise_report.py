@@ -90,8 +90,8 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, test=
              "",
              f"- Its honest score: **{chosen_row['reported']:.3f}** on the dev split's second half, which no choice read "
              f"({counted(chosen_row['runs'], 'run')}); {chosen_row['picked']:.3f} on the first half, which picked it.",
-             *([f"- On your test file ({test[0]}): **{test[1]:.3f}**, the mean of the pick's "
-                f"{test[2]} seeds run again with it as their dev split."] if test else []),
+             *([f"- On your test file ({test[0]}): **{test[1]:.3f}**, the mean of the pick's {test[2]} seeds there "
+                "(each run scored it as it ended; no choice read it)."] if test else []),
              f"- The best cell on the first half: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
              f"{best['picked']:.3f} ({counted(best['runs'], 'run')}); noise band ± {state.band:.3f}.",
              f"- Spent: {spent_seconds / 3600:.2f} h of runs ({sum(row['runs'] for row in rows)} runs in {len(rounds)} rounds)"
