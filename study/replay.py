@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 
 import methods
 from study import policy
+from study.advise_report import picked_score
 from study.answer import answer_cells, fair_score, judged_by, recommend
 from study.folder import load_results
 from study.standing import PICK_SEEDS, Cell, standing
@@ -36,6 +37,15 @@ def search_cost(run):
     dev, train = run["dev_size"], run["config"]["size"]
     one_evaluation = seconds["eval"] * dev / (dev * evaluations + train)  # the curve's passes, then the train split's one
     return seconds["total"] - one_evaluation * (evaluations - 1)
+
+
+def reading(runs):
+    """(how a run's score is read, the dev examples behind that score), as the search read it: a
+    search's own runs (each with its dev split's two halves) on the first half (picked_score), whose
+    noise is the half's; a grid's runs, which lack the halves, at their fair score on the whole split."""
+    if all(run.get("dev_halves") for run in runs):
+        return picked_score, runs[0]["dev_size"] // 2
+    return fair_score, runs[0]["dev_size"]
 
 
 @functools.lru_cache(maxsize=4)
@@ -157,7 +167,7 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=No
             trace.missing.append((cell, seed))
         return run
 
-    dev_size, within_budget = runs[0]["dev_size"], True
+    (score_of, dev_size), within_budget = reading(runs), True
     while within_budget and not trace.missing:
         wanted = policy.next_runs(space, trace.observed, metric, dev_size, jobs)
         if not wanted.cells:
@@ -172,15 +182,16 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=No
                 break  # checked before each run, as the search's workers check it
             run = run_of(cell)
             if run is not None:
-                costs.append(take(trace, cell, run, metric, stop and stop(run, floor), wanted.step))
+                costs.append(take(trace, cell, run, metric, stop and stop(run, floor), wanted.step, score_of))
         trace.wall += round_seconds(costs, jobs)
     return outcome_of(folder, size, space, runs, metric, trace, jobs)
 
 
-def take(trace, cell, run, metric, cut, step):
-    """One run into the trace, at its search cost and fair score, or at a stopping rule's `cut`
-    (the share of its cost, the score it reads as; its cell then gets no more seeds). Returns its cost."""
-    cost, score = search_cost(run), fair_score(run, metric)
+def take(trace, cell, run, metric, cut, step, score_of=fair_score):
+    """One run into the trace, at its search cost and its score as `score_of` reads it, or at a stopping
+    rule's `cut` (the share of its cost, the score it reads as; its cell then gets no more seeds).
+    Returns its cost."""
+    cost, score = search_cost(run), score_of(run, metric)
     if cut:
         share, score = cut
         cost *= share
@@ -193,7 +204,7 @@ def take(trace, cell, run, metric, cut, step):
 
 def outcome_of(folder, size, space, runs, metric, trace, jobs):
     """replay's dict (its docstring says what it holds)."""
-    several, dev_size = isinstance(folder, (list, tuple)) and len(folder) > 1, runs[0]["dev_size"]
+    several, dev_size = isinstance(folder, (list, tuple)) and len(folder) > 1, reading(runs)[1]
     chosen, decided = policy.pick(space, trace.observed, metric, dev_size)
     grid_pick = grid_answer(runs, metric, several)
     as_dict = lambda cell: dict(method=cell.method, freeze=cell.freeze, lr=cell.lr, **({"model": cell.model} if several else {}))

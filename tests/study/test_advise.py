@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, write_result
+from conftest import ROOT, result_record, write_result
 from study import advise, policy, search_folder
 from study.answer import answer_cells, fair_score, recommend
 from study.replay import Made, replay
@@ -233,6 +233,22 @@ def test_replay_reaches_a_clear_grids_answer_for_less_than_the_grid(tmp_path, ca
     advise.main(["--replay", str(tmp_path), "--size", "200"])
     last = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert last["pick"] == outcome["pick"] and {"size", "seconds", "grid_seconds"} <= set(last)
+
+
+def test_a_replay_of_a_searchs_own_runs_reads_them_as_the_search_did_on_the_first_half(tmp_path):
+    """A search picks by the dev split's first half, at that half's noise: its own runs (which carry
+    both halves) replay so; a grid's runs, which lack them, at the whole split's fair score."""
+    accuracy = {6: 0.55, 5: 0.80, 4: 0.81, 3: 0.815, 2: 0.82, 1: 0.82, 0: 0.82, -1: 0.82}
+    for k, mean in accuracy.items():
+        for seed in range(1, 6):
+            score = mean + 0.004 * (seed - 3)
+            first = score - (0.05 if k == 4 else 0.0)  # k = 4 reads worse on the half that picks
+            record = result_record(k, 200, seed, score, seconds=dict(total=10.0 * (8 - k), eval=0.0))
+            record["dev_halves"] = [dict(accuracy=first, mcc=0.0), dict(accuracy=2 * score - first, mcc=0.0)]
+            (tmp_path / f"freeze{k}_size200_seed{seed}.json").write_text(json.dumps(record))
+    outcome = replay(str(tmp_path), 200)
+    assert outcome["dev_size"] == 436 and outcome["pick"] != dict(method="finetune", freeze=4, lr=5e-5)
+    assert [score for score, _ in outcome["observed"][Cell("finetune", 4, 5e-5)]][0] == pytest.approx(0.81 - 0.008 - 0.05)
 
 
 def test_a_replay_with_made_runs_searches_setfit_fast_in_place_of_the_grids_setfit(tmp_path):
