@@ -378,9 +378,7 @@ def test_a_test_file_is_scored_by_the_searchs_own_runs_and_an_older_run_is_run_a
     older = Path(search_folder.path_of(str(folder), pick, 16, 2))
     record = json.loads(older.read_text())
     older.write_text(json.dumps(dict(record, test_at_score=None)))
-    at = command.index("--save") + 1
-    command = command[:at] + [str(tmp_path / "saved")] + command[at + 1:]
-    tested = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    tested = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)  # (its pick kept already: no keep run)
     assert tested.returncode == 0, tested.stderr
     again = load_results(str(folder / search_folder.TEST), figure="score")
     assert [(r["config"]["seed"], r["dev_size"]) for r in again] == [(2, 12)]  # seed 2 alone, on the test file
