@@ -124,6 +124,13 @@ def test_lee_protocol_on_a_whole_regression_pair_task(tmp_path, tiny_bert_regres
     assert result["constant"] == dict(pearson=0.0, spearman=0.0)
 
 
+def assert_refused_in_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        freeze_study.main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and message in err, err
+
+
 def sentiment_csvs(folder):
     """Your own task in three files of named classes, the first two words telling the class: train (48
     rows), dev (24) and test (31, other texts)."""
@@ -166,10 +173,7 @@ def test_bad_test_file_is_one_line(tmp_path, tiny_bert, glue_dir, capsys):
                             "label 'neutral' is not one of the train split's classes"),
                            (["--train-file", train, "--dev-file", dev, "--test-file", str(tmp_path / "none.csv")],
                             "none.csv: no such file")):
-        with pytest.raises(SystemExit) as exit_:
-            freeze_study.main(common + extra)
-        err = capsys.readouterr().err
-        assert exit_.value.code == 2 and err.count("\n") == 1 and message in err, err
+        assert_refused_in_one_line(common + extra, message, capsys)
     assert not (tmp_path / "r.json").exists()
 
 
@@ -180,10 +184,7 @@ def test_bad_pair_or_regression_file_is_one_line(tmp_path, tiny_bert, capsys):
     for extra, message in ((["--text-pair-column", "passage", "--regression"], "no column 'passage'"),
                            (["--text-pair-column", "answer", "--label-column", "question", "--regression"],
                             "regression target 'q 0 ?' is not a number")):
-        with pytest.raises(SystemExit) as exit_:
-            freeze_study.main(common + extra)
-        err = capsys.readouterr().err
-        assert exit_.value.code == 2 and err.count("\n") == 1 and message in err, err
+        assert_refused_in_one_line(common + extra, message, capsys)
     assert not (tmp_path / "r.json").exists()
 
 
