@@ -59,8 +59,7 @@ class Task:
     dev_pairs: list | None = None
     label_names: list | None = None  # class i's name, when the files name classes
     metric: str = "accuracy"  # the primary metric: it picks the best evaluation, it heads the report
-    # your own test file (--test-file): scored at the end with the chosen weights, read by no choice
-    test_texts: list | None = None
+    test_texts: list | None = None  # your own test file (--test-file): scored at the end, read by no choice
     test_pairs: list | None = None
     test_labels: np.ndarray | None = None
 
