@@ -39,8 +39,8 @@ import protocol
 import result
 from atomic import write_atomically
 from study import figures, grid, policy, prior, slurm, worker
-from study.advise_report import (Spending, cell_rows, keep, rate_text, report_lines, scores_on_test, verdict,
-                                 with_dev_file)
+from study.advise_report import (Spending, cell_rows, keep, rate_text, report_lines, scored_on, scores_on_test,
+                                 verdict, with_dev_file)
 from study.lock import holder, refuse_if_held, take_lock
 from study.progress import make_jobs
 from study.search import Search, search, spent
@@ -262,8 +262,7 @@ def on_test_file(s, test_file, found, chosen, run_flags):
         return None
     model_of = lambda config: config["model"] if chosen.model else ""
     picks = {r["config"]["seed"]: r for r in found.runs if Cell.of(r["config"], model_of(r["config"])) == chosen}
-    scored = {seed: r["test_at_score"][found.metric] for seed, r in picks.items()
-              if r.get("test_at_score") and os.path.realpath(r["config"].get("test_file") or "") == os.path.realpath(test_file)}
+    scored = scored_on(test_file, picks, found.metric)
     again = sorted(set(picks) - set(scored))
     if again:
         paths = [path_of(os.path.join(s.folder, TEST), chosen, s.size, seed) for seed in again]

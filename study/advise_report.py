@@ -154,6 +154,13 @@ def scores_on_test(paths, metric, shared, run_flags, test_file, workers, echo=pr
     return scores
 
 
+def scored_on(test_file, runs_by_seed, metric):
+    """{seed: its run's score on `test_file`} for the runs that scored that file as they ended (--test-file)."""
+    same = lambda path: path and os.path.realpath(path) == os.path.realpath(test_file)
+    return {seed: run["test_at_score"][metric] for seed, run in runs_by_seed.items()
+            if run.get("test_at_score") and same(run["config"].get("test_file"))}
+
+
 def with_dev_file(run_flags, test_file):
     """The run options with `test_file` in place of --dev-file's file."""
     if "--dev-file" not in run_flags:
