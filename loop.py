@@ -36,8 +36,10 @@ class RunInputs:
     dev_labels: np.ndarray
     cached_depth: int | None
     device: torch.device
-    test: list | None = None  # your own test file (--test-file), as train and dev hold theirs: scored at the
-    test_labels: np.ndarray | None = None  # end with the chosen weights, read by no choice
+    # your own test file (--test-file), held as train and dev are: scored at the end with the chosen
+    # weights, read by no choice
+    test: list | None = None
+    test_labels: np.ndarray | None = None
 
 
 @dataclass
