@@ -294,7 +294,7 @@ def stop_reason(cell, state, observed, waiting=None):
     if cell in state.out and cell in state.repeats:
         return f"out: {state.means[cell]:.3f} on each of its {runs} runs, below the band"
     if cell in state.out:
-        return f"out: {state.means[cell]:.3f} + {state.z:.3g} x {state.seed_std:.3f}/√{runs} below the band"
+        return f"out: {state.means[cell]:.3f} + {state.rise:.3f}/√{runs} below the band"
     if cell in state.inside:
         return ("in the band" + (", the best" if cell == state.best else "")
                 + (f" (the same score on each of its {runs} runs)" if cell in state.repeats else ""))

@@ -18,7 +18,7 @@ import numpy as np
 from study.answer import dev_standard_error
 
 # A cell is out when even Z_OUT of its mean's standard errors above its mean fall short of the band
-# (with a spread measured on few seeds, Student's t at Z_OUT's level: study/standing.py's reach)
+# (with a spread measured on few seeds, Student's t at Z_OUT's level, within bounds: Standing.rise)
 Z_OUT = 2.0
 # the seeds a pick needs (the grids ran 5): a cell in the band with these is in
 PICK_SEEDS = 5
@@ -63,9 +63,18 @@ class Standing:
     repeats: set = frozenset()  # cells whose runs all scored alike: more seeds cannot move their mean
     z: float = Z_OUT  # standard errors a cell's mean may still rise: Z_OUT, or t at the spread's degrees of freedom
 
+    @property
+    def rise(self):
+        """How far a one-seed mean may still rise: t x the pooled spread, so that two seeds agreeing by
+        chance put no cell out; but no more than Z_OUT x the larger of that spread and the prior's,
+        since t at one or two degrees of freedom (13.97, 4.53) reads a single disagreement as a
+        spread of a third of the scale and put every cell back in reach (TweetEval emotion: a
+        fine-tune line search and 40 fine-tune runs, all out in the end; docs/findings-advise.md)."""
+        return min(self.z * self.seed_std, Z_OUT * max(self.seed_std, PRIOR_SEED_STD))
+
     def reach(self, cell, runs):
         """The highest a cell's mean could still rise to with more seeds (its mean with `runs` of them)."""
-        return self.means[cell] + (0.0 if cell in self.repeats else self.z * self.seed_std / math.sqrt(runs))
+        return self.means[cell] + (0.0 if cell in self.repeats else self.rise / math.sqrt(runs))
 
 
 def seed_std(observed):
@@ -114,7 +123,7 @@ def shared_costs(observed):
 def standing(observed, metric, dev_size):
     """The search's state from what has run: the band is the report's (the larger of the best cell's
     seed std and the dev split's standard error at its mean); a cell is out when its reach (its
-    mean plus t x the seeds' pooled spread / √its seeds) falls short of the band."""
+    mean plus the rise / √its seeds) falls short of the band."""
     ran = {cell: runs for cell, runs in observed.items() if runs}
     if not ran:
         return Standing(None, 0.0, PRIOR_SEED_STD, {}, {}, set(), set(), [])
