@@ -120,19 +120,27 @@ def shared_costs(observed):
     return {cell: min(medians[same_work(cell)]) for cell, runs in observed.items() if runs}
 
 
+def best_spread(runs, pooled):
+    """The best cell's share of the band: its seed std, as the report reads it on PICK_SEEDS seeds;
+    before it has them, the pooled spread of every cell's seeds (`pooled`), since its own two or
+    three are a guess (SST-2 at n = 50: SetFit fast's 0.662 and 0.759 made a band of 0.069, the
+    grid's is 0.019, and put the probe in it). 0 on one run, or for runs that repeat themselves."""
+    if len(runs) < 2 or repeats_itself(runs):
+        return 0.0
+    return float(np.std([score for score, _ in runs], ddof=1)) if len(runs) >= PICK_SEEDS else pooled
+
+
 def standing(observed, metric, dev_size):
     """The search's state from what has run: the band is the report's (the larger of the best cell's
-    seed std and the dev split's standard error at its mean); a cell is out when its reach (its
-    mean plus the rise / √its seeds) falls short of the band."""
+    seed std, best_spread, and the dev split's standard error at its mean); a cell is out when its
+    reach (its mean plus the rise / √its seeds) falls short of the band."""
     ran = {cell: runs for cell, runs in observed.items() if runs}
     if not ran:
         return Standing(None, 0.0, PRIOR_SEED_STD, {}, {}, set(), set(), [])
     means = {cell: float(np.mean([score for score, _ in runs])) for cell, runs in ran.items()}
     best = max(ran, key=lambda cell: (means[cell], -len(ran[cell])))
-    dev_noise = dev_standard_error(means[best], metric, dev_size)
-    spread = float(np.std([s for s, _ in ran[best]], ddof=1)) if len(ran[best]) > 1 else 0.0
-    band = max(spread, dev_noise)
     (sd, freedom), repeats = seed_std(ran), {cell for cell, runs in ran.items() if repeats_itself(runs)}
+    band = max(best_spread(ran[best], sd), dev_standard_error(means[best], metric, dev_size))
     state = Standing(best, band, sd, means, shared_costs(ran), set(), set(), [], repeats, t_multiplier(freedom))
     reach = lambda cell: state.reach(cell, len(ran[cell]))
     state.out = {cell for cell in ran if reach(cell) < means[best] - band}

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import ROOT, result_record, write_result
@@ -103,6 +104,19 @@ def test_one_disagreement_does_not_put_every_cell_back_in_reach():
     state = standing(observed_of(scores, SECONDS), "accuracy", 187)
     assert state.z > 13 and abs(state.rise - 2 * state.seed_std) < 1e-12
     assert Cell("finetune", 1, 5e-5) in state.out and Cell("finetune", 3, 5e-5) not in state.out
+
+
+def test_the_bands_spread_is_the_pooled_one_until_the_best_has_the_picks_seeds():
+    # SST-2 at n = 50: the best's two seeds 0.662 and 0.759 (a std of 0.069, the grid's band 0.019)
+    # read as the band put the probe (0.677) in it; the pooled spread of every cell's seeds does not
+    scores = {("finetune", 1, 5e-5): [0.662, 0.759], ("finetune", 3, 5e-5): [0.648, 0.674, 0.651],
+              ("finetune", 0, 5e-5): [0.70, 0.69, 0.72, 0.70], ("probe", 3, None): [0.677, 0.677]}
+    state = standing(observed_of(scores, SECONDS), "accuracy", 872)
+    assert state.best == Cell("finetune", 1, 5e-5) and abs(state.band - state.seed_std) < 1e-12
+    assert 0.025 < state.band < 0.035 and Cell("probe", 3, None) not in state.inside
+    # with the pick's seeds, the best's own spread, as the report reads it
+    five = scores | {("finetune", 1, 5e-5): [0.662, 0.759, 0.70, 0.71, 0.72]}
+    assert abs(standing(observed_of(five, SECONDS), "accuracy", 872).band - np.std(five[("finetune", 1, 5e-5)], ddof=1)) < 1e-12
 
 
 def test_a_cell_whose_runs_repeat_themselves_is_settled_on_two():
