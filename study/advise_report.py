@@ -115,9 +115,11 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, test=
 
 
 def keep(chosen, size, shared, run_flags, save):
-    """Train the pick once more (seed 1) with --save, as make best does; (line for the report,
-    the command to label a CSV with it or to train it)."""
-    flags = result.RunName(chosen.freeze, size, 1, chosen.lr, 0, chosen.method).flags(shared) + run_flags
+    """Train the pick once more (seed 1) with --save, as the search ran it: to its last evaluation,
+    the score the search read (make best keeps the best of every evaluation, the study's); (line
+    for the report, the command to label a CSV with it or to train it)."""
+    flags = result.RunName(chosen.freeze, size, 1, chosen.lr, 0, chosen.method).flags(shared) + run_flags \
+        + ["--evaluations", "last"]
     command = f"python predict.py --model {shlex.quote(save)} --input YOUR.csv {text_columns(run_flags)} --out labelled.csv"
     if os.path.exists(save + ".json") and os.path.isdir(save):  # a search run again: its pick kept already?
         with open(save + ".json") as f:

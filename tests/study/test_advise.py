@@ -393,9 +393,12 @@ def test_a_test_file_is_scored_by_the_searchs_own_runs_and_an_older_run_is_run_a
     folder, command, _, _ = searched
     test_file = command[command.index("--test-file") + 1]
     with open(command[command.index("--save") + 1] + ".json") as f:
-        pick = Cell.of(json.load(f)["config"])  # the kept run: the pick's seed 1
+        kept = json.load(f)  # the kept run: the pick's seed 1
+    pick = Cell.of(kept["config"])
     runs = {r["config"]["seed"]: r for r in load_results(str(folder), figure="score") if Cell.of(r["config"]) == pick}
     assert len(runs) >= 2 and all(r["test_at_score"] for r in runs.values())
+    # the kept copy is the run the search read (its last evaluation), not make best's best of every one
+    assert kept["config"]["evaluations"] == "last" and fair_score(kept, "accuracy") == fair_score(runs[1], "accuracy")
     mean = sum(r["test_at_score"]["accuracy"] for r in runs.values()) / len(runs)
     said = f"On your test file ({test_file}): **{mean:.3f}**"
     assert said in (folder / advise.REPORT).read_text() and not (folder / search_folder.TEST).exists()
