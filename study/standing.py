@@ -1,7 +1,8 @@
 """
 Where make advise's search stands (study/policy.py decides from it what runs next): the cells, what
 each has scored, the best, the noise band around it, and which cells are out of it or in it. The
-band is the report's (study/answer.py).
+band is the report's (study/answer.py) once the best has the pick's seeds; before, its spread is
+every cell's pooled (best_spread).
 
 A cell is (method, depth, rate, model); what it has cost and scored is `observed`: {Cell: [(fair
 score, seconds), ...]}. A search over one checkpoint leaves the model empty; over several (make
@@ -67,7 +68,7 @@ class Standing:
     def rise(self):
         """How far a one-seed mean may still rise: t x the pooled spread, so that two seeds agreeing by
         chance put no cell out; but no more than Z_OUT x the larger of that spread and the prior's,
-        since t at one or two degrees of freedom (13.97, 4.53) reads a single disagreement as a
+        since t at one or two degrees of freedom (13.97, 4.53) read a single disagreement as a
         spread of a third of the scale and put every cell back in reach (TweetEval emotion: a
         fine-tune line search and 40 fine-tune runs, all out in the end; docs/findings-advise.md)."""
         return min(self.z * self.seed_std, Z_OUT * max(self.seed_std, PRIOR_SEED_STD))
@@ -131,9 +132,9 @@ def best_spread(runs, pooled):
 
 
 def standing(observed, metric, dev_size):
-    """The search's state from what has run: the band is the report's (the larger of the best cell's
-    seed std, best_spread, and the dev split's standard error at its mean); a cell is out when its
-    reach (its mean plus the rise / √its seeds) falls short of the band."""
+    """The search's state from what has run: the band is the larger of the best cell's seed spread
+    (best_spread: the report's once it has PICK_SEEDS seeds) and the dev split's standard error at
+    its mean; a cell is out when its reach (its mean plus the rise / √its seeds) falls short of it."""
     ran = {cell: runs for cell, runs in observed.items() if runs}
     if not ran:
         return Standing(None, 0.0, PRIOR_SEED_STD, {}, {}, set(), set(), [])
