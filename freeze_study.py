@@ -167,4 +167,5 @@ def trained_parameters(classifier, method, num_labels):
 
 
 if __name__ == "__main__":
+    machine.spare_imports_from_collection()
     main()

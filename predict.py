@@ -24,6 +24,7 @@ import checkpoint
 import hub
 import data
 import loop
+import machine
 import probe
 
 
@@ -109,4 +110,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    machine.spare_imports_from_collection()
     main()

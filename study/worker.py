@@ -44,6 +44,7 @@ def serve():
     os.dup2(2, 1)  # stray prints between runs go to stderr, never into the answers
     import freeze_study  # torch, once for every run
     import machine
+    machine.spare_imports_from_collection()
     try:
         for line in sys.stdin:
             job = json.loads(line)

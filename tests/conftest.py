@@ -1,3 +1,4 @@
+import gc
 import json
 import os
 import shutil
@@ -10,6 +11,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 import result  # noqa: E402  the project's modules, from ROOT
 GLUE_DIR = os.environ.get("GLUE_DIR") or os.path.join(ROOT, "..", "shared", "glue")
+
+
+def pytest_collection_finish(session):
+    """Every test module is imported (torch, transformers): their objects out of the collections
+    the tests set off, as machine.spare_imports_from_collection does for a run's process."""
+    gc.freeze()
 
 
 def cuda_available():
