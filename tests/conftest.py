@@ -1,4 +1,3 @@
-import gc
 import json
 import os
 import shutil
@@ -15,8 +14,9 @@ GLUE_DIR = os.environ.get("GLUE_DIR") or os.path.join(ROOT, "..", "shared", "glu
 
 def pytest_collection_finish(session):
     """Every test module is imported (torch, transformers): their objects out of the collections
-    the tests set off, as machine.spare_imports_from_collection does for a run's process."""
-    gc.freeze()
+    the tests set off, as a run's process does after its imports."""
+    import machine
+    machine.spare_imports_from_collection()
 
 
 def cuda_available():
