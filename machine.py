@@ -5,11 +5,13 @@ versions).
 """
 
 import ctypes
+import functools
 import gc
 import importlib.metadata
 import os
 import platform
 import resource
+import time
 
 import numpy as np
 import torch
@@ -109,12 +111,43 @@ def multiplies_bf16(cpuinfo="/proc/cpuinfo"):
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
+# bf16 is the CPU default only where its matrix products run this many times as fast as float32's:
+# a CPU can have the instructions and still be slower (below), and a margin keeps a CPU near the
+# line from changing its default between one run of a grid and the next
+BF16_MARGIN = 1.25
+
+
+def products_per_second(dtype, repeats=5):
+    """Multiply-adds per second of one product the size of a training step's feed-forward block
+    (a batch of 32 sentences of 40 tokens, minilm's 384 x 1536), at torch's threads: the fastest of
+    `repeats`, so that another process's moment on the CPU reads as little as it can."""
+    rows, width, inner = 1280, 384, 1536
+    x, w = torch.randn(rows, width, dtype=dtype), torch.randn(inner, width, dtype=dtype)
+    x @ w.T  # the first product pays for the library's set-up
+    fastest = float("inf")
+    for _ in range(repeats):
+        began = time.perf_counter()
+        x @ w.T
+        fastest = min(fastest, time.perf_counter() - began)
+    return rows * width * inner / fastest
+
+
+@functools.cache
+def bf16_pays():
+    """Whether bf16 mixed precision makes this CPU's runs faster: it multiplies bfloat16 natively,
+    and its bf16 products run at least BF16_MARGIN times as fast as float32's, measured once a
+    process (about 0.1 s). An AMD EPYC with AVX512-BF16 ran a whole run 1.8 times as fast in
+    bf16; an Intel Xeon with AVX512-BF16 and no AMX multiplied bf16 at 72 GFLOP/s a thread against
+    float32's 128, and ran a run 1.5 times as slow (docs/performance.md)."""
+    return multiplies_bf16() and products_per_second(torch.bfloat16) >= BF16_MARGIN * products_per_second(torch.float32)
+
+
 def default_precision(device):
     """fp16 mixed precision on CUDA, as the study trained. On a CPU, bf16 mixed precision where it
-    multiplies bfloat16 natively (the same answers as fp32: docs/equivalence.md), else fp32."""
+    is faster (bf16_pays; the same answers as fp32: docs/equivalence.md), else fp32."""
     if device.type == "cuda":
         return "fp16"
-    return "bf16" if multiplies_bf16() else "fp32"
+    return "bf16" if bf16_pays() else "fp32"
 
 
 def eval_batch_size(device):

@@ -6,11 +6,27 @@ import torch
 import machine
 
 
-def test_default_precision_is_the_study_s_on_cuda_and_bf16_only_where_the_cpu_multiplies_it(monkeypatch):
-    for native, expected in ((True, "bf16"), (False, "fp32")):
-        monkeypatch.setattr(machine, "multiplies_bf16", lambda: native)
+def test_default_precision_is_the_study_s_on_cuda_and_bf16_only_where_it_pays_on_the_cpu(monkeypatch):
+    for pays, expected in ((True, "bf16"), (False, "fp32")):
+        monkeypatch.setattr(machine, "bf16_pays", lambda: pays)
         assert machine.default_precision(torch.device("cpu")) == expected
         assert machine.default_precision(torch.device("cuda")) == "fp16"  # whatever the CPU
+
+
+def test_bf16_pays_only_where_the_cpu_has_it_and_its_products_beat_float32_s_by_the_margin(monkeypatch):
+    """A CPU with AVX512-BF16 can still multiply bf16 slower than float32 (an Intel Xeon without
+    AMX: 72 against 128 GFLOP/s); one without it is never measured (torch would emulate bf16)."""
+    measured = []
+    def products(rate_of_bf16):
+        return lambda dtype: measured.append(dtype) or (rate_of_bf16 if dtype == torch.bfloat16 else 1.0)
+    for native, bf16_rate, expected in ((True, 1.8, True), (True, 0.56, False), (True, 1.1, False), (False, 9.0, False)):
+        machine.bf16_pays.cache_clear()
+        monkeypatch.setattr(machine, "multiplies_bf16", lambda: native)
+        monkeypatch.setattr(machine, "products_per_second", products(bf16_rate))
+        measured.clear()
+        assert machine.bf16_pays() is expected, (native, bf16_rate)
+        assert bool(measured) is native
+    machine.bf16_pays.cache_clear()  # the next caller measures this CPU again
 
 
 def test_a_cpu_multiplies_bf16_when_its_flags_say_so(tmp_path):
