@@ -39,7 +39,7 @@ RUN_FLAGS ?=
 # oversampling, whose pairs grow as n^2; for SetFit's runs alone. The committed grids used 20 from n = 500
 NUM_ITERATIONS ?=
 # every run's precision: fp32, bf16 or fp16 (CUDA). Empty: fp16 mixed precision on CUDA (the
-# study's), bf16 on a CPU that multiplies it natively, else fp32. A results folder holds one precision:
+# study's), bf16 on a CPU that multiplies it natively and faster, else fp32. A results folder holds one precision:
 # a run refuses to add another to it (PRECISION=fp32 resumes a grid begun in fp32)
 PRECISION ?=
 # what your task is judged by (accuracy, mcc, macro_f1, f1, pearson, spearman): it picks each run's
