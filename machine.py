@@ -136,9 +136,10 @@ def products_per_second(dtype, repeats=5):
 def bf16_pays():
     """Whether bf16 mixed precision makes this CPU's runs faster: it multiplies bfloat16 natively,
     and its bf16 products run at least BF16_MARGIN times as fast as float32's, measured once a
-    process (about 0.1 s). An AMD EPYC with AVX512-BF16 ran a whole run 1.8 times as fast in
+    process (0.1-0.25 s on 2 cores). An AMD EPYC with AVX512-BF16 ran a whole run 1.8 times as fast in
     bf16; an Intel Xeon with AVX512-BF16 and no AMX multiplied bf16 at 72 GFLOP/s a thread against
-    float32's 128, and ran a run 1.5 times as slow (docs/performance.md)."""
+    float32's 128, and ran a run 1.45 times as slow
+    (docs/records/precision-cpu-2026-11-29.txt)."""
     return multiplies_bf16() and products_per_second(torch.bfloat16) >= BF16_MARGIN * products_per_second(torch.float32)
 
 
