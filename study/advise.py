@@ -44,7 +44,7 @@ from study.advise_report import (Spending, cell_rows, keep, rate_text, report_li
 from study.lock import holder, refuse_if_held, take_lock
 from study.progress import make_jobs
 from study.search import Search, search, spent
-from study.search_folder import TEST, options_of, path_of, rounds_of, runs_by_cell
+from study.search_folder import TEST, drop_kept, kept_path, options_of, path_of, rounds_of, runs_by_cell
 from study.standing import Cell
 
 LOCK = "advise.lock"
@@ -105,7 +105,7 @@ def parser():
     p.add_argument("--depths", type=int, nargs="+", help="one checkpoint's depths (make's FREEZE); the deepest is L")
     p.add_argument("--seeds", type=int, default=5, help="the most seeds a cell gets (the grid's 5)")
     p.add_argument("--jobs", type=int, help="runs at once (default: make -j N's N)")
-    p.add_argument("--save", help="where the pick is kept (a fine-tune, LoRA or BitFit), as make best keeps it")
+    p.add_argument("--save", help="where the pick is kept, as make best keeps it (default: saved/FOLDER-nSIZE)")
     p.add_argument("--test-file", help="your labelled test file (with your own --train-file and --dev-file): every "
                    "run scores it as it ends, no choice reads it, and the report gives the pick's seeds' mean there")
     p.add_argument("--replay", nargs="+", metavar="FOLDER", help="drive the policy with this grid's runs instead of "
@@ -235,7 +235,7 @@ def advise_in(args, run_flags):
         with runners(args) as workers:
             scores_test = ["--test-file", args.test_file] if args.test_file else []  # read by no choice
             s = Search(args.folder, size, space, args.budget * 3600, shared,
-                       run_flags + ["--evaluations", "last"] + scores_test, workers, args.seeds)
+                       run_flags + ["--evaluations", "last"] + scores_test, workers, args.seeds, keeps_ahead=True)
             found = search(s)
             if found.code:
                 raise RunFailed(found.code)
@@ -245,7 +245,8 @@ def advise_in(args, run_flags):
             waiting = None if decided else policy.next_runs(found.space, observed, metric, dev_half, workers.jobs)
             test = on_test_file(s, args.test_file, found, chosen, run_flags)
         save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
-        keep_line, command = keep(chosen, size, options_of(chosen, shared), run_flags, save)
+        keep_line, command = keep(chosen, size, options_of(chosen, shared), run_flags, save, kept_path(args.folder, chosen, size))
+        drop_kept(args.folder)
         row = write_report(s, found, chosen, waiting, test, keep_line, time.time() - began)
         print(command)
         return Advice(chosen, decided, row["reported"], test and test[1], args.folder, os.path.join(args.folder, REPORT), save)

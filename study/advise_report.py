@@ -9,6 +9,7 @@ user's test file.
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -114,19 +115,26 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, test=
     return lines + [""]
 
 
-def keep(chosen, size, shared, run_flags, save):
+def keep(chosen, size, shared, run_flags, save, kept=None):
     """Train the pick once more (seed 1) with --save, as the search ran it: to its last evaluation,
-    the score the search read (make best keeps the best of every evaluation, the study's); (line
-    for the report, the command to label a CSV with it or to train it)."""
+    the score the search read (make best keeps the best of every evaluation, the study's), unless
+    the search trained it so while its last runs ended (`kept`: that run's result path, the folder
+    --save wrote beside it): then move it there. (line for the report, the command to label a CSV
+    with it or to train it)."""
     flags = result.RunName(chosen.freeze, size, 1, chosen.lr, 0, chosen.method).flags(shared) + run_flags \
         + ["--evaluations", "last"]
     command = f"python predict.py --model {shlex.quote(save)} --input YOUR.csv {text_columns(run_flags)} --out labelled.csv"
     if os.path.exists(save + ".json") and os.path.isdir(save):  # a search run again: its pick kept already?
         with open(save + ".json") as f:
-            kept = json.load(f)["config"]
-        if (kept["method"], kept["freeze"], kept["lr"], str(kept["size"])) == (chosen.method, chosen.freeze, chosen.lr,
-                                                                               str(size)):
+            kept_config = json.load(f)["config"]
+        if (kept_config["method"], kept_config["freeze"], kept_config["lr"], str(kept_config["size"])) == \
+                (chosen.method, chosen.freeze, chosen.lr, str(size)):
             return f"Saved in {save} (seed 1) by an earlier search; label a CSV with `{command}`", command
+    if kept and os.path.exists(kept) and os.path.isdir(kept[:-len(".json")]) and not os.path.exists(save):
+        os.makedirs(os.path.dirname(os.path.abspath(save)), exist_ok=True)
+        shutil.move(kept[:-len(".json")], save)
+        shutil.move(kept, save + ".json")
+        return f"Saved in {save} (seed 1, trained while the search's last runs ran); label a CSV with `{command}`", command
     done = subprocess.run([sys.executable, "freeze_study.py", *flags, "--save", save, "--out", save + ".json", "--quiet"],
                           capture_output=True, text=True)
     if done.returncode:

@@ -5,14 +5,15 @@ the answer is decided or the budget spent.
 
     first    per checkpoint with no run yet (in the zero-training step's order), its cheapest run
              alone: it times a run here
-    rounds   policy.next_runs(what ran) ─► result files ─► workers.run_all (N at once, or Slurm)
-             ─► each run's fair score on the dev split's first half ─► the next round
+    rounds   policy.next_runs(what ran) ─► result files ─► workers.run_asked (N at once, or Slurm)
+             ─► each run's fair score on the dev split's first half ─► the next round, asked
+             for by the first worker free once the round's runs have all started (the runs
+             under way are not asked for again)
 
 The budget is hours of the runs' own seconds (each run's wall clock; with -j N, N of them pass at
 once). A killed search resumes from its folders without rerunning a finished run.
 """
 
-import json
 import math
 import os
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,7 @@ from typing import Callable
 
 import methods
 from study import policy
-from study.search_folder import available_in, log_round, options_of, path_of, read_folder, round_paths, seconds_of
+from study.search_folder import available_in, kept_path, log_round, options_of, path_of, read_folder, round_paths
 from study.standing import Cell
 
 
@@ -44,6 +45,7 @@ class Search:
     flags: list  # every run's own options, --evaluations last among them
     workers: object  # study.worker.Workers, or study.slurm.Rounds (SLURM=1)
     seeds: int = 5  # the most seeds a cell gets
+    keeps_ahead: bool = False  # a worker with nothing to run trains the likely pick to keep (keep_ahead)
     echo: Callable = print
     rounds: list = field(default_factory=list)
 
@@ -116,39 +118,52 @@ def searchable(s):
 
 
 def run_rounds(s):
-    """policy.py's rounds until decided, or the budget cannot pay for the next run; returns 0 or a
-    failed run's exit code."""
-    runs, observed, metric = s.read()
-    dev_half, budget = runs[0]["dev_size"] // 2, s.budget_seconds
-    while True:
+    """policy.py's rounds until decided, or the budget cannot pay for the next run: once a round's
+    runs have all started, the next worker free asks for the next round, given the runs ended so
+    far, without waiting for the rest of the round to end (with one worker, each round waits for
+    the last, as the replay reads them). Returns 0 or a failed run's exit code."""
+    dev_half, cell_of = s.read()[0][0]["dev_size"] // 2, {}  # cell_of: {path: its Cell}, every run handed out
+
+    def ask(in_flight):
+        """The policy's next round less the runs under way, while the budget pays for its runs
+        and those under way: [(path, its options)]."""
+        _, observed, metric = s.read()
         wanted = policy.next_runs(s.space, observed, metric, dev_half, s.workers.jobs)
-        if not wanted.cells or not policy.fits(wanted.cells[0], observed, s.space, spent(observed), budget):
-            return 0  # decided, or the budget cannot pay for the next run
-        paths = list(round_paths(s.folder, wanted.cells, s.size, s.seeds))
-        cells = dict(zip(paths, wanted.cells))
-        s.echo(f"advise: round {len(s.rounds) + 1} ({wanted.step}): {len(paths)} run{'s' * (len(paths) > 1)}, "
-               f"{spent(observed) / 3600:.2f} of {budget / 3600:.2g} h spent")
-        s.rounds.append(log_round(s.folder, wanted.step, paths))
-        before = observed  # the round's runs are checked against what it began with, and its finished runs
-        more = lambda path: policy.fits(cells[path], before, s.space, spent(before) + seconds_of(paths), budget)
-        code = run_round(s, paths, cells, more)
-        runs, observed, metric = s.read()
-        if code or not all(map(os.path.exists, paths)):
-            return code  # a run failed, or the budget stopped the round
+        cost = lambda cell: policy.expected_seconds(cell, observed, s.space)
+        committed, handed = spent(observed) + sum(cost(cell_of[path]) for path in in_flight), []
+        for path, cell in zip(round_paths(s.folder, wanted.cells, s.size, s.seeds), wanted.cells):
+            if path in in_flight:
+                continue
+            if not policy.fits(cell, observed, s.space, committed, s.budget_seconds):
+                break
+            committed, cell_of[path] = committed + cost(cell), cell
+            handed.append(path)
+        options = {path: options_of(cell_of[path], s.shared) for path in handed}
+        step = wanted.step
+        if not handed and in_flight and s.keeps_ahead and wanted.step in ("in/out", "best"):
+            step, handed, options = "keep ahead", *keep_ahead(s, observed, metric, dev_half, in_flight, cell_of)
+        if handed:
+            s.echo(f"advise: round {len(s.rounds) + 1} ({step}): {len(handed)} run{'s' * (len(handed) > 1)}"
+                   f"{f', {len(in_flight)} under way' if in_flight else ''}, "
+                   f"{spent(observed) / 3600:.2f} of {s.budget_seconds / 3600:.2g} h spent")
+            s.rounds.append(log_round(s.folder, step, handed))
+        return [(path, options[path]) for path in handed]
+
+    return s.workers.run_asked(ask, s.flags, s.echo)
 
 
-def run_round(s, paths, cells, more):
-    """A round's runs ({path: Cell} `cells`), those that take the same options together (each
-    checkpoint's its own --model); 0, or the first failed group's exit code."""
-    groups = {}
-    for path in paths:
-        options = options_of(cells[path], s.shared)
-        groups.setdefault(json.dumps(options, sort_keys=True), (options, []))[1].append(path)
-    for options, group in groups.values():
-        code = s.workers.run_all(group, options, s.flags, s.echo, more=more)
-        if code:
-            return code
-    return 0
+def keep_ahead(s, observed, metric, dev_half, in_flight, cell_of):
+    """With a worker free and every run the in/out or best step asks for under way: the cell the
+    search would pick if those runs changed nothing (the report's rule over what ended), once it
+    has two seeds, its seed 1 trained with --save into FOLDER/kept/, so that the search's keep
+    moves it instead of training it once more after the last run (study/advise_report.keep).
+    ([path], {path: its options}), or nothing where there is none, or it is kept or under way."""
+    likely = policy.pick(s.space, observed, metric, dev_half)[0]
+    path = likely and kept_path(s.folder, likely, s.size)
+    if not path or len(observed.get(likely, [])) < 2 or path in in_flight or os.path.exists(path):
+        return [], {}
+    cell_of[path] = likely
+    return [path], {path: dict(options_of(likely, s.shared), save=path[:-len(".json")])}
 
 
 def spent(observed):

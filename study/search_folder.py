@@ -5,6 +5,7 @@ results folder (the report reads it, a later make grid reuses it) with two addit
 
     RESULTS/freeze2_size200_seed1_lora.json ...   the search's runs, as a grid's
     RESULTS/test/...                               the pick's seeds again, scored on your test file
+    RESULTS/kept/...                               the likely pick, trained to keep while the last runs end
     RESULTS/advise.rounds                          every round, one JSON line each, across resumes
 
 A search over several checkpoints (make advise MODEL="minilm mpnet") keeps each one's runs in a
@@ -14,6 +15,7 @@ results folder of its own, named for it, inside RESULTS: RESULTS/minilm/..., RES
 
 import json
 import os
+import shutil
 from dataclasses import replace
 
 import methods
@@ -26,6 +28,7 @@ from study.standing import Cell
 
 ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes
 TEST = "test"  # the pick's runs again with --test-file as their dev split, in this subfolder
+KEPT = "kept"  # the likely pick's seed 1 trained with --save while the last runs end, in this subfolder
 
 
 def model_folder(folder, model):
@@ -67,6 +70,17 @@ def path_of(folder, cell, size, seed):
                         result.RunName(cell.freeze, size, seed, lr, 0, cell.method).file_name())
 
 
+def kept_path(folder, cell, size):
+    """Where the search keeps `cell`'s seed 1 ahead of its end: its result, and beside it, named
+    as it less .json, the folder --save wrote."""
+    return path_of(os.path.join(folder, KEPT), cell, size, 1)
+
+
+def drop_kept(folder):
+    """The likely picks trained to keep that were not the pick (kept_path; the pick's was moved)."""
+    shutil.rmtree(os.path.join(folder, KEPT), ignore_errors=True)
+
+
 def options_of(cell, shared):
     """The options every run of `cell` takes: the search's, and its checkpoint where the search has several."""
     return dict(shared, model=cell.model) if cell.model else shared
@@ -99,18 +113,6 @@ def rounds_of(folder):
             return [(r["step"], r["runs"]) for r in map(json.loads, f)]
     except FileNotFoundError:
         return []
-
-
-def seconds_of(paths):
-    """The seconds of those of `paths` that have finished (a round under way)."""
-    total = 0.0
-    for path in paths:
-        try:
-            with open(path) as f:
-                total += json.load(f)["seconds"]["total"]
-        except (OSError, ValueError, KeyError):
-            pass
-    return total
 
 
 def available_in(space, folder, size, seeds):

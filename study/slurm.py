@@ -14,13 +14,14 @@ tasks' output beside it; a resubmission skips the runs that are done or still in
 
 A search's rounds (make advise SLURM=1) go the same way, a round an array (Rounds, below):
 
-    study/advise.py ─► round ─► Rounds.run_all ─► sbatch --array (a task a run: python -m study.worker)
-                        ▲                              │
-                        └──── squeue: the array gone ◄─┘  (its results read as they land)
+    study/advise.py ─► round ─► Rounds.run_asked ─► sbatch --array (a task a run: python -m study.worker)
+                        ▲                                │
+                        └──── squeue: the array gone ◄───┘  (its results read as they land)
 """
 
 import argparse
 import glob
+import json
 import os
 import shlex
 import shutil
@@ -140,10 +141,11 @@ def check_cluster():
 
 class Rounds:
     """make advise's rounds as Slurm job arrays, with study.worker.Workers' interface (jobs,
-    run_all), so the search reads the same runs whichever way they ran: a round is one array, a
-    task a run, each task a worker of its own (python -m study.worker, the grid's tasks' worker), in
-    the search's working directory and environment. run_all returns once the array has left the
-    queue; a search stopped meanwhile cancels it."""
+    run_all, run_asked), so the search reads the same runs whichever way they ran: a round is one
+    array (one for each checkpoint's options), a task a run, each task a worker of its own (python
+    -m study.worker, the grid's tasks' worker), in the search's working directory and environment.
+    A round waits for its whole array to leave the queue (a worker freed early is Slurm's, not the
+    search's); a search stopped meanwhile cancels it."""
 
     def __init__(self, at_once, options, poll_seconds=1.0):
         # jobs: the policy fills an in/out round with this many runs, as it would make -j N's workers
@@ -157,18 +159,26 @@ class Rounds:
         if self.array is not None:  # stopped mid-round: the runs would land after the search is gone
             subprocess.run(["scancel", self.array], capture_output=True)
 
-    def run_all(self, runs, shared, run_flags, echo=print, more=lambda path: True):
-        """As Workers.run_all, but `more` is asked for every run before the array is submitted (a
-        worker asks as it takes each): the budget is checked against what the round began with."""
+    def run_asked(self, ask, run_flags, echo=print, runs=None):
+        """As Workers.run_asked, but a round waits for its last run: an array for each set of
+        options, then `ask` again once they have left the queue."""
+        while True:
+            groups = {}
+            for path, options in ask(frozenset()):
+                groups.setdefault(json.dumps(options, sort_keys=True), (options, []))[1].append(path)
+            if not groups:
+                return 0
+            for options, group in groups.values():
+                code = self.run_all(group, options, run_flags, echo)
+                if code:
+                    return code
+
+    def run_all(self, runs, shared, run_flags, echo=print):
+        """As Workers.run_all: the runs whose result is missing, as one array."""
         runs = [os.path.abspath(path) for path in runs]
-        pending = [path for path in runs if not os.path.exists(path)]
-        for path in pending:
+        allowed = [path for path in runs if not os.path.exists(path)]
+        for path in allowed:
             job_of(path, shared, run_flags)  # every name checked before any submission
-        allowed = []
-        for path in pending:
-            if not more(path):
-                break
-            allowed.append(path)
         if not allowed:
             return 0
         worker = [sys.executable, "-m", "study.worker", "--jobs", "1", *grid.shared_argv(shared)]

@@ -150,45 +150,50 @@ class Workers:
             self.started.append(process)
             return process
 
-    def run_all(self, runs, shared, run_flags, echo=print, more=lambda path: True):
-        """run_grid's work, with these workers; a run is handed out only if more(its path) says so
-        (a search's budget), and none after one it refuses."""
-        pending = queue.Queue()
-        for path in runs:
-            if not os.path.exists(path):
-                pending.put((path, job_of(path, shared, run_flags)))  # every name checked before any run
-        failures, refused, lock = [], [], threading.Lock()
+    def run_all(self, runs, shared, run_flags, echo=print):
+        """run_grid's work, with these workers: each run whose result is missing, by the next worker free."""
+        pending = [path for path in runs if not os.path.exists(path)]
+        for path in pending:
+            job_of(path, shared, run_flags)  # every name checked before any run
+        rounds = iter([[(path, shared) for path in pending]])
+        return self.run_asked(lambda in_flight: next(rounds, []), run_flags, echo, runs)
 
-        def work(worker):
-            while not failures and not refused:
-                try:
-                    path, job = pending.get_nowait()
-                except queue.Empty:
-                    break
-                if not more(path):
-                    refused.append(path)
-                    break
-                os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-                worker.stdin.write(json.dumps(job) + "\n")
-                answer = worker.stdout.readline()
-                code = int(answer) if answer.strip() else 1  # no answer: the worker died
-                with lock:
-                    if code == 0:
-                        echo(progress_line(path, runs))
-                    else:
-                        failures.append(code)
-                        echo(last_log_line(path) or f"study.worker: {path} failed (exit code {code})")
-                if not answer.strip():
-                    return  # a dead worker goes back to no one
-            self.idle.put(worker)
+    def run_asked(self, ask, run_flags, echo=print, runs=None):
+        """Rounds of runs as `ask(in_flight)` hands them out, [(result path, its options)]: a round's
+        runs go to the workers as they are free, and once all have started, the next worker free asks
+        for the next round, without waiting for the runs under way (make advise asks its policy,
+        which reads the runs ended so far). Nothing is handed out after a failure; the runs under
+        way finish (as under make). Returns 0 or the first failed run's exit code. `runs`: the grid
+        the progress lines count in (default: the runs handed out so far)."""
+        ended, in_flight, handed, round_, failures = queue.Queue(), set(), [], [], []
+        while True:
+            if len(in_flight) < self.jobs and not round_ and not failures:
+                round_ = list(ask(frozenset(in_flight)))
+            while len(in_flight) < self.jobs and round_ and not failures:
+                path, options = round_.pop(0)
+                job = job_of(path, options, run_flags)
+                in_flight.add(path)
+                handed.append(path)
+                threading.Thread(target=self.one_run, args=(self.take(), path, job, ended), daemon=True).start()
+            if not in_flight:
+                return failures[0] if failures else 0
+            path, code = ended.get()
+            in_flight.discard(path)
+            if code == 0:
+                echo(progress_line(path, runs or handed))
+            else:
+                failures.append(code)
+                echo(last_log_line(path) or f"study.worker: {path} failed (exit code {code})")
 
-        threads = [threading.Thread(target=work, args=(self.take(),), daemon=True)
-                   for _ in range(min(self.jobs, pending.qsize()))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        return failures[0] if failures else 0
+    def one_run(self, worker, path, job, ended):
+        """One run by `worker`, its (path, exit code) put on `ended`; the worker idle again after it,
+        unless it died (no answer: exit code 1)."""
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        worker.stdin.write(json.dumps(job) + "\n")
+        answer = worker.stdout.readline()
+        if answer.strip():
+            self.idle.put(worker)  # before the run counts as ended: the next one may take it
+        ended.put((path, int(answer) if answer.strip() else 1))
 
 
 def threads_each(workers):

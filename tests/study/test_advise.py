@@ -16,6 +16,7 @@ import pytest
 
 from conftest import ROOT, result_record, write_result
 from study import advise, policy, search_folder
+from study.advise_report import keep
 from study.answer import answer_cells, fair_score, recommend
 from study.replay import Made, replay
 from study.folder import load_results
@@ -429,6 +430,19 @@ def test_the_report_reads_a_searchs_runs_as_its_answer(searched, tmp_path):
     assert "## The answer" in text and "evaluated once" in text and "| probe | 3 |" in text
 
 
+def test_a_pick_kept_ahead_is_moved_into_place_not_trained_again(tmp_path):
+    kept = tmp_path / "kept" / "freeze2_size200_seed1.json"
+    (tmp_path / "kept" / "freeze2_size200_seed1").mkdir(parents=True)
+    (tmp_path / "kept" / "freeze2_size200_seed1" / "model.safetensors").write_text("its weights")
+    kept.write_text(json.dumps(result_record(2, 200, 1, 0.8)))
+    save = tmp_path / "saved" / "pick"
+    # options no run could take: the pick is not trained again
+    line, _ = keep(Cell("finetune", 2, 5e-5), 200, {}, ["--dataset", "none"], str(save), str(kept))
+    assert "trained while the search's last runs ran" in line and not kept.exists()
+    assert (save / "model.safetensors").read_text() == "its weights"
+    assert json.loads(Path(str(save) + ".json").read_text())["config"]["freeze"] == 2
+
+
 def test_the_printed_predict_command_names_the_user_s_columns():
     from study.advise_report import text_columns
     assert text_columns(["--train-file", "t.csv", "--text-column", "tweet"]) == "--text-column tweet"
@@ -451,7 +465,7 @@ def test_a_search_runs_setfit_s_fast_body_at_its_depths(tiny_bert, tmp_path):
     folder = tmp_path / "results"
     command = [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
                "--depths", "1", "2", "3", "--methods", "setfit-fast", "probe", "--save", str(tmp_path / "saved"),
-               "--splits-dir", str(tmp_path / "splits"), "--", "--dataset", "tiny", "--model", tiny_bert,
+               "--jobs", "2", "--splits-dir", str(tmp_path / "splits"), "--", "--dataset", "tiny", "--model", tiny_bert,
                "--train-file", str(tmp_path / "train.tsv"), "--dev-file", str(tmp_path / "dev.tsv"),
                "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)

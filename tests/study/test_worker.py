@@ -1,6 +1,8 @@
-"""study/worker.py: many runs in one process are the runs of processes of their own, bit for bit."""
+"""study/worker.py: many runs in one process are the runs of processes of their own, bit for bit, and
+a worker that is free is handed its next run while the others are under way."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -61,3 +63,22 @@ def test_several_workers_take_the_largest_size_and_fewest_frozen_layers_first():
     assert worker.longest_first(names) == [
         "freeze8_sizeall_seed1.json", "freeze-1_size1000_seed1.json", "freeze0_size1000_seed1.json",
         "freeze12_size1000_seed1.json", "freeze-1_size50_seed2.json", "freeze12_size50_seed1.json"]
+
+
+def test_a_free_worker_asks_for_the_next_round_while_the_last_is_under_way(tiny_bert, tmp_path):
+    tiny_task(tmp_path)
+    shared = dict(epochs=2, protocol=None, splits_dir=str(tmp_path / "splits"))
+    options = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
+               "--dev-file", str(tmp_path / "dev.tsv"), "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"]
+    runs = [str(tmp_path / "runs" / name) for name in NAMES[1:]]
+    rounds, asked = [runs[:2], runs[2:]], []
+
+    def ask(in_flight):  # a round of two runs, then one of one
+        asked.append(in_flight)
+        return [(path, shared) for path in (rounds.pop(0) if rounds else [])]
+
+    lines = []
+    with worker.Workers(2) as workers:
+        assert workers.run_asked(ask, options, echo=lines.append) == 0
+    assert asked[0] == frozenset() and len(asked[1]) == 1  # asked again with the first round's other run under way
+    assert all(os.path.exists(path) for path in runs) and len(lines) == 3

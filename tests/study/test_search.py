@@ -1,0 +1,89 @@
+"""study/search.py: a worker that is free asks for the policy's next round, less the runs under way,
+which count toward the budget, or, with nothing to run, trains the likely pick to keep (a real
+search end to end: test_advise.py)."""
+
+import json
+
+import methods
+from conftest import result_record
+from study import policy, search
+from study.search_folder import kept_path, path_of, read_folder
+from study.standing import Cell
+
+SPACE = policy.space_for(200, 4, [0, 1, 2, 3, 4], ["finetune", "bitfit", "lora"])
+
+
+def ran(folder, cell, seed, score, seconds=10.0):
+    """A search's run of `cell` as its folder holds it: both halves of the dev split scored."""
+    record = result_record(cell.freeze, 200, seed, score, lr=cell.lr, method=cell.method,
+                           seconds=dict(total=seconds, eval=0.0))
+    record["dev_halves"] = [dict(accuracy=score, mcc=0.0)] * 2
+    with open(path_of(str(folder), cell, 200, seed), "w") as f:
+        json.dump(record, f)
+
+
+class Asking:
+    """Workers that only ask: `script(ask)` plays what they would see."""
+    jobs = 2
+
+    def __init__(self, script):
+        self.script = script
+
+    def run_asked(self, ask, run_flags, echo=print):
+        self.script(ask)
+        return 0
+
+
+def screened(folder):
+    """A folder with the search's first run, and the screen it asks for after it."""
+    ran(folder, Cell("finetune", 4, methods.get("finetune").default_lr(200)), 1, 0.8)
+    return policy.screen(SPACE, read_folder(str(folder), 200, SPACE)[1])
+
+
+def search_with(folder, budget_seconds, script, keeps_ahead=False):
+    s = search.Search(str(folder), 200, SPACE, budget_seconds, {}, [], Asking(script), echo=lambda line: None,
+                      keeps_ahead=keeps_ahead)
+    return search.run_rounds(s)
+
+
+def test_a_free_worker_asks_for_the_next_round_less_the_runs_under_way(tmp_path):
+    screen, asked = screened(tmp_path), []
+    first_run = lambda cell: (path_of(str(tmp_path), cell, 200, 1), {})
+
+    def screen_then_again(ask):
+        asked.append(ask(frozenset()))  # the screen, cheapest first
+        ran(tmp_path, screen[0], 1, 0.7)  # its first run ends, the second is under way
+        asked.append(ask(frozenset({asked[0][1][0]})))
+
+    assert search_with(tmp_path, 1e9, screen_then_again) == 0
+    assert asked == [[first_run(cell) for cell in screen], [first_run(cell) for cell in screen[2:]]]
+
+
+def test_the_runs_under_way_count_toward_the_budget(tmp_path):
+    screen = screened(tmp_path)
+    ran(tmp_path, screen[0], 1, 0.7)
+    observed = read_folder(str(tmp_path), 200, SPACE)[1]
+    cost = lambda cell: policy.expected_seconds(cell, observed, SPACE)
+    exact = search.spent(observed) + cost(screen[1]) + cost(screen[2])
+    first_run = lambda cell: path_of(str(tmp_path), cell, 200, 1)
+    for budget, runs in ((exact, 2), (exact - 1, 1)):  # what ended, then the screen's next two
+        asked = []
+        search_with(tmp_path, budget, lambda ask: asked.extend([ask(frozenset()), ask(frozenset({first_run(screen[1])}))]))
+        assert [[path for path, _ in round_] for round_ in asked] == [[first_run(cell) for cell in screen[1:1 + runs]],
+                                                                     [first_run(screen[2])][:runs - 1]], budget
+
+
+def test_a_worker_with_nothing_to_run_trains_the_likely_pick_to_keep_once_it_has_two_seeds(tmp_path, monkeypatch):
+    screened(tmp_path)
+    cell = Cell("finetune", 2, methods.get("finetune").default_lr(200))
+    kept = kept_path(str(tmp_path), cell, 200)
+    for step, seeds, keeps in (("in/out", 1, []), ("in/out", 2, [(kept, dict(save=kept[:-len(".json")]))]),
+                               ("screen", 2, [])):
+        for seed in range(1, seeds + 1):
+            ran(tmp_path, cell, seed, 0.8)
+        monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round(step, [cell]))  # its next seed alone
+        monkeypatch.setattr(policy, "pick", lambda *args: (cell, False))
+        under_way, asked = (path_of(str(tmp_path), cell, 200, seeds + 1), {}), []
+        search_with(tmp_path, 1e9, lambda ask: asked.extend([ask(frozenset()), ask(frozenset({under_way[0]}))]),
+                    keeps_ahead=True)
+        assert asked == [[under_way], keeps], (step, seeds)
