@@ -128,11 +128,15 @@ def run_rounds(s):
         """The policy's next round less the runs under way, while the budget pays for its runs
         and those under way: [(path, its options)]."""
         _, observed, metric = s.read()
-        wanted = policy.next_runs(s.space, observed, metric, dev_half, s.workers.jobs)
+        wanted = policy.next_runs(s.space, observed, metric, dev_half, s.workers.jobs - len(in_flight))
+        # the in/out and best steps ask for a cell's next seeds: after those under way, which a
+        # worker freed early would otherwise leave for a costlier cell (the screen, the rates and
+        # the refine ask for cells not yet run: one under way is not asked for again)
+        after = in_flight if wanted.step in ("in/out", "best") else ()
         cost = lambda cell: policy.expected_seconds(cell, observed, s.space)
         committed, handed = spent(observed) + sum(cost(cell_of[path]) for path in in_flight), []
-        for path, cell in zip(round_paths(s.folder, wanted.cells, s.size, s.seeds), wanted.cells):
-            if path in in_flight:
+        for path, cell in zip(round_paths(s.folder, wanted.cells, s.size, s.seeds, after), wanted.cells):
+            if path is None or path in in_flight:
                 continue
             if not policy.fits(cell, observed, s.space, committed, s.budget_seconds):
                 break

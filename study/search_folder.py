@@ -91,11 +91,14 @@ def missing_seeds(folder, cell, size, seeds):
     return [s for s in range(1, seeds + 1) if not os.path.exists(path_of(folder, cell, size, s))]
 
 
-def round_paths(folder, cells, size, seeds):
-    """The result files of a round's cells: a cell named twice takes its next two missing seeds."""
-    missing = {cell: iter(missing_seeds(folder, cell, size, seeds)) for cell in cells}
+def round_paths(folder, cells, size, seeds, after=()):
+    """The result files of a round's cells: a cell named twice takes its next two missing seeds,
+    those of `after` (runs under way) left out; None where a cell has no seed left."""
+    missing = {cell: iter([seed for seed in missing_seeds(folder, cell, size, seeds)
+                           if path_of(folder, cell, size, seed) not in after]) for cell in cells}
     for cell in cells:
-        yield path_of(folder, cell, size, next(missing[cell]))
+        seed = next(missing[cell], None)
+        yield seed and path_of(folder, cell, size, seed)
 
 
 def log_round(folder, step, paths):

@@ -40,9 +40,9 @@ def screened(folder):
     return policy.screen(SPACE, read_folder(str(folder), 200, SPACE)[1])
 
 
-def search_with(folder, budget_seconds, script, keeps_ahead=False):
-    s = search.Search(str(folder), 200, SPACE, budget_seconds, {}, [], Asking(script), echo=lambda line: None,
-                      keeps_ahead=keeps_ahead)
+def search_with(folder, budget_seconds, script, keeps_ahead=False, seeds=5):
+    s = search.Search(str(folder), 200, SPACE, budget_seconds, {}, [], Asking(script), seeds=seeds,
+                      echo=lambda line: None, keeps_ahead=keeps_ahead)
     return search.run_rounds(s)
 
 
@@ -73,17 +73,37 @@ def test_the_runs_under_way_count_toward_the_budget(tmp_path):
                                                                      [first_run(screen[2])][:runs - 1]], budget
 
 
-def test_a_worker_with_nothing_to_run_trains_the_likely_pick_to_keep_once_it_has_two_seeds(tmp_path, monkeypatch):
+def in_out_of(cell, monkeypatch):
+    """The policy at the in/out step, asking for `cell`'s next seed alone, its pick `cell`."""
+    monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round("in/out", [cell]))
+    monkeypatch.setattr(policy, "pick", lambda *args: (cell, False))
+
+
+def test_a_cells_next_seed_is_the_one_after_those_under_way(tmp_path, monkeypatch):
+    screened(tmp_path)
+    cell = Cell("finetune", 2, methods.get("finetune").default_lr(200))
+    ran(tmp_path, cell, 1, 0.8)
+    in_out_of(cell, monkeypatch)
+    seed = lambda n: path_of(str(tmp_path), cell, 200, n)
+    asked = []
+    search_with(tmp_path, 1e9, lambda ask: asked.extend([ask(frozenset()), ask(frozenset({seed(2)}))]))
+    assert asked == [[(seed(2), {})], [(seed(3), {})]]
+
+
+def test_a_worker_with_no_seed_to_run_trains_the_likely_pick_to_keep_once_it_has_two_seeds(tmp_path, monkeypatch):
     screened(tmp_path)
     cell = Cell("finetune", 2, methods.get("finetune").default_lr(200))
     kept = kept_path(str(tmp_path), cell, 200)
-    for step, seeds, keeps in (("in/out", 1, []), ("in/out", 2, [(kept, dict(save=kept[:-len(".json")]))]),
-                               ("screen", 2, [])):
-        for seed in range(1, seeds + 1):
-            ran(tmp_path, cell, seed, 0.8)
-        monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round(step, [cell]))  # its next seed alone
-        monkeypatch.setattr(policy, "pick", lambda *args: (cell, False))
-        under_way, asked = (path_of(str(tmp_path), cell, 200, seeds + 1), {}), []
-        search_with(tmp_path, 1e9, lambda ask: asked.extend([ask(frozenset()), ask(frozenset({under_way[0]}))]),
-                    keeps_ahead=True)
-        assert asked == [[under_way], keeps], (step, seeds)
+    in_out_of(cell, monkeypatch)
+    for seeds, keeps in ((1, []), (2, [(kept, dict(save=kept[:-len(".json")]))])):
+        ran(tmp_path, cell, seeds, 0.8)
+        last = (path_of(str(tmp_path), cell, 200, seeds + 1), {})  # the cell's last seed, under way
+        asked = []
+        search_with(tmp_path, 1e9, lambda ask: asked.extend([ask(frozenset()), ask(frozenset({last[0]}))]),
+                    keeps_ahead=True, seeds=seeds + 1)
+        assert asked == [[last], keeps], seeds
+    monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round("screen", [cell]))
+    asked = []
+    search_with(tmp_path, 1e9, lambda ask: asked.extend([ask(frozenset()), ask(frozenset({last[0]}))]),
+                keeps_ahead=True, seeds=3)
+    assert asked == [[last], []]  # not while the screen is under way
