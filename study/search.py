@@ -125,49 +125,61 @@ def run_rounds(s):
     dev_half, cell_of = s.read()[0][0]["dev_size"] // 2, {}  # cell_of: {path: its Cell}, every run handed out
 
     def ask(in_flight):
-        """The policy's next round less the runs under way, while the budget pays for its runs
-        and those under way: [(path, its options)]."""
+        """What the free workers run next, [(path, its options)]: the policy's round at their width
+        less the runs under way; else the likely pick, to keep, once its last seed is under way;
+        else the round at every worker's width (the next open cells)."""
         _, observed, metric = s.read()
-        wanted = policy.next_runs(s.space, observed, metric, dev_half, s.workers.jobs - len(in_flight))
-        # the in/out and best steps ask for a cell's next seeds: after those under way, which a
-        # worker freed early would otherwise leave for a costlier cell (the screen, the rates and
-        # the refine ask for cells not yet run: one under way is not asked for again)
-        after = in_flight if wanted.step in ("in/out", "best") else ()
-        cost = lambda cell: policy.expected_seconds(cell, observed, s.space)
-        committed, handed = spent(observed) + sum(cost(cell_of[path]) for path in in_flight), []
-        for path, cell in zip(round_paths(s.folder, wanted.cells, s.size, s.seeds, after), wanted.cells):
-            if path is None or path in in_flight:
-                continue
-            if not policy.fits(cell, observed, s.space, committed, s.budget_seconds):
-                break
-            committed, cell_of[path] = committed + cost(cell), cell
-            handed.append(path)
-        options = {path: options_of(cell_of[path], s.shared) for path in handed}
-        step = wanted.step
-        if not handed and in_flight and s.keeps_ahead and wanted.step in ("in/out", "best"):
-            step, handed, options = "keep ahead", *keep_ahead(s, observed, metric, dev_half, in_flight, cell_of)
+        free, options = s.workers.jobs - len(in_flight), {}
+        step, handed = handed_out(s, observed, metric, dev_half, in_flight, cell_of, free)
+        if not handed and in_flight and s.keeps_ahead and step in ("in/out", "best"):
+            handed = keep_ahead(s, observed, metric, dev_half, in_flight, cell_of)
+            step, options = ("keep ahead", {path: dict(save=path[:-len(".json")]) for path in handed}) if handed \
+                else (step, {})
+        if not handed and in_flight:
+            step, handed = handed_out(s, observed, metric, dev_half, in_flight, cell_of, s.workers.jobs)
         if handed:
             s.echo(f"advise: round {len(s.rounds) + 1} ({step}): {len(handed)} run{'s' * (len(handed) > 1)}"
                    f"{f', {len(in_flight)} under way' if in_flight else ''}, "
                    f"{spent(observed) / 3600:.2f} of {s.budget_seconds / 3600:.2g} h spent")
             s.rounds.append(log_round(s.folder, step, handed))
-        return [(path, options[path]) for path in handed]
+        return [(path, dict(options_of(cell_of[path], s.shared), **options.get(path, {}))) for path in handed]
 
     return s.workers.run_asked(ask, s.flags, s.echo)
 
 
+def handed_out(s, observed, metric, dev_half, in_flight, cell_of, width):
+    """(the step, the paths of its round for `width` workers less the runs under way, while the
+    budget pays for them and for those under way). The in/out and best steps ask for a cell's next
+    seeds: after those under way, which a worker freed early would otherwise leave for a costlier
+    cell; the screen, the rates and the refine ask for cells not yet run, and never again for one
+    under way."""
+    wanted = policy.next_runs(s.space, observed, metric, dev_half, width)
+    after = in_flight if wanted.step in ("in/out", "best") else ()
+    cost = lambda cell: policy.expected_seconds(cell, observed, s.space)
+    committed, handed = spent(observed) + sum(cost(cell_of[path]) for path in in_flight), []
+    for path, cell in zip(round_paths(s.folder, wanted.cells, s.size, s.seeds, after), wanted.cells):
+        if path is None or path in in_flight:
+            continue
+        if not policy.fits(cell, observed, s.space, committed, s.budget_seconds):
+            break
+        committed, cell_of[path] = committed + cost(cell), cell
+        handed.append(path)
+    return wanted.step, handed
+
+
 def keep_ahead(s, observed, metric, dev_half, in_flight, cell_of):
-    """With a worker free and every run the in/out or best step asks for under way: the cell the
-    search would pick if those runs changed nothing (the report's rule over what ended), once it
-    has two seeds, its seed 1 trained with --save into FOLDER/kept/, so that the search's keep
-    moves it instead of training it once more after the last run (study/advise_report.keep).
-    ([path], {path: its options}), or nothing where there is none, or it is kept or under way."""
+    """The cell the search would pick if the runs under way changed nothing (the report's rule over
+    what ended), once it has two seeds and its last seed is under way: its seed 1 trained with
+    --save into FOLDER/kept/, so that the search's keep moves it instead of training it once more
+    after the last run (study/advise_report.keep). [its path], or [] where there is none, it has a
+    seed to run, or it is kept or under way."""
     likely = policy.pick(s.space, observed, metric, dev_half)[0]
     path = likely and kept_path(s.folder, likely, s.size)
-    if not path or len(observed.get(likely, [])) < 2 or path in in_flight or os.path.exists(path):
-        return [], {}
+    if not path or len(observed.get(likely, [])) < 2 or path in in_flight or os.path.exists(path) \
+            or next(round_paths(s.folder, [likely], s.size, s.seeds, in_flight)) is not None:
+        return []
     cell_of[path] = likely
-    return [path], {path: dict(options_of(likely, s.shared), save=path[:-len(".json")])}
+    return [path]
 
 
 def spent(observed):

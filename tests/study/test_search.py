@@ -107,3 +107,23 @@ def test_a_worker_with_no_seed_to_run_trains_the_likely_pick_to_keep_once_it_has
     search_with(tmp_path, 1e9, lambda ask: asked.extend([ask(frozenset()), ask(frozenset({last[0]}))]),
                 keeps_ahead=True, seeds=3)
     assert asked == [[last], []]  # not while the screen is under way
+
+
+def test_with_the_cheapest_cells_last_seed_under_way_a_freed_worker_takes_the_next_open_cell(tmp_path, monkeypatch):
+    screened(tmp_path)
+    lr = methods.get("finetune").default_lr(200)
+    cheapest, next_open = Cell("finetune", 2, lr), Cell("finetune", 1, lr)
+    for seed in range(1, 5):
+        ran(tmp_path, cheapest, seed, 0.8)
+    ran(tmp_path, next_open, 1, 0.8)
+    in_out_of(cheapest, monkeypatch)
+    monkeypatch.setattr(policy, "pick", lambda *args: (next_open, False))  # the likely pick has seeds to run: none kept
+    asked = []
+
+    def last_seed_then(ask):
+        asked.append(ask(frozenset()))  # the cheapest cell's last seed
+        monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round("in/out", [cheapest, next_open][:args[-1]]))
+        asked.append(ask(frozenset({asked[0][0][0]})))  # one worker free: at its width, nothing to run
+
+    search_with(tmp_path, 1e9, last_seed_then, keeps_ahead=True)
+    assert asked == [[(path_of(str(tmp_path), cheapest, 200, 5), {})], [(path_of(str(tmp_path), next_open, 200, 2), {})]]
