@@ -133,8 +133,8 @@ def run_rounds(s):
         step, handed = handed_out(s, observed, metric, dev_half, in_flight, cell_of, free)
         if not handed and in_flight and s.keeps_ahead and step in ("in/out", "best"):
             handed = keep_ahead(s, observed, metric, dev_half, in_flight, cell_of)
-            step, options = ("keep ahead", {path: dict(save=path[:-len(".json")]) for path in handed}) if handed \
-                else (step, {})
+            if handed:  # it writes its --save folder beside its result
+                step, options = "keep ahead", {handed[0]: dict(save=handed[0][:-len(".json")])}
         if not handed and in_flight:
             step, handed = handed_out(s, observed, metric, dev_half, in_flight, cell_of, s.workers.jobs)
         if handed:
