@@ -26,8 +26,6 @@ at its protocol's depths. A folder holds one search at a time (a lock file names
 import argparse
 import csv
 import io
-import json
-import math
 import os
 import signal
 import sys
@@ -39,12 +37,12 @@ import protocol
 import result
 from atomic import write_atomically
 from study import figures, grid, policy, prior, slurm, worker
-from study.advise_report import (Spending, cell_rows, keep, rate_text, report_lines, scored_on, scores_on_test,
-                                 verdict, with_dev_file)
+from study.advise_report import (Spending, cell_rows, check_save, keep, rate_text, report_lines, scored_on,
+                                 scores_on_test, verdict, with_dev_file)
 from study.lock import holder, refuse_if_held, take_lock
 from study.progress import make_jobs
 from study.search import Search, search, spent
-from study.search_folder import TEST, drop_kept, kept_path, options_of, path_of, rounds_of, runs_by_cell
+from study.search_folder import TEST, drop_kept, kept_run, options_of, path_of, rounds_of, runs_by_cell
 from study.standing import Cell
 
 LOCK = "advise.lock"
@@ -186,16 +184,6 @@ def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
     return row
 
 
-def run_replay(args):
-    from study.replay import replay
-    size = args.size if args.size == "all" else int(args.size)
-    outcome = replay(args.replay, size, budget_seconds=(args.budget or math.inf) * 3600)
-    for cell, seed, seconds, step in outcome["order"]:
-        print(f"{step:7s} {label_of(cell, True):16s} k={cell.freeze:<3d} lr {rate_text(cell):7s} seed {seed} {seconds:8.1f} s")
-    keys = ("size", "pick", "grid_pick", "same", "decided", "seconds", "grid_seconds", "runs", "grid_runs")
-    print(json.dumps({key: outcome[key] for key in keys}))
-
-
 def zero_training_step(folder, size, space, run_flags, shared):
     """Each checkpoint's layers scored before any run, on the subset its runs train on (study/prior.py):
     {checkpoint: its prior}; ValueError's one line where a checkpoint cannot take the task."""
@@ -227,6 +215,9 @@ def advise_in(args, run_flags):
     args, run_flags, size, space = checked(args, run_flags)
     shared, lock, began = grid.shared_options(args), None, time.time()
     refuse_if_held(args.folder, LOCK)  # before the checkpoints are scored for a search that cannot run
+    save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
+    ran = runs_by_cell(args.folder, size, space).values()
+    check_save(save, size, {run["config"]["task"] for runs in ran for run in runs})  # refused before any run
     priors = zero_training_step(args.folder, size, space, run_flags, shared)
     space = policy.ordered(space, prior.ranked(priors))
     try:
@@ -244,8 +235,8 @@ def advise_in(args, run_flags):
             chosen, decided = policy.pick(found.space, observed, metric, dev_half)
             waiting = None if decided else policy.next_runs(found.space, observed, metric, dev_half, workers.jobs)
             test = on_test_file(s, args.test_file, found, chosen, run_flags)
-        save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
-        keep_line, command = keep(chosen, size, options_of(chosen, shared), run_flags, save, kept_path(args.folder, chosen, size))
+        kept = kept_run(args.folder, chosen, size, args.seeds)  # saved as the search ran, or None
+        keep_line, command = keep(chosen, size, options_of(chosen, shared), run_flags, save, kept)
         drop_kept(args.folder)
         row = write_report(s, found, chosen, waiting, test, keep_line, time.time() - began)
         print(command)
@@ -336,7 +327,8 @@ def main(argv=None):
     args = p.parse_args(ours)
     try:
         if args.replay:
-            return run_replay(args)
+            from study.replay import print_replay
+            return print_replay(args.replay, args.size, args.budget)
         advise_in(args, run_flags)
     except RunFailed as e:
         sys.exit(e.code)  # the run said why

@@ -14,7 +14,6 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-import numpy as np
 
 import methods
 import result
@@ -115,31 +114,67 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, test=
     return lines + [""]
 
 
+def check_save(save, size, tasks):
+    """Refuse before any run a --save that holds what the keep may not replace: anything but a pick
+    an earlier search of these runs kept (a result beside it whose task, one of `tasks`, the
+    folder's runs', and size are this search's). ValueError's one line."""
+    if not os.path.exists(save):
+        return
+    try:
+        with open(save + ".json") as f:
+            config = json.load(f)["config"]
+    except (OSError, ValueError, KeyError):
+        raise ValueError(f"--save {save} exists and is no pick a search kept: give another --save, or move it")
+    if config.get("task") not in tasks or str(config.get("size")) != str(size):
+        raise ValueError(f"--save {save} holds a pick of another search ({config.get('task')}, n = {config.get('size')}): "
+                         f"give another --save, or move it")
+
+
 def keep(chosen, size, shared, run_flags, save, kept=None):
-    """Train the pick once more (seed 1) with --save, as the search ran it: to its last evaluation,
-    the score the search read (make best keeps the best of every evaluation, the study's), unless
-    the search trained it so while its last runs ended (`kept`: that run's result path, the folder
-    --save wrote beside it): then move it there. (line for the report, the command to label a CSV
-    with it or to train it)."""
-    flags = result.RunName(chosen.freeze, size, 1, chosen.lr, 0, chosen.method).flags(shared) + run_flags \
-        + ["--evaluations", "last"]
+    """The pick kept with --save, as the search ran it: to its last evaluation, the score the search
+    read (make best keeps the best of every evaluation, the study's). `kept`: (a run of the pick that
+    saved its model as the search ran, the folder it saved; search_folder.kept_run), moved into
+    place; without one, its seed 1 trained once more. An earlier pick of the same search there
+    (check_save) is replaced once the new one is kept. (line for the report, the command to label a
+    CSV with it or to train it)."""
     command = f"python predict.py --model {shlex.quote(save)} --input YOUR.csv {text_columns(run_flags)} --out labelled.csv"
+    earlier = None
     if os.path.exists(save + ".json") and os.path.isdir(save):  # a search run again: its pick kept already?
         with open(save + ".json") as f:
-            kept_config = json.load(f)["config"]
-        if (kept_config["method"], kept_config["freeze"], kept_config["lr"], str(kept_config["size"])) == \
+            earlier = json.load(f)["config"]
+        if (earlier["method"], earlier["freeze"], earlier["lr"], str(earlier["size"])) == \
                 (chosen.method, chosen.freeze, chosen.lr, str(size)):
-            return f"Saved in {save} (seed 1) by an earlier search; label a CSV with `{command}`", command
-    if kept and os.path.exists(kept) and os.path.isdir(kept[:-len(".json")]) and not os.path.exists(save):
+            return f"Saved in {save} (seed {earlier['seed']}) by an earlier search; label a CSV with `{command}`", command
+    into = save + ".new" if earlier else save
+    shutil.rmtree(into, ignore_errors=True) if earlier else None  # a keep killed before its swap
+    seed = kept_into(chosen, size, shared, run_flags, into, kept)
+    replaced = ""
+    if earlier:
+        shutil.rmtree(save)
+        os.replace(into + ".json", save + ".json")
+        os.replace(into, save)
+        replaced = f"; it replaces the earlier pick kept there ({methods.get(earlier['method']).label}, freeze {earlier['freeze']})"
+    how = "saved as the search ran it" if kept else "trained once more"
+    return f"Saved in {save} (seed {seed}, {how}){replaced}; label a CSV with `{command}`", command
+
+
+def kept_into(chosen, size, shared, run_flags, save, kept):
+    """The pick's model and its result at `save` and save.json: `kept` moved there, or its seed 1
+    trained there. Returns the seed kept."""
+    if kept:
+        result_path, saved = kept
         os.makedirs(os.path.dirname(os.path.abspath(save)), exist_ok=True)
-        shutil.move(kept[:-len(".json")], save)
-        shutil.move(kept, save + ".json")
-        return f"Saved in {save} (seed 1, trained while the search's last runs ran); label a CSV with `{command}`", command
+        shutil.move(saved, save)
+        shutil.copyfile(result_path, save + ".json")  # the run's record stays among the search's results
+        with open(result_path) as f:
+            return json.load(f)["config"]["seed"]
+    flags = result.RunName(chosen.freeze, size, 1, chosen.lr, 0, chosen.method).flags(shared) + run_flags \
+        + ["--evaluations", "last"]
     done = subprocess.run([sys.executable, "freeze_study.py", *flags, "--save", save, "--out", save + ".json", "--quiet"],
                           capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError((done.stderr.strip().splitlines() or ["the run failed"])[-1])
-    return f"Saved in {save} (seed 1); label a CSV with `{command}`", command
+    return 1
 
 
 def text_columns(run_flags):

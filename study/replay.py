@@ -18,12 +18,15 @@ size is the sum of its runs' recorded seconds; its answer, the report's.
 """
 
 import functools
+import json
+import math
 import os
 from dataclasses import dataclass, field, replace
 
 import methods
+import result
 from study import policy
-from study.advise_report import picked_score
+from study.advise_report import picked_score, rate_text
 from study.answer import answer_cells, fair_score, judged_by, recommend
 from study.folder import load_results
 from study.standing import PICK_SEEDS, Cell, standing
@@ -229,3 +232,14 @@ def band_floor(observed, metric, dev_size):
     """The lowest fair mean still in the band of the best so far (-inf before any run)."""
     state = standing(observed, metric, dev_size)
     return state.means[state.best] - state.band if state.best else float("-inf")
+
+
+def print_replay(folders, size, budget_hours=None):
+    """The replay as `python -m study.advise --replay` prints it: each run it would make, then its outcome."""
+    size = size if size == "all" else int(size)
+    outcome = replay(folders, size, budget_seconds=(budget_hours or math.inf) * 3600)
+    for cell, seed, seconds, step in outcome["order"]:
+        label = methods.get(cell.method).label + (f" ({result.model_label(cell.model)})" if cell.model else "")
+        print(f"{step:7s} {label:16s} k={cell.freeze:<3d} lr {rate_text(cell):7s} seed {seed} {seconds:8.1f} s")
+    keys = ("size", "pick", "grid_pick", "same", "decided", "seconds", "grid_seconds", "runs", "grid_runs")
+    print(json.dumps({key: outcome[key] for key in keys}))

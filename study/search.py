@@ -21,7 +21,8 @@ from typing import Callable
 
 import methods
 from study import policy
-from study.search_folder import available_in, kept_path, log_round, options_of, path_of, read_folder, round_paths
+from study.search_folder import (available_in, kept_folder, kept_path, kept_run, log_round, options_of, path_of,
+                                 read_folder, round_paths)
 from study.standing import Cell
 
 
@@ -45,7 +46,7 @@ class Search:
     flags: list  # every run's own options, --evaluations last among them
     workers: object  # study.worker.Workers, or study.slurm.Rounds (SLURM=1)
     seeds: int = 5  # the most seeds a cell gets
-    keeps_ahead: bool = False  # a worker with nothing to run trains the likely pick to keep (keep_ahead)
+    keeps_ahead: bool = False  # the likely pick's last seed saves its model (or a free worker trains it to keep)
     echo: Callable = print
     rounds: list = field(default_factory=list)
 
@@ -122,27 +123,33 @@ def run_rounds(s):
     runs have all started, the next worker free asks for the next round, given the runs ended so
     far, without waiting for the rest of the round to end (with one worker, each round waits for
     the last, as the replay reads them). Returns 0 or a failed run's exit code."""
-    dev_half, cell_of = s.read()[0][0]["dev_size"] // 2, {}  # cell_of: {path: its Cell}, every run handed out
+    dev_half, cell_of, saving = s.read()[0][0]["dev_size"] // 2, {}, {}  # saving: {path: where it saves its model}
 
     def ask(in_flight):
         """What the free workers run next, [(path, its options)]: the policy's round at their width
         less the runs under way; else the likely pick, to keep, once its last seed is under way;
-        else the round at every worker's width (the next open cells)."""
+        else the round at every worker's width (the next open cells). The likely pick's last seed
+        saves its model as it runs, for the keep."""
         _, observed, metric = s.read()
-        free, options = s.workers.jobs - len(in_flight), {}
+        free = s.workers.jobs - len(in_flight)
         step, handed = handed_out(s, observed, metric, dev_half, in_flight, cell_of, free)
-        if not handed and in_flight and s.keeps_ahead and step in ("in/out", "best"):
-            handed = keep_ahead(s, observed, metric, dev_half, in_flight, cell_of)
-            if handed:  # it writes its --save folder beside its result
-                step, options = "keep ahead", {handed[0]: dict(save=handed[0][:-len(".json")])}
+        keeping = lambda: s.keeps_ahead and step in ("in/out", "best")
+        likely = keeping() and likely_unkept(s, observed, metric, dev_half, in_flight, cell_of, saving)
+        if not handed and in_flight and likely:
+            handed = keep_ahead(s, likely, in_flight, cell_of)
+            step = "keep ahead" if handed else step
+            saving.update({path: kept_folder(s.folder, path) for path in handed})  # beside its result
         if not handed and in_flight:
             step, handed = handed_out(s, observed, metric, dev_half, in_flight, cell_of, s.workers.jobs)
+        if likely and keeping():
+            saving.update(saved_as_it_runs(s, likely, in_flight, handed, cell_of))
         if handed:
             s.echo(f"advise: round {len(s.rounds) + 1} ({step}): {len(handed)} run{'s' * (len(handed) > 1)}"
                    f"{f', {len(in_flight)} under way' if in_flight else ''}, "
                    f"{spent(observed) / 3600:.2f} of {s.budget_seconds / 3600:.2g} h spent")
             s.rounds.append(log_round(s.folder, step, handed))
-        return [(path, dict(options_of(cell_of[path], s.shared), **options.get(path, {}))) for path in handed]
+        saves = lambda path: dict(save=saving[path]) if path in saving else {}
+        return [(path, dict(options_of(cell_of[path], s.shared), **saves(path))) for path in handed]
 
     return s.workers.run_asked(ask, s.flags, s.echo)
 
@@ -167,16 +174,34 @@ def handed_out(s, observed, metric, dev_half, in_flight, cell_of, width):
     return wanted.step, handed
 
 
-def keep_ahead(s, observed, metric, dev_half, in_flight, cell_of):
+def likely_unkept(s, observed, metric, dev_half, in_flight, cell_of, saving):
     """The cell the search would pick if the runs under way changed nothing (the report's rule over
-    what ended), once it has two seeds and its last seed is under way: its seed 1 trained with
-    --save into FOLDER/kept/, so that the search's keep moves it instead of training it once more
-    after the last run (study/advise_report.keep). [its path], or [] where there is none, it has a
-    seed to run, or it is kept or under way."""
+    what ended), once it has two seeds, where none of its runs has saved its model or is saving it;
+    else None."""
     likely = policy.pick(s.space, observed, metric, dev_half)[0]
-    path = likely and kept_path(s.folder, likely, s.size)
-    if not path or len(observed.get(likely, [])) < 2 or path in in_flight or os.path.exists(path) \
-            or next(round_paths(s.folder, [likely], s.size, s.seeds, in_flight)) is not None:
+    if not likely or len(observed.get(likely, [])) < 2 or kept_run(s.folder, likely, s.size, s.seeds) \
+            or any(path in saving and cell_of[path] == likely for path in in_flight):
+        return None
+    return likely
+
+
+def saved_as_it_runs(s, likely, in_flight, handed, cell_of):
+    """{path: its --save folder} for the `likely` pick's last seed among the runs `handed` out (no seed
+    of it left after them and those under way), so that the search's keep moves its model into place
+    instead of training it once more (study/advise_report.keep); {} where it is not among them."""
+    own = [path for path in handed if cell_of[path] == likely]
+    if not own or next(round_paths(s.folder, [likely], s.size, s.seeds, set(in_flight) | set(handed))) is not None:
+        return {}
+    return {own[-1]: kept_folder(s.folder, own[-1])}
+
+
+def keep_ahead(s, likely, in_flight, cell_of):
+    """The `likely` pick once its last seed is under way without saving its model (it was handed out
+    before the cell led): its seed 1 trained with --save into FOLDER/kept/, so that the keep moves it
+    instead of training it after the last run. [its path], or [] where it has a seed to run, or it
+    is under way."""
+    path = kept_path(s.folder, likely, s.size)
+    if path in in_flight or next(round_paths(s.folder, [likely], s.size, s.seeds, in_flight)) is not None:
         return []
     cell_of[path] = likely
     return [path]

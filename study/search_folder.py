@@ -5,7 +5,7 @@ results folder (the report reads it, a later make grid reuses it) with two addit
 
     RESULTS/freeze2_size200_seed1_lora.json ...   the search's runs, as a grid's
     RESULTS/test/...                               the pick's seeds again, scored on your test file
-    RESULTS/kept/...                               the likely pick, trained to keep while the last runs end
+    RESULTS/kept/...                               the likely pick as --save wrote it: its last seed, or its seed 1 again
     RESULTS/advise.rounds                          every round, one JSON line each, across resumes
 
 A search over several checkpoints (make advise MODEL="minilm mpnet") keeps each one's runs in a
@@ -28,7 +28,7 @@ from study.standing import Cell
 
 ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes
 TEST = "test"  # the pick's runs again with --test-file as their dev split, in this subfolder
-KEPT = "kept"  # the likely pick's seed 1 trained with --save while the last runs end, in this subfolder
+KEPT = "kept"  # the likely pick saved by one of its runs (--save), in this subfolder
 
 
 def model_folder(folder, model):
@@ -71,13 +71,32 @@ def path_of(folder, cell, size, seed):
 
 
 def kept_path(folder, cell, size):
-    """Where the search keeps `cell`'s seed 1 ahead of its end: its result, and beside it, named
-    as it less .json, the folder --save wrote."""
+    """Where the search trains `cell`'s seed 1 again to keep it, when none of its runs saved it: its
+    result, and beside it, named as it less .json, the folder --save wrote."""
     return path_of(os.path.join(folder, KEPT), cell, size, 1)
 
 
+def kept_folder(folder, path):
+    """Where the run whose result is `path` saves its model when the search keeps it: under
+    FOLDER/kept/, named as its result less .json (a checkpoint's in its own folder there too)."""
+    inside = os.path.relpath(path, folder)
+    return os.path.join(folder, inside if inside.startswith(KEPT + os.sep) else os.path.join(KEPT, inside))[:-len(".json")]
+
+
+def kept_run(folder, cell, size, seeds):
+    """(a run of `cell` that saved its model, the folder it saved) or None: its last seed, saved as
+    it ran, or its seed 1 trained again to keep (its result then beside the folder, in FOLDER/kept/)."""
+    for seed in range(seeds, 0, -1):
+        path = path_of(folder, cell, size, seed)
+        saved = kept_folder(folder, path)
+        for result_path in (saved + ".json", path):  # the run that saved it, where it has its own
+            if os.path.isdir(saved) and os.path.exists(result_path):
+                return result_path, saved
+    return None
+
+
 def drop_kept(folder):
-    """The likely picks trained to keep that were not the pick (kept_path; the pick's was moved)."""
+    """The likely picks saved that were not the pick (the pick's was moved)."""
     shutil.rmtree(os.path.join(folder, KEPT), ignore_errors=True)
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import ROOT, result_record, write_result
 from study import advise, policy, search_folder
-from study.advise_report import keep
+from study.advise_report import check_save, keep
 from study.answer import answer_cells, fair_score, recommend
 from study.replay import Made, replay
 from study.folder import load_results
@@ -357,7 +357,9 @@ def test_a_budget_too_small_and_a_second_search_are_refused_in_one_line(searched
     folder, command, _, _ = searched
     tiny_budget = lambda results: [*command[:3], str(results), *command[4:command.index("--budget") + 1], "0.00001",
                                    *command[command.index("--budget") + 2:]]
-    small = subprocess.run(tiny_budget(tmp_path / "results"), cwd=ROOT, capture_output=True, text=True)
+    another = tiny_budget(tmp_path / "results")  # another search: the pick it would keep goes elsewhere
+    another[another.index("--save") + 1] = str(tmp_path / "saved")
+    small = subprocess.run(another, cwd=ROOT, capture_output=True, text=True)
     assert small.returncode == 2 and small.stderr.startswith("advise: error: a budget of") \
         and len(small.stderr.strip().splitlines()) == 1
     assert [p.name for p in (tmp_path / "results").glob("*.json")] == ["freeze3_size16_seed1_probe.json"]  # kept
@@ -381,8 +383,9 @@ def test_slurm_without_a_cluster_is_refused_in_one_line_before_any_run(searched,
     _, command, _, _ = searched
     folder = tmp_path / "results"
     without_slurm = dict(os.environ, PATH=os.path.dirname(sys.executable))  # python, but no sbatch
-    refused = subprocess.run([command[0], *command[1:3], str(folder), *command[4:command.index("--")], "--slurm",
-                              *command[command.index("--"):]], cwd=ROOT, capture_output=True, text=True, env=without_slurm)
+    another = [command[0], *command[1:3], str(folder), *command[4:command.index("--")], "--slurm", *command[command.index("--"):]]
+    another[another.index("--save") + 1] = str(tmp_path / "saved")  # another search's pick goes elsewhere
+    refused = subprocess.run(another, cwd=ROOT, capture_output=True, text=True, env=without_slurm)
     assert refused.returncode == 2 and refused.stderr.startswith("advise: error: SLURM=1 needs Slurm's sbatch")
     assert len(refused.stderr.strip().splitlines()) == 1 and not list(folder.glob("*.json"))
 
@@ -394,12 +397,12 @@ def test_a_test_file_is_scored_by_the_searchs_own_runs_and_an_older_run_is_run_a
     folder, command, _, _ = searched
     test_file = command[command.index("--test-file") + 1]
     with open(command[command.index("--save") + 1] + ".json") as f:
-        kept = json.load(f)  # the kept run: the pick's seed 1
+        kept = json.load(f)  # the kept run: one of the pick's seeds
     pick = Cell.of(kept["config"])
     runs = {r["config"]["seed"]: r for r in load_results(str(folder), figure="score") if Cell.of(r["config"]) == pick}
     assert len(runs) >= 2 and all(r["test_at_score"] for r in runs.values())
     # the kept copy is the run the search read (its last evaluation), not make best's best of every one
-    assert kept["config"]["evaluations"] == "last" and fair_score(kept, "accuracy") == fair_score(runs[1], "accuracy")
+    assert kept["config"]["evaluations"] == "last" and fair_score(kept, "accuracy") == fair_score(runs[kept["config"]["seed"]], "accuracy")
     mean = sum(r["test_at_score"]["accuracy"] for r in runs.values()) / len(runs)
     said = f"On your test file ({test_file}): **{mean:.3f}**"
     assert said in (folder / advise.REPORT).read_text() and not (folder / search_folder.TEST).exists()
@@ -430,17 +433,54 @@ def test_the_report_reads_a_searchs_runs_as_its_answer(searched, tmp_path):
     assert "## The answer" in text and "evaluated once" in text and "| probe | 3 |" in text
 
 
-def test_a_pick_kept_ahead_is_moved_into_place_not_trained_again(tmp_path):
-    kept = tmp_path / "kept" / "freeze2_size200_seed1.json"
-    (tmp_path / "kept" / "freeze2_size200_seed1").mkdir(parents=True)
-    (tmp_path / "kept" / "freeze2_size200_seed1" / "model.safetensors").write_text("its weights")
-    kept.write_text(json.dumps(result_record(2, 200, 1, 0.8)))
+def test_a_pick_saved_as_the_search_ran_is_moved_into_place_not_trained_again(tmp_path):
+    run = tmp_path / "freeze2_size200_seed5.json"  # the pick's last seed, which saved its model as it ran
+    (tmp_path / "kept" / "freeze2_size200_seed5").mkdir(parents=True)
+    (tmp_path / "kept" / "freeze2_size200_seed5" / "model.safetensors").write_text("its weights")
+    run.write_text(json.dumps(result_record(2, 200, 5, 0.8)))
     save = tmp_path / "saved" / "pick"
     # options no run could take: the pick is not trained again
-    line, _ = keep(Cell("finetune", 2, 5e-5), 200, {}, ["--dataset", "none"], str(save), str(kept))
-    assert "trained while the search's last runs ran" in line and not kept.exists()
+    line, _ = keep(Cell("finetune", 2, 5e-5), 200, {}, ["--dataset", "none"], str(save),
+                   (str(run), str(tmp_path / "kept" / "freeze2_size200_seed5")))
+    assert "(seed 5, saved as the search ran it)" in line and run.exists()  # the search's result stays
     assert (save / "model.safetensors").read_text() == "its weights"
     assert json.loads(Path(str(save) + ".json").read_text())["config"]["freeze"] == 2
+
+
+def test_a_keep_replaces_the_same_searchs_earlier_pick_once_the_new_one_is_in_place(tmp_path):
+    save = tmp_path / "saved" / "pick"
+    save.mkdir(parents=True)
+    (save / "model.safetensors").write_text("the earlier pick")
+    Path(str(save) + ".json").write_text(json.dumps(result_record(4, 200, 1, 0.7)))
+    run = tmp_path / "freeze2_size200_seed5.json"
+    (tmp_path / "kept" / "freeze2_size200_seed5").mkdir(parents=True)
+    (tmp_path / "kept" / "freeze2_size200_seed5" / "model.safetensors").write_text("its weights")
+    run.write_text(json.dumps(result_record(2, 200, 5, 0.8)))
+    line, _ = keep(Cell("finetune", 2, 5e-5), 200, {}, ["--dataset", "none"], str(save),
+                   (str(run), str(tmp_path / "kept" / "freeze2_size200_seed5")))
+    assert "it replaces the earlier pick kept there (fine-tune, freeze 4)" in line
+    assert (save / "model.safetensors").read_text() == "its weights" and not Path(str(save) + ".new").exists()
+    assert json.loads(Path(str(save) + ".json").read_text())["config"]["freeze"] == 2
+
+
+def test_a_save_holding_anything_but_this_searchs_pick_is_refused_before_any_run(tmp_path):
+    save = tmp_path / "saved"
+    check_save(str(save), 200, set())  # nothing there yet
+    save.mkdir()
+    with pytest.raises(ValueError, match="exists and is no pick a search kept: give another --save, or move it"):
+        check_save(str(save), 200, {"sst2"})
+    Path(str(save) + ".json").write_text(json.dumps(result_record(2, 200, 1, 0.8, task="cola")))
+    with pytest.raises(ValueError, match=r"holds a pick of another search \(cola, n = 200\)"):
+        check_save(str(save), 200, {"sst2"})  # the folder's runs are another task's
+    with pytest.raises(ValueError, match="another search"):
+        check_save(str(save), 100, {"cola"})
+    check_save(str(save), 200, {"cola"})  # its own earlier pick: the keep may replace it
+    folder = tmp_path / "results"
+    refused = subprocess.run([sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "1",
+                              "--depths", "1", "2", "--save", str(save), "--", "--dataset", "sst2"],
+                             cwd=ROOT, capture_output=True, text=True)
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert "holds a pick of another search" in refused.stderr and not folder.exists()
 
 
 def test_the_printed_predict_command_names_the_user_s_columns():

@@ -85,7 +85,7 @@ def two_tiny(tmp_path_factory):
 
 def command(tmp, folder, *models, run_options=()):
     return [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
-            "--methods", "finetune", "probe", "--jobs", "1", "--save", str(tmp / "saved"), "--splits-dir",
+            "--methods", "finetune", "probe", "--jobs", "1", "--save", str(folder) + "-saved", "--splits-dir",
             str(tmp / "splits"), "--epochs", "1", "--models", *models, "--", "--train-file", str(tmp / "train.csv"),
             "--dev-file", str(tmp / "dev.csv"), "--text-column", "text", "--cache-dir", str(tmp / "cache"),
             "--precision", "fp32", *run_options]
@@ -116,7 +116,7 @@ def test_a_search_over_two_checkpoints_keeps_each_one_s_runs_and_the_python_call
     made = {p: p.stat().st_mtime_ns for p in folder.rglob("*.json")}
     from study.advise import advise as advise_call
     options = dict(methods=["finetune", "probe"], cache_dir=str(tmp / "cache"), splits_dir=str(tmp / "splits"),
-                   precision="fp32", epochs=1, seeds=1, save=str(tmp / "saved"))
+                   precision="fp32", epochs=1, seeds=1, save=str(folder) + "-saved")
     with pytest.raises(ValueError, match="takes no folders"):
         advise_call((str(tmp / "train.csv"), str(tmp / "dev.csv")), [a, b], 16, 0.5, str(folder), folders="x")
     # the same folder and files from Python: nothing runs again, the same pick

@@ -1,13 +1,15 @@
 """study/search.py: a worker that is free asks for the policy's next round, less the runs under way,
-which count toward the budget, or, with nothing to run, trains the likely pick to keep (a real
-search end to end: test_advise.py)."""
+which count toward the budget; the likely pick's last seed saves its model for the keep, or, where
+it ran unsaved, a worker with nothing to run trains the pick to keep (a real search end to end:
+test_advise.py)."""
 
 import json
+import os
 
 import methods
 from conftest import result_record
 from study import policy, search
-from study.search_folder import kept_path, path_of, read_folder
+from study.search_folder import kept_folder, kept_path, kept_run, path_of, read_folder
 from study.standing import Cell
 
 SPACE = policy.space_for(200, 4, [0, 1, 2, 3, 4], ["finetune", "bitfit", "lora"])
@@ -90,23 +92,62 @@ def test_a_cells_next_seed_is_the_one_after_those_under_way(tmp_path, monkeypatc
     assert asked == [[(seed(2), {})], [(seed(3), {})]]
 
 
-def test_a_worker_with_no_seed_to_run_trains_the_likely_pick_to_keep_once_it_has_two_seeds(tmp_path, monkeypatch):
+def test_the_likely_picks_last_seed_saves_its_model_as_it_runs_once_the_pick_has_two_seeds(tmp_path, monkeypatch):
     screened(tmp_path)
     cell = Cell("finetune", 2, methods.get("finetune").default_lr(200))
-    kept = kept_path(str(tmp_path), cell, 200)
     in_out_of(cell, monkeypatch)
-    for seeds, keeps in ((1, []), (2, [(kept, dict(save=kept[:-len(".json")]))])):
+    for seeds in (1, 2):
         ran(tmp_path, cell, seeds, 0.8)
-        last = (path_of(str(tmp_path), cell, 200, seeds + 1), {})  # the cell's last seed, under way
+        last = path_of(str(tmp_path), cell, 200, seeds + 1)
         asked = []
-        search_with(tmp_path, 1e9, lambda ask: asked.extend([ask(frozenset()), ask(frozenset({last[0]}))]),
-                    keeps_ahead=True, seeds=seeds + 1)
-        assert asked == [[last], keeps], seeds
+        search_with(tmp_path, 1e9, lambda ask: asked.append(ask(frozenset())), keeps_ahead=True, seeds=seeds + 1)
+        saves = dict(save=kept_folder(str(tmp_path), last)) if seeds == 2 else {}
+        assert asked == [[(last, saves)]], seeds
+    assert saves["save"] == str(tmp_path / "kept" / "freeze2_size200_seed3")
+    asked = []  # a seed that is not its last saves nothing
+    search_with(tmp_path, 1e9, lambda ask: asked.append(ask(frozenset())), keeps_ahead=True, seeds=4)
+    assert asked == [[(last, {})]]
+
+
+def test_a_worker_with_no_seed_to_run_trains_the_likely_pick_to_keep_when_its_last_seed_runs_unsaved(tmp_path, monkeypatch):
+    screened(tmp_path)
+    lr = methods.get("finetune").default_lr(200)
+    cell, other = Cell("finetune", 2, lr), Cell("finetune", 1, lr)
+    for seed in (1, 2):
+        ran(tmp_path, cell, seed, 0.8)
+    in_out_of(cell, monkeypatch)
+    last, kept = path_of(str(tmp_path), cell, 200, 3), kept_path(str(tmp_path), cell, 200)
+    asked = []
+
+    def led_by_another_then_by_the_cell(ask):
+        monkeypatch.setattr(policy, "pick", lambda *args: (other, False))
+        asked.append(ask(frozenset()))  # the cell's last seed, handed out while another cell led: not saving
+        monkeypatch.setattr(policy, "pick", lambda *args: (cell, False))
+        asked.append(ask(frozenset({last})))
+
+    search_with(tmp_path, 1e9, led_by_another_then_by_the_cell, keeps_ahead=True, seeds=3)
+    assert asked == [[(last, {})], [(kept, dict(save=kept[:-len(".json")]))]]
     monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round("screen", [cell]))
     asked = []
-    search_with(tmp_path, 1e9, lambda ask: asked.extend([ask(frozenset()), ask(frozenset({last[0]}))]),
+    search_with(tmp_path, 1e9, lambda ask: asked.extend([ask(frozenset()), ask(frozenset({last}))]),
                 keeps_ahead=True, seeds=3)
-    assert asked == [[last], []]  # not while the screen is under way
+    assert asked == [[(last, {})], []]  # not while the screen is under way
+
+
+def test_the_keep_finds_the_pick_as_a_run_saved_it(tmp_path):
+    cell = Cell("finetune", 2, methods.get("finetune").default_lr(200))
+    for seed in (1, 2, 3):
+        ran(tmp_path, cell, seed, 0.8)
+    assert kept_run(str(tmp_path), cell, 200, 3) is None
+    last = path_of(str(tmp_path), cell, 200, 3)
+    os.makedirs(kept_folder(str(tmp_path), last))  # its last seed saved as it ran
+    assert kept_run(str(tmp_path), cell, 200, 3) == (last, kept_folder(str(tmp_path), last))
+    kept = kept_path(str(tmp_path), cell, 200)  # its seed 1 trained again: its own result beside its folder
+    os.makedirs(kept[:-len(".json")])
+    with open(kept, "w") as f:
+        json.dump({}, f)
+    os.rmdir(kept_folder(str(tmp_path), last))
+    assert kept_run(str(tmp_path), cell, 200, 3) == (kept, kept[:-len(".json")])
 
 
 def test_with_the_cheapest_cells_last_seed_under_way_a_freed_worker_takes_the_next_open_cell(tmp_path, monkeypatch):
