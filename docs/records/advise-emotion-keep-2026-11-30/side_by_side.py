@@ -1,0 +1,42 @@
+"""This record's search beside the last one of advise-emotion-rolling-2026-11-30 (the same command,
+the code before the pick's last seed saved its model): wall clock, runs, run-seconds, the runs
+both made and what each made alone, the keep, the pick.
+python docs/records/advise-emotion-keep-2026-11-30/side_by_side.py"""
+import glob
+import json
+import os
+from datetime import datetime
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BEFORE = os.path.join(HERE, "..", "advise-emotion-rolling-2026-11-30", "rolling")
+
+
+def runs_of(folder):
+    return {os.path.basename(path): json.load(open(path)) for path in glob.glob(os.path.join(folder, "freeze*.json"))}
+
+
+def summary(folder):
+    clock = dict(line.split() for line in open(os.path.join(folder, "clock.txt")) if not line.startswith("rc"))
+    at = lambda text: datetime.strptime(text, "%H:%M:%S")
+    steps = [json.loads(line)["step"] for line in open(os.path.join(folder, "advise.rounds"))]
+    decided = [line for line in open(os.path.join(folder, "output.txt")) if line.startswith("advise: decided")]
+    report = open(os.path.join(folder, "advise.md")).read()
+    kept = next(line for line in report.splitlines() if line.startswith("- Saved in"))
+    runs = runs_of(folder)
+    return dict(wall_minutes=round((at(clock["ended"]) - at(clock["began"])).total_seconds() / 60, 1),
+                runs=len(runs), run_seconds=round(sum(r["seconds"]["total"] for r in runs.values())),
+                rounds=len(steps), keep_ahead_runs=steps.count("keep ahead"), kept=kept[kept.index("("):kept.index(")") + 1],
+                pick=decided[0].split("|")[0].removeprefix("advise: decided: ").strip(),
+                test_file=decided[0].split("|")[1].split(",")[0].strip())
+
+
+before, after = runs_of(BEFORE), runs_of(os.path.join(HERE, "search"))
+both = sorted(set(before) & set(after))
+print("before (rolling, 068bb47)", json.dumps(summary(BEFORE)))
+print("after  (this record)     ", json.dumps(summary(os.path.join(HERE, "search"))))
+print(f"runs both made: {len(both)}; their run-seconds before {sum(before[n]['seconds']['total'] for n in both):.0f}, "
+      f"after {sum(after[n]['seconds']['total'] for n in both):.0f}")
+print("only before:", sorted(set(before) - set(after)), "(and the keep ahead, saved.json there)")
+print("only after:", {n: round(after[n]["seconds"]["total"], 1) for n in sorted(set(after) - set(before))})
+same = all(before[n]["score"] == after[n]["score"] for n in both)
+print("every run both made scored the same:", same)
