@@ -192,6 +192,16 @@ def next_runs(space, observed, metric, dev_size, jobs=1):
                   lambda cell: best_seeds(cell, state, candidate))
 
 
+def best_ahead(space, observed, metric, dev_size, jobs=1):
+    """The best step's round as it stands now, while the in/out step is still open: the seeds of
+    the cells that could push today's cheapest cell in the band out of it, for a worker the in/out
+    step leaves with nothing to run (next_runs asks for them once the in/out step is done)."""
+    state = standing(observed, metric, dev_size)
+    candidate, _ = cheapest_in(state, space)
+    return filled(Round("best ahead", unfixed_best(state, observed, space, candidate)), jobs, observed, space,
+                  lambda cell: best_seeds(cell, state, candidate))
+
+
 def best_seeds(cell, state, candidate):
     """The seeds a contender for the best is read on: the pick's for the best itself once there is a
     pick it could push out of the band (the two are read alike), else BEST_SEEDS."""

@@ -8,7 +8,8 @@ the answer is decided or the budget spent.
     rounds   policy.next_runs(what ran) ─► result files ─► workers.run_asked (N at once, or Slurm)
              ─► each run's fair score on the dev split's first half ─► the next round, asked
              for by the first worker free once the round's runs have all started (the runs
-             under way are not asked for again)
+             under way are not asked for again; with nothing at its width in the in/out step,
+             it takes the best step's seeds ahead)
 
 The budget is hours of the runs' own seconds (each run's wall clock; with -j N, N of them pass at
 once). A killed search resumes from its folders without rerunning a finished run.
@@ -128,20 +129,23 @@ def run_rounds(s):
     def ask(in_flight):
         """What the free workers run next, [(path, its options)]: the policy's round at their width
         less the runs under way; else the likely pick, to keep, once its last seed is under way;
-        else the round at every worker's width (the next open cells). The likely pick's last seed
-        saves its model as it runs, for the keep."""
+        else, in the in/out step, the best step's seeds ahead; else the round at every worker's
+        width (the next open cells). The likely pick's last seed saves its model as it runs."""
         _, observed, metric = s.read()
-        free = s.workers.jobs - len(in_flight)
-        step, handed = handed_out(s, observed, metric, dev_half, in_flight, cell_of, free)
-        keeping = lambda: s.keeps_ahead and step in ("in/out", "best")
-        likely = keeping() and likely_unkept(s, observed, metric, dev_half, in_flight, cell_of, saving)
+        asked = lambda rounds, width: handed_out(s, observed, rounds(s.space, observed, metric, dev_half, width),
+                                                 in_flight, cell_of)
+        step, handed = asked(policy.next_runs, s.workers.jobs - len(in_flight))
+        keeping = s.keeps_ahead and step in ("in/out", "best")
+        likely = keeping and likely_unkept(s, observed, metric, dev_half, in_flight, cell_of, saving)
         if not handed and in_flight and likely:
             handed = keep_ahead(s, likely, in_flight, cell_of)
             step = "keep ahead" if handed else step
             saving.update({path: kept_folder(s.folder, path) for path in handed})  # beside its result
+        if not handed and in_flight and step == "in/out":
+            step, handed = asked(policy.best_ahead, s.workers.jobs - len(in_flight))
         if not handed and in_flight:
-            step, handed = handed_out(s, observed, metric, dev_half, in_flight, cell_of, s.workers.jobs)
-        if likely and keeping():
+            step, handed = asked(policy.next_runs, s.workers.jobs)
+        if likely and step in ("in/out", "best", "best ahead"):
             saving.update(saved_as_it_runs(s, likely, in_flight, handed, cell_of))
         if handed:
             s.echo(f"advise: round {len(s.rounds) + 1} ({step}): {len(handed)} run{'s' * (len(handed) > 1)}"
@@ -154,14 +158,13 @@ def run_rounds(s):
     return s.workers.run_asked(ask, s.flags, s.echo)
 
 
-def handed_out(s, observed, metric, dev_half, in_flight, cell_of, width):
-    """(the step, the paths of its round for `width` workers less the runs under way, while the
-    budget pays for them and for those under way). The in/out and best steps ask for a cell's next
-    seeds: after those under way, which a worker freed early would otherwise leave for a costlier
-    cell; the screen, the rates and the refine ask for cells not yet run, and never again for one
-    under way."""
-    wanted = policy.next_runs(s.space, observed, metric, dev_half, width)
-    after = in_flight if wanted.step in ("in/out", "best") else ()
+def handed_out(s, observed, wanted, in_flight, cell_of):
+    """(the step, the paths of the policy's round `wanted` less the runs under way, while the budget
+    pays for them and for those under way). The in/out and best steps ask for a cell's next seeds:
+    after those under way, which a worker freed early would otherwise leave for a costlier cell;
+    the screen, the rates and the refine ask for cells not yet run, and never again for one under
+    way."""
+    after = in_flight if wanted.step in ("in/out", "best", "best ahead") else ()
     cost = lambda cell: policy.expected_seconds(cell, observed, s.space)
     committed, handed = spent(observed) + sum(cost(cell_of[path]) for path in in_flight), []
     for path, cell in zip(round_paths(s.folder, wanted.cells, s.size, s.seeds, after), wanted.cells):

@@ -150,21 +150,38 @@ def test_the_keep_finds_the_pick_as_a_run_saved_it(tmp_path):
     assert kept_run(str(tmp_path), cell, 200, 3) == (kept, kept[:-len(".json")])
 
 
-def test_with_the_cheapest_cells_last_seed_under_way_a_freed_worker_takes_the_next_open_cell(tmp_path, monkeypatch):
+def test_with_the_cheapest_cells_last_seed_under_way_a_freed_worker_takes_the_best_s_next_seed_ahead(tmp_path, monkeypatch):
     screened(tmp_path)
     lr = methods.get("finetune").default_lr(200)
-    cheapest, next_open = Cell("finetune", 2, lr), Cell("finetune", 1, lr)
+    cheapest, next_open, best = Cell("finetune", 2, lr), Cell("finetune", 1, lr), Cell("finetune", 0, lr)
     for seed in range(1, 5):
         ran(tmp_path, cheapest, seed, 0.8)
     ran(tmp_path, next_open, 1, 0.8)
+    ran(tmp_path, best, 1, 0.82)
     in_out_of(cheapest, monkeypatch)
     monkeypatch.setattr(policy, "pick", lambda *args: (next_open, False))  # the likely pick has seeds to run: none kept
-    asked = []
+    for ahead, then in (([best], path_of(str(tmp_path), best, 200, 2)), ([], path_of(str(tmp_path), next_open, 200, 2))):
+        monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round("in/out", [cheapest]))
+        monkeypatch.setattr(policy, "best_ahead", lambda *args: policy.Round("best ahead", ahead))
+        asked = []
 
-    def last_seed_then(ask):
-        asked.append(ask(frozenset()))  # the cheapest cell's last seed
-        monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round("in/out", [cheapest, next_open][:args[-1]]))
-        asked.append(ask(frozenset({asked[0][0][0]})))  # one worker free: at its width, nothing to run
+        def last_seed_then(ask):
+            asked.append(ask(frozenset()))  # the cheapest cell's last seed
+            monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round("in/out", [cheapest, next_open][:args[-1]]))
+            asked.append(ask(frozenset({asked[0][0][0]})))  # one worker free: at its width, nothing to run
 
-    search_with(tmp_path, 1e9, last_seed_then, keeps_ahead=True)
-    assert asked == [[(path_of(str(tmp_path), cheapest, 200, 5), {})], [(path_of(str(tmp_path), next_open, 200, 2), {})]]
+        search_with(tmp_path, 1e9, last_seed_then, keeps_ahead=True)
+        # the best step's seed ahead; with none, the next open cell at every worker's width
+        assert asked == [[(path_of(str(tmp_path), cheapest, 200, 5), {})], [(then, {})]], ahead
+
+
+def test_the_best_step_ahead_is_the_best_steps_round_as_it_stands(tmp_path):
+    screened(tmp_path)
+    lr = methods.get("finetune").default_lr(200)
+    for cell, scores in ((Cell("finetune", 2, lr), [0.80, 0.81]), (Cell("finetune", 0, lr), [0.83])):
+        for seed, score in enumerate(scores, 1):
+            ran(tmp_path, cell, seed, score)
+    observed = read_folder(str(tmp_path), 200, SPACE)[1]
+    ahead = policy.best_ahead(SPACE, observed, "accuracy", 436, jobs=2)
+    # the leader on one seed first (0.83), whatever is left to screen or to settle in or out
+    assert ahead.step == "best ahead" and ahead.cells[0] == Cell("finetune", 0, lr)
