@@ -1,6 +1,6 @@
-"""This record's search beside the last one of advise-emotion-rolling-2026-11-30 (the same command,
-the code before the pick's last seed saved its model): wall clock, runs, run-seconds, the runs
-both made and what each made alone, the keep, the pick.
+"""This record's two searches beside the last one of advise-emotion-rolling-2026-11-30 (the same
+command, the code before the pick's last seed saved its model): wall clock, runs, run-seconds,
+the runs each made that the one before did not, the keep, the pick.
 python docs/records/advise-emotion-keep-2026-11-30/side_by_side.py"""
 import glob
 import json
@@ -30,13 +30,15 @@ def summary(folder):
                 test_file=decided[0].split("|")[1].split(",")[0].strip())
 
 
-before, after = runs_of(BEFORE), runs_of(os.path.join(HERE, "search"))
-both = sorted(set(before) & set(after))
-print("before (rolling, 068bb47)", json.dumps(summary(BEFORE)))
-print("after  (this record)     ", json.dumps(summary(os.path.join(HERE, "search"))))
-print(f"runs both made: {len(both)}; their run-seconds before {sum(before[n]['seconds']['total'] for n in both):.0f}, "
-      f"after {sum(after[n]['seconds']['total'] for n in both):.0f}")
-print("only before:", sorted(set(before) - set(after)), "(and the keep ahead, saved.json there)")
-print("only after:", {n: round(after[n]["seconds"]["total"], 1) for n in sorted(set(after) - set(before))})
-same = all(before[n]["score"] == after[n]["score"] for n in both)
-print("every run both made scored the same:", same)
+searches = [("rolling, 068bb47", BEFORE), ("search, ab15df0", os.path.join(HERE, "search")),
+            ("ahead, 20aaf64", os.path.join(HERE, "ahead"))]
+for name, folder in searches:
+    print(f"{name:17s}", json.dumps(summary(folder)))
+for (name, folder), (last, before_it) in zip(searches[1:], searches):
+    runs, before = runs_of(folder), runs_of(before_it)
+    both = sorted(set(runs) & set(before))
+    print(f"{name} against {last}: {len(both)} runs both made, {sum(before[n]['seconds']['total'] for n in both):.0f} "
+          f"run-seconds then, {sum(runs[n]['seconds']['total'] for n in both):.0f} now; every one scored the same: "
+          f"{all(before[n]['score'] == runs[n]['score'] for n in both)}")
+    print("  only then:", sorted(set(before) - set(runs)))
+    print("  only now:", {n: round(runs[n]["seconds"]["total"], 1) for n in sorted(set(runs) - set(before))})
