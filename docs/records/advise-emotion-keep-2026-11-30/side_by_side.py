@@ -1,4 +1,4 @@
-"""This record's two searches beside the last one of advise-emotion-rolling-2026-11-30 (the same
+"""This record's three searches beside the last one of advise-emotion-rolling-2026-11-30 (the same
 command, the code before the pick's last seed saved its model): wall clock, runs, run-seconds,
 the runs each made that the one before did not, the keep, the pick.
 python docs/records/advise-emotion-keep-2026-11-30/side_by_side.py"""
@@ -31,7 +31,7 @@ def summary(folder):
 
 
 searches = [("rolling, 068bb47", BEFORE), ("search, ab15df0", os.path.join(HERE, "search")),
-            ("ahead, 20aaf64", os.path.join(HERE, "ahead"))]
+            ("ahead, 20aaf64", os.path.join(HERE, "ahead")), ("again, 0d0f38a", os.path.join(HERE, "again"))]
 for name, folder in searches:
     print(f"{name:17s}", json.dumps(summary(folder)))
 for (name, folder), (last, before_it) in zip(searches[1:], searches):
