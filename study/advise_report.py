@@ -14,7 +14,6 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-
 import methods
 import result
 from study import policy
@@ -146,7 +145,10 @@ def keep(chosen, size, shared, run_flags, save, kept=None):
                 (chosen.method, chosen.freeze, chosen.lr, str(size)):
             return f"Saved in {save} (seed {earlier['seed']}) by an earlier search; label a CSV with `{command}`", command
     into = save + ".new" if earlier else save
-    shutil.rmtree(into, ignore_errors=True) if earlier else None  # a keep killed before its swap
+    if earlier:  # what a keep killed before its swap left
+        shutil.rmtree(into, ignore_errors=True)
+        if os.path.exists(into + ".json"):
+            os.remove(into + ".json")
     seed = kept_into(chosen, size, shared, run_flags, into, kept)
     replaced = ""
     if earlier:
