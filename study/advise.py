@@ -37,8 +37,8 @@ import protocol
 import result
 from atomic import write_atomically
 from study import figures, grid, policy, prior, slurm, worker
-from study.advise_report import (Spending, cell_rows, check_save, keep, rate_text, report_lines, scored_on,
-                                 scores_on_test, verdict, with_dev_file)
+from study.advise_report import (Spending, cell_rows, check_save, keep, label_of, rate_text, report_lines,
+                                 scored_on, scores_on_test, verdict, with_dev_file)
 from study.lock import holder, refuse_if_held, take_lock
 from study.progress import make_jobs
 from study.search import Search, search, spent
@@ -146,11 +146,6 @@ class Advice:
     folder: str
     report: str
     saved: str
-
-
-def label_of(cell, several):
-    """A cell's method, and its checkpoint where the search had several: 'SetFit fast (mpnet)'."""
-    return methods.get(cell.method).label + (f" ({result.model_label(cell.model)})" if several and cell.model else "")
 
 
 def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):

@@ -113,6 +113,11 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, test=
     return lines + [""]
 
 
+def label_of(cell, several):
+    """A cell's method, and its checkpoint where the search had several: 'SetFit fast (mpnet)'."""
+    return methods.get(cell.method).label + (f" ({result.model_label(cell.model)})" if several and cell.model else "")
+
+
 def check_save(save, size, tasks):
     """Refuse before any run a --save that holds what the keep may not replace: anything but a pick
     an earlier search of these runs kept (a result beside it whose task, one of `tasks`, the

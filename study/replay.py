@@ -24,9 +24,8 @@ import os
 from dataclasses import dataclass, field, replace
 
 import methods
-import result
 from study import policy
-from study.advise_report import picked_score, rate_text
+from study.advise_report import label_of, picked_score, rate_text
 from study.answer import answer_cells, fair_score, judged_by, recommend
 from study.folder import load_results
 from study.standing import PICK_SEEDS, Cell, standing
@@ -239,7 +238,6 @@ def print_replay(folders, size, budget_hours=None):
     size = size if size == "all" else int(size)
     outcome = replay(folders, size, budget_seconds=(budget_hours or math.inf) * 3600)
     for cell, seed, seconds, step in outcome["order"]:
-        label = methods.get(cell.method).label + (f" ({result.model_label(cell.model)})" if cell.model else "")
-        print(f"{step:7s} {label:16s} k={cell.freeze:<3d} lr {rate_text(cell):7s} seed {seed} {seconds:8.1f} s")
+        print(f"{step:7s} {label_of(cell, True):16s} k={cell.freeze:<3d} lr {rate_text(cell):7s} seed {seed} {seconds:8.1f} s")
     keys = ("size", "pick", "grid_pick", "same", "decided", "seconds", "grid_seconds", "runs", "grid_runs")
     print(json.dumps({key: outcome[key] for key in keys}))

@@ -26,6 +26,8 @@ from study.search_folder import (available_in, kept_folder, kept_path, kept_run,
                                  read_folder, round_paths)
 from study.standing import Cell
 
+SEED_STEPS = ("in/out", "best", "best ahead")  # the policy's steps that ask for a cell's next seeds
+
 
 def first_cell(space, model=""):
     """The checkpoint's cheapest run there is, made alone first: it measures a run here and learns the task."""
@@ -145,7 +147,7 @@ def run_rounds(s):
             step, handed = asked(policy.best_ahead, s.workers.jobs - len(in_flight))
         if not handed and in_flight:
             step, handed = asked(policy.next_runs, s.workers.jobs)
-        if likely and step in ("in/out", "best", "best ahead"):
+        if likely and step in SEED_STEPS:
             saving.update(saved_as_it_runs(s, likely, in_flight, handed, cell_of))
         if handed:
             s.echo(f"advise: round {len(s.rounds) + 1} ({step}): {len(handed)} run{'s' * (len(handed) > 1)}"
@@ -164,7 +166,7 @@ def handed_out(s, observed, wanted, in_flight, cell_of):
     after those under way, which a worker freed early would otherwise leave for a costlier cell;
     the screen, the rates and the refine ask for cells not yet run, and never again for one under
     way."""
-    after = in_flight if wanted.step in ("in/out", "best", "best ahead") else ()
+    after = in_flight if wanted.step in SEED_STEPS else ()
     cost = lambda cell: policy.expected_seconds(cell, observed, s.space)
     committed, handed = spent(observed) + sum(cost(cell_of[path]) for path in in_flight), []
     for path, cell in zip(round_paths(s.folder, wanted.cells, s.size, s.seeds, after), wanted.cells):
