@@ -18,7 +18,7 @@ def test_bf16_pays_only_where_the_cpu_has_it_and_its_products_beat_float32_s_by_
     AMX: 72 against 128 GFLOP/s); one without it is never measured (torch would emulate bf16)."""
     measured = []
     def products(rate_of_bf16):
-        return lambda dtype: measured.append(dtype) or (rate_of_bf16 if dtype == torch.bfloat16 else 1.0)
+        return lambda dtype, repeats=5: measured.append(dtype) or (rate_of_bf16 if dtype == torch.bfloat16 else 1.0)
     for native, bf16_rate, expected in ((True, 1.8, True), (True, 0.56, False), (True, 1.1, False), (False, 9.0, False)):
         machine.bf16_pays.cache_clear()
         monkeypatch.setattr(machine, "multiplies_bf16", lambda: native)
