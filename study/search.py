@@ -9,7 +9,8 @@ the answer is decided or the budget spent.
              ─► each run's fair score on the dev split's first half ─► the next round, asked
              for by the first worker free once the round's runs have all started (the runs
              under way are not asked for again; with nothing at its width in the in/out step,
-             it takes the best step's seeds ahead)
+             it takes the best step's seeds ahead); once the runs that ended decide the answer,
+             the runs still under way are stopped: the policy would ask for none of them now
 
 The budget is hours of the runs' own seconds (each run's wall clock; with -j N, N of them pass at
 once). A killed search resumes from its folders without rerunning a finished run.
@@ -129,11 +130,15 @@ def run_rounds(s):
     dev_half, cell_of, saving = s.read()[0][0]["dev_size"] // 2, {}, {}  # saving: {path: where it saves its model}
 
     def ask(in_flight):
-        """What the free workers run next, [(path, its options)]: the policy's round at their width
-        less the runs under way; else the likely pick, to keep, once its last seed is under way;
+        """What the free workers run next, [(path, its options)]: nothing once the runs that ended
+        decide the answer, the runs under way stopped (but one saving the pick to keep); else the
+        policy's round at their width less the runs under way; else the likely pick, to keep, once its last seed is under way;
         else, in the in/out step, the best step's seeds ahead; else the round at every worker's
         width (the next open cells). The likely pick's last seed saves its model as it runs."""
         _, observed, metric = s.read()
+        if in_flight and policy.pick(s.space, observed, metric, dev_half)[1]:
+            s.workers.stop([path for path in in_flight if path not in saving])  # but a keep's
+            return []  # decided on the runs that ended: nothing more is asked for
         asked = lambda rounds, width: handed_out(s, observed, rounds(s.space, observed, metric, dev_half, width),
                                                  in_flight, cell_of)
         step, handed = asked(policy.next_runs, s.workers.jobs - len(in_flight))

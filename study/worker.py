@@ -129,7 +129,8 @@ class Workers:
     def __init__(self, jobs):
         self.jobs, self.idle = jobs, queue.Queue()
         self.environment = dict(os.environ, **threads_each(jobs))  # each its share, however many start
-        self.started = []
+        self.started, self.running, self.stopped = [], {}, set()  # running: {result path: its worker}
+        self.lock = threading.Lock()  # a run ends and is stopped one at a time: a signalled worker is never reused
 
     def __enter__(self):
         return self
@@ -179,20 +180,35 @@ class Workers:
                 return failures[0] if failures else 0
             path, code = ended.get()
             in_flight.discard(path)
-            if code == 0:
+            if path in self.stopped and not os.path.exists(path):
+                echo(f"study.worker: {path} stopped: the answer no longer needs it")
+            elif code == 0:
                 echo(progress_line(path, runs or handed))
             else:
                 failures.append(code)
                 echo(last_log_line(path) or f"study.worker: {path} failed (exit code {code})")
 
+    def stop(self, paths):
+        """The runs under way at `paths` interrupted, as Ctrl-C would (a run writes its result only
+        once it has ended, so a stopped run leaves none): make advise's runs that its answer, decided
+        on the runs that ended, no longer needs. Their workers exit; the next runs start new ones."""
+        with self.lock:
+            for path in set(paths) & set(self.running) - self.stopped:
+                self.stopped.add(path)
+                self.running[path].send_signal(signal.SIGINT)
+
     def one_run(self, worker, path, job, ended):
         """One run by `worker`, its (path, exit code) put on `ended`; the worker idle again after it,
-        unless it died (no answer: exit code 1)."""
+        unless it died (no answer: exit code 1) or was stopped."""
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with self.lock:
+            self.running[path] = worker
         worker.stdin.write(json.dumps(job) + "\n")
         answer = worker.stdout.readline()
-        if answer.strip():
-            self.idle.put(worker)  # before the run counts as ended: the next one may take it
+        with self.lock:
+            del self.running[path]
+            if answer.strip() and path not in self.stopped:
+                self.idle.put(worker)  # before the run counts as ended: the next one may take it
         ended.put((path, int(answer) if answer.strip() else 1))
 
 

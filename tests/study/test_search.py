@@ -29,7 +29,10 @@ class Asking:
     jobs = 2
 
     def __init__(self, script):
-        self.script = script
+        self.script, self.stopped = script, []
+
+    def stop(self, paths):
+        self.stopped.append(sorted(paths))
 
     def run_asked(self, ask, run_flags, echo=print):
         self.script(ask)
@@ -42,8 +45,8 @@ def screened(folder):
     return policy.screen(SPACE, read_folder(str(folder), 200, SPACE)[1])
 
 
-def search_with(folder, budget_seconds, script, keeps_ahead=False, seeds=5):
-    s = search.Search(str(folder), 200, SPACE, budget_seconds, {}, [], Asking(script), seeds=seeds,
+def search_with(folder, budget_seconds, script, keeps_ahead=False, seeds=5, workers=None):
+    s = search.Search(str(folder), 200, SPACE, budget_seconds, {}, [], workers or Asking(script), seeds=seeds,
                       echo=lambda line: None, keeps_ahead=keeps_ahead)
     return search.run_rounds(s)
 
@@ -185,3 +188,30 @@ def test_the_best_step_ahead_is_the_best_steps_round_as_it_stands(tmp_path):
     ahead = policy.best_ahead(SPACE, observed, "accuracy", 436, jobs=2)
     # the leader on one seed first (0.83), whatever is left to screen or to settle in or out
     assert ahead.step == "best ahead" and ahead.cells[0] == Cell("finetune", 0, lr)
+
+
+
+def test_once_the_runs_that_ended_decide_the_answer_the_runs_under_way_are_stopped_but_the_keeps(tmp_path, monkeypatch):
+    screened(tmp_path)
+    lr = methods.get("finetune").default_lr(200)
+    cell, other = Cell("finetune", 2, lr), Cell("finetune", 1, lr)
+    for seed in (1, 2):
+        ran(tmp_path, cell, seed, 0.8)
+    in_out_of(cell, monkeypatch)
+    last, kept = path_of(str(tmp_path), cell, 200, 3), kept_path(str(tmp_path), cell, 200)
+    other_seed = path_of(str(tmp_path), other, 200, 2)
+    asked = []
+
+    def keep_ahead_then_decided(ask):
+        monkeypatch.setattr(policy, "pick", lambda *args: (other, False))
+        asked.append(ask(frozenset()))  # the cell's last seed, handed out while another cell led: not saving
+        monkeypatch.setattr(policy, "pick", lambda *args: (cell, False))
+        asked.append(ask(frozenset({last})))  # its seed 1 trained to keep
+        ran(tmp_path, cell, 3, 0.8)  # the last seed ends, and with it the answer is decided
+        monkeypatch.setattr(policy, "pick", lambda *args: (cell, True))
+        asked.append(ask(frozenset({kept, other_seed})))
+
+    workers = Asking(keep_ahead_then_decided)
+    search_with(tmp_path, 1e9, None, keeps_ahead=True, seeds=3, workers=workers)
+    assert asked == [[(last, {})], [(kept, dict(save=kept[:-len(".json")]))], []]
+    assert workers.stopped == [[other_seed]]  # the keep's run goes on: the answer needs its model

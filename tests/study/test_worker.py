@@ -82,3 +82,29 @@ def test_a_free_worker_asks_for_the_next_round_while_the_last_is_under_way(tiny_
         assert workers.run_asked(ask, options, echo=lines.append) == 0
     assert asked[0] == frozenset() and len(asked[1]) == 1  # asked again with the first round's other run under way
     assert all(os.path.exists(path) for path in runs) and len(lines) == 3
+
+
+def test_a_run_the_search_no_longer_needs_is_stopped_and_leaves_no_result(tiny_bert, tmp_path):
+    tiny_task(tmp_path)
+    shared = dict(epochs=2, protocol=None, splits_dir=str(tmp_path / "splits"))
+    options = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
+               "--dev-file", str(tmp_path / "dev.tsv"), "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"]
+    short, long_, after = (str(tmp_path / "runs" / name) for name in NAMES[1:])
+    asked = []
+
+    def ask(in_flight):  # two runs; once the short one ends, the long one stopped; then one more
+        asked.append(in_flight)
+        if len(asked) == 1:
+            return [(short, shared), (long_, dict(shared, epochs=100000))]
+        if in_flight:
+            workers.stop(in_flight)
+            return []
+        return [(after, shared)] if len(asked) < 4 else []
+
+    lines = []
+    with worker.Workers(2) as workers:
+        assert workers.run_asked(ask, options, echo=lines.append) == 0
+    assert asked[1] == frozenset({long_}) and not os.path.exists(long_)
+    assert os.path.exists(short) and os.path.exists(after)
+    assert lines[1] == f"study.worker: {long_} stopped: the answer no longer needs it" and len(lines) == 3
+    assert len(workers.started) == 2 and workers.started[1].returncode is not None  # the stopped run's worker exited
