@@ -39,7 +39,10 @@ from study.progress import last_log_line, make_jobs, progress_line
 # The worker: one process, many runs
 
 def serve():
-    """Read runs from stdin, one JSON line each; run each; answer its exit code on stdout."""
+    """Read runs from stdin, one JSON line each; run each; answer its exit code on stdout. SIGTERM
+    (make stopped, or Workers.stop) interrupts the run as Ctrl-C would: SIGINT itself is ignored
+    where make advise runs in the background, and then by its workers too."""
+    signal.signal(signal.SIGTERM, interrupted)
     answers = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # stray prints between runs go to stderr, never into the answers
     import freeze_study  # torch, once for every run
@@ -189,13 +192,14 @@ class Workers:
                 echo(last_log_line(path) or f"study.worker: {path} failed (exit code {code})")
 
     def stop(self, paths):
-        """The runs under way at `paths` interrupted, as Ctrl-C would (a run writes its result only
-        once it has ended, so a stopped run leaves none): make advise's runs that its answer, decided
-        on the runs that ended, no longer needs. Their workers exit; the next runs start new ones."""
+        """The runs under way at `paths` interrupted (SIGTERM, as when make is stopped; a run writes
+        its result only once it has ended, so a stopped run leaves none): make advise's runs that its
+        answer, decided on the runs that ended, no longer needs. Their workers exit; the next runs
+        start new ones."""
         with self.lock:
             for path in set(paths) & set(self.running) - self.stopped:
                 self.stopped.add(path)
-                self.running[path].send_signal(signal.SIGINT)
+                self.running[path].send_signal(signal.SIGTERM)
 
     def one_run(self, worker, path, job, ended):
         """One run by `worker`, its (path, exit code) put on `ended`; the worker idle again after it,

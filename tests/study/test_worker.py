@@ -3,6 +3,7 @@ a worker that is free is handed its next run while the others are under way."""
 
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -101,9 +102,12 @@ def test_a_run_the_search_no_longer_needs_is_stopped_and_leaves_no_result(tiny_b
             return []
         return [(after, shared)] if len(asked) < 4 else []
 
-    lines = []
-    with worker.Workers(2) as workers:
-        assert workers.run_asked(ask, options, echo=lines.append) == 0
+    lines, was = [], signal.signal(signal.SIGINT, signal.SIG_IGN)  # as under make advise ... &: workers ignore Ctrl-C
+    try:
+        with worker.Workers(2) as workers:
+            assert workers.run_asked(ask, options, echo=lines.append) == 0
+    finally:
+        signal.signal(signal.SIGINT, was)
     assert asked[1] == frozenset({long_}) and not os.path.exists(long_)
     assert os.path.exists(short) and os.path.exists(after)
     assert lines[1] == f"study.worker: {long_} stopped: the answer no longer needs it" and len(lines) == 3
