@@ -12,7 +12,6 @@ import checkpoint
 import families
 import hub
 import loop
-import model
 import parts.mpnet
 import rows
 from conftest import tiny_hf_model

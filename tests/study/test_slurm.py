@@ -3,11 +3,13 @@ the array's results equal make grid's, resubmission submits only what is missing
 is named by make status; make advise SLURM=1 sends its rounds as job arrays, each checkpoint's with
 its own --model."""
 
+import fcntl
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -22,12 +24,16 @@ pytestmark = [pytest.mark.skipif(shutil.which("sbatch") is None or shutil.which(
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    env = dict(os.environ, SLURM_LOCAL_DIR=str(tmp_path_factory.mktemp("slurm")))
-    started = subprocess.run([os.path.join(ROOT, "study", "local_slurm.sh"), "start"], env=env, capture_output=True, text=True)
-    assert started.returncode == 0, started.stderr
-    env["SLURM_CONF"] = started.stdout.strip().split("=", 1)[1]
-    yield env
-    subprocess.run([os.path.join(ROOT, "study", "local_slurm.sh"), "stop"], env=env)
+    # one cluster on the machine at a time: where make test's two processes (pytest-xdist) each run
+    # some of this module's tests, the second waits for the first's cluster to stop
+    with open(os.path.join(tempfile.gettempdir(), "freeze-study-slurm-tests.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        env = dict(os.environ, SLURM_LOCAL_DIR=str(tmp_path_factory.mktemp("slurm")))
+        started = subprocess.run([os.path.join(ROOT, "study", "local_slurm.sh"), "start"], env=env, capture_output=True, text=True)
+        assert started.returncode == 0, started.stderr
+        env["SLURM_CONF"] = started.stdout.strip().split("=", 1)[1]
+        yield env
+        subprocess.run([os.path.join(ROOT, "study", "local_slurm.sh"), "stop"], env=env)
 
 
 @pytest.fixture(scope="module")
