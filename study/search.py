@@ -7,8 +7,8 @@ the answer is decided or the budget spent.
              alone: it times a run here
     rounds   policy.next_runs(what ran) ─► result files ─► workers.run_asked (N at once, or Slurm)
              ─► each run's fair score on the dev split's first half ─► the next round, asked
-             for by the first worker free once the round's runs have all started (the runs
-             under way are not asked for again; with nothing at its width in the in/out step,
+             for by the first worker free once the round's runs have all started (a screen,
+             rates or refine round longest first; the runs under way are not asked for again; with nothing at its width in the in/out step,
              it takes the best step's seeds ahead); once the runs that ended decide the answer,
              the runs still under way are stopped: the policy would ask for none of them now
 
@@ -174,7 +174,8 @@ def handed_out(s, observed, wanted, in_flight, cell_of):
     after = in_flight if wanted.step in SEED_STEPS else ()
     cost = lambda cell: policy.expected_seconds(cell, observed, s.space)
     committed, handed = spent(observed) + sum(cost(cell_of[path]) for path in in_flight), []
-    for path, cell in zip(round_paths(s.folder, wanted.cells, s.size, s.seeds, after), wanted.cells):
+    cells = taking_order(wanted, cost, committed, s)
+    for path, cell in zip(round_paths(s.folder, cells, s.size, s.seeds, after), cells):
         if path is None or path in in_flight:
             continue
         if not policy.fits(cell, observed, s.space, committed, s.budget_seconds):
@@ -182,6 +183,15 @@ def handed_out(s, observed, wanted, in_flight, cell_of):
         committed, cell_of[path] = committed + cost(cell), cell
         handed.append(path)
     return wanted.step, handed
+
+
+def taking_order(wanted, cost, committed, s):
+    """The round's cells in the order the workers take them: a screen, rates or refine round, which
+    the next step waits for whole, longest first with several workers where the budget pays for all
+    of it (so that no long run starts as the others end: run_grid's order); else the policy's."""
+    if wanted.step in SEED_STEPS or s.workers.jobs < 2 or committed + sum(map(cost, wanted.cells)) > s.budget_seconds:
+        return wanted.cells
+    return sorted(wanted.cells, key=cost, reverse=True)  # of equal costs, the policy's order
 
 
 def likely_unkept(s, observed, metric, dev_half, in_flight, cell_of, saving):

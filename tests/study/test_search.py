@@ -26,10 +26,8 @@ def ran(folder, cell, seed, score, seconds=10.0):
 
 class Asking:
     """Workers that only ask: `script(ask)` plays what they would see."""
-    jobs = 2
-
-    def __init__(self, script):
-        self.script, self.stopped = script, []
+    def __init__(self, script, jobs=2):
+        self.script, self.jobs, self.stopped = script, jobs, []
 
     def stop(self, paths):
         self.stopped.append(sorted(paths))
@@ -60,8 +58,21 @@ def test_a_free_worker_asks_for_the_next_round_less_the_runs_under_way(tmp_path)
         ran(tmp_path, screen[0], 1, 0.7)  # its first run ends, the second is under way
         asked.append(ask(frozenset({asked[0][1][0]})))
 
-    assert search_with(tmp_path, 1e9, screen_then_again) == 0
+    assert search_with(tmp_path, 1e9, screen_then_again, workers=Asking(screen_then_again, jobs=1)) == 0
     assert asked == [[first_run(cell) for cell in screen], [first_run(cell) for cell in screen[2:]]]
+
+
+def test_with_several_workers_a_screen_the_budget_pays_for_goes_longest_first(tmp_path):
+    screen = screened(tmp_path)
+    observed = read_folder(str(tmp_path), 200, SPACE)[1]
+    cost = lambda cell: policy.expected_seconds(cell, observed, SPACE)
+    longest = sorted(screen, key=cost, reverse=True)
+    assert longest != screen and len({cost(cell) for cell in screen}) > 2
+    for budget, order in ((1e9, longest), (search.spent(observed) + sum(map(cost, screen)) - 1, screen)):
+        asked = []
+        search_with(tmp_path, budget, lambda ask: asked.append(ask(frozenset())))
+        assert [path for path, _ in asked[0]] == [path_of(str(tmp_path), cell, 200, 1) for cell in order][:len(asked[0])], budget
+    assert 0 < len(asked[0]) < len(screen)  # the budget short of the screen: the cheapest first, as far as it pays
 
 
 def test_the_runs_under_way_count_toward_the_budget(tmp_path):
