@@ -8,9 +8,10 @@ the answer is decided or the budget spent.
     rounds   policy.next_runs(what ran) ─► result files ─► workers.run_asked (N at once, or Slurm)
              ─► each run's fair score on the dev split's first half ─► the next round, asked
              for by the first worker free once the round's runs have all started (a screen,
-             rates or refine round longest first; the runs under way are not asked for again; with nothing at its width in the in/out step,
-             it takes the best step's seeds ahead); once the runs that ended decide the answer,
-             the runs still under way are stopped: the policy would ask for none of them now
+             rates or refine round longest first; the runs under way are not asked for again;
+             with nothing at its width in the in/out step, it takes the best step's seeds
+             ahead); once the runs that ended decide the answer, the runs still under way are
+             stopped: the policy would ask for none of them now
 
 The budget is hours of the runs' own seconds (each run's wall clock; with -j N, N of them pass at
 once). A killed search resumes from its folders without rerunning a finished run.
@@ -132,9 +133,10 @@ def run_rounds(s):
     def ask(in_flight):
         """What the free workers run next, [(path, its options)]: nothing once the runs that ended
         decide the answer, the runs under way stopped (but one saving the pick to keep); else the
-        policy's round at their width less the runs under way; else the likely pick, to keep, once its last seed is under way;
-        else, in the in/out step, the best step's seeds ahead; else the round at every worker's
-        width (the next open cells). The likely pick's last seed saves its model as it runs."""
+        policy's round at their width less the runs under way; else the likely pick, to keep, once
+        its last seed is under way; else, in the in/out step, the best step's seeds ahead; else the
+        round at every worker's width (the next open cells). The likely pick's last seed saves its
+        model as it runs."""
         _, observed, metric = s.read()
         if in_flight and policy.pick(s.space, observed, metric, dev_half)[1]:
             s.workers.stop([path for path in in_flight if path not in saving])  # but a keep's
