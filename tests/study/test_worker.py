@@ -90,7 +90,8 @@ def test_a_run_the_search_no_longer_needs_is_stopped_and_leaves_no_result(tiny_b
     shared = dict(epochs=2, protocol=None, splits_dir=str(tmp_path / "splits"))
     options = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
                "--dev-file", str(tmp_path / "dev.tsv"), "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"]
-    short, long_, after = (str(tmp_path / "runs" / name) for name in NAMES[1:])
+    # two fine-tunes, one of 2 epochs, one that would take hours; then the probe
+    short, long_, after = (str(tmp_path / "runs" / name) for name in (NAMES[3], NAMES[1], NAMES[2]))
     asked = []
 
     def ask(in_flight):  # two runs; once the short one ends, the long one stopped; then one more
