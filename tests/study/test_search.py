@@ -123,23 +123,32 @@ def test_the_likely_picks_last_seed_saves_its_model_as_it_runs_once_the_pick_has
     assert asked == [[(last, {})]]
 
 
-def test_a_worker_with_no_seed_to_run_trains_the_likely_pick_to_keep_when_its_last_seed_runs_unsaved(tmp_path, monkeypatch):
+def two_of_three_seeds(tmp_path, monkeypatch):
+    """A cell with 2 of its 3 seeds run, the policy at its in/out step: (the cell, another cell,
+    the cell's last seed's path, the path its keep trains to)."""
     screened(tmp_path)
     lr = methods.get("finetune").default_lr(200)
     cell, other = Cell("finetune", 2, lr), Cell("finetune", 1, lr)
     for seed in (1, 2):
         ran(tmp_path, cell, seed, 0.8)
     in_out_of(cell, monkeypatch)
-    last, kept = path_of(str(tmp_path), cell, 200, 3), kept_path(str(tmp_path), cell, 200)
+    return cell, other, path_of(str(tmp_path), cell, 200, 3), kept_path(str(tmp_path), cell, 200)
+
+
+def led_by_another_then_by_the_cell(ask, cell, other, last, monkeypatch):
+    """The two rounds asked for: the cell's last seed, handed out while another cell led (so not
+    saving its model), then, with it under way and the cell leading."""
+    monkeypatch.setattr(policy, "pick", lambda *args: (other, False))
+    first = ask(frozenset())
+    monkeypatch.setattr(policy, "pick", lambda *args: (cell, False))
+    return [first, ask(frozenset({last}))]
+
+
+def test_a_worker_with_no_seed_to_run_trains_the_likely_pick_to_keep_when_its_last_seed_runs_unsaved(tmp_path, monkeypatch):
+    cell, other, last, kept = two_of_three_seeds(tmp_path, monkeypatch)
     asked = []
-
-    def led_by_another_then_by_the_cell(ask):
-        monkeypatch.setattr(policy, "pick", lambda *args: (other, False))
-        asked.append(ask(frozenset()))  # the cell's last seed, handed out while another cell led: not saving
-        monkeypatch.setattr(policy, "pick", lambda *args: (cell, False))
-        asked.append(ask(frozenset({last})))
-
-    search_with(tmp_path, 1e9, led_by_another_then_by_the_cell, keeps_ahead=True, seeds=3)
+    search_with(tmp_path, 1e9, lambda ask: asked.extend(led_by_another_then_by_the_cell(ask, cell, other, last, monkeypatch)),
+                keeps_ahead=True, seeds=3)
     assert asked == [[(last, {})], [(kept, dict(save=kept[:-len(".json")]))]]
     monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round("screen", [cell]))
     asked = []
@@ -203,21 +212,12 @@ def test_the_best_step_ahead_is_the_best_steps_round_as_it_stands(tmp_path):
 
 
 def test_once_the_runs_that_ended_decide_the_answer_the_runs_under_way_are_stopped_but_the_keeps(tmp_path, monkeypatch):
-    screened(tmp_path)
-    lr = methods.get("finetune").default_lr(200)
-    cell, other = Cell("finetune", 2, lr), Cell("finetune", 1, lr)
-    for seed in (1, 2):
-        ran(tmp_path, cell, seed, 0.8)
-    in_out_of(cell, monkeypatch)
-    last, kept = path_of(str(tmp_path), cell, 200, 3), kept_path(str(tmp_path), cell, 200)
+    cell, other, last, kept = two_of_three_seeds(tmp_path, monkeypatch)
     other_seed = path_of(str(tmp_path), other, 200, 2)
     asked = []
 
     def keep_ahead_then_decided(ask):
-        monkeypatch.setattr(policy, "pick", lambda *args: (other, False))
-        asked.append(ask(frozenset()))  # the cell's last seed, handed out while another cell led: not saving
-        monkeypatch.setattr(policy, "pick", lambda *args: (cell, False))
-        asked.append(ask(frozenset({last})))  # its seed 1 trained to keep
+        asked.extend(led_by_another_then_by_the_cell(ask, cell, other, last, monkeypatch))  # its seed 1 to keep
         ran(tmp_path, cell, 3, 0.8)  # the last seed ends, and with it the answer is decided
         monkeypatch.setattr(policy, "pick", lambda *args: (cell, True))
         asked.append(ask(frozenset({kept, other_seed})))
