@@ -210,7 +210,6 @@ def test_the_best_step_ahead_is_the_best_steps_round_as_it_stands(tmp_path):
     assert ahead.step == "best ahead" and ahead.cells[0] == Cell("finetune", 0, lr)
 
 
-
 def test_once_the_runs_that_ended_decide_the_answer_the_runs_under_way_are_stopped_but_the_keeps(tmp_path, monkeypatch):
     cell, other, last, kept = two_of_three_seeds(tmp_path, monkeypatch)
     other_seed = path_of(str(tmp_path), other, 200, 2)
