@@ -21,7 +21,9 @@ forward(sequences) is their composition.
 """
 
 import importlib
+import math
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -36,6 +38,45 @@ ACTIVATIONS = {  # config.json's hidden_act, as families.ACTIVATIONS names them
     "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"),
     "relu": F.relu,
 }
+
+
+# ----------------------------------------------------------------------------------------------
+# Dropout: nn.Dropout's and attention's computation, its masks drawn faster on a CPU
+
+def keep_mask(shape, p):
+    """A dropout mask (bool, on the CPU): each element kept with probability 1 - p, independently.
+    torch draws a CPU mask (bernoulli_) from one Mersenne Twister, one number at a time: a quarter
+    of a SetFit step on 2 cores (docs/performance.md). numpy's PCG64 fills the block about 2.5 times
+    as fast; it is seeded from torch's generator, so a run's --seed still fixes its masks."""
+    seed = int(torch.randint(2**62, ()))
+    uniform = np.random.default_rng(seed).random(math.prod(shape), dtype=np.float32)  # in [0, 1)
+    return torch.from_numpy(uniform >= np.float32(p)).view(shape)
+
+
+def dropout(x, p, training):
+    """F.dropout(x, p, training): x times its mask over 1 - p. On CUDA torch's own fused kernel."""
+    if not training or p == 0 or x.device.type != "cpu":
+        return F.dropout(x, p, training)
+    return x * keep_mask(x.shape, p).to(x.dtype).div_(1 - p)
+
+
+class Dropout(nn.Dropout):
+    """nn.Dropout, its mask keep_mask's on a CPU."""
+
+    def forward(self, x):
+        return dropout(x, self.p, self.training)
+
+
+def attention(q, k, v, mask, p, scale=None):
+    """softmax(q k^T * scale, masked) @ v, dropout p on the probabilities: (B, nh, Tq, hd).
+    F.scaled_dot_product_attention's computation (mask: bool, True where a key takes part, or
+    added to the scores). Without dropout, or on CUDA, it runs it; on a CPU in training its
+    dropout draws bernoulli_ masks, so there the product is written out with keep_mask's."""
+    if p == 0 or q.device.type != "cpu":
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, scale=scale)
+    scores = (q @ k.transpose(-2, -1)).float() * (q.shape[-1] ** -0.5 if scale is None else scale)  # (B, nh, Tq, T)
+    scores = scores.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else scores + mask
+    return dropout(scores.softmax(-1), p, True).to(v.dtype) @ v
 class Embeddings(nn.Module):
     def __init__(self, config: EncoderConfig):
         super().__init__()
@@ -46,7 +87,7 @@ class Embeddings(nn.Module):
         self.position = nn.Embedding(config.max_position_embeddings, E) if config.absolute_positions else None
         self.token_type = nn.Embedding(config.type_vocab_size, E) if config.type_vocab_size else None
         self.norm = nn.LayerNorm(E, eps=config.layer_norm_eps)
-        self.dropout = nn.Dropout(config.hidden_dropout)
+        self.dropout = Dropout(config.hidden_dropout)
         # ELECTRA's small embeddings (E < H) reach the layers through a projection
         self.project = nn.Linear(E, H) if E != H else None
 
@@ -88,7 +129,7 @@ class Layer(nn.Module):
         self.ffn_norm = nn.LayerNorm(H, eps=config.layer_norm_eps)
         self.activation = ACTIVATIONS[config.hidden_act]
         self.attention_dropout = config.attention_dropout
-        self.dropout = nn.Dropout(config.hidden_dropout)
+        self.dropout = Dropout(config.hidden_dropout)
         # DistilBERT adds the attention's projection to x without a dropout
         self.attn_out_dropout = self.dropout if families.get(config.model_type).attn_out_dropout else nn.Identity()
 
@@ -112,7 +153,7 @@ class Layer(nn.Module):
             mask, scale = attention_bias(q, k, self.query, self.key, self.num_heads)
         else:
             mask = layout.key_is_token if attention_bias is None else attention_bias[:, :, :q.shape[2]].to(q.dtype)
-        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, scale=scale)
+        attended = attention(q, k, v, mask, p, scale)
         attended = attended.transpose(1, 2).reshape(B, -1, H)  # (B, Tq, H)
         # ... and comes back out here
         attended = attended[:, 0] if first_token_only else layout.from_grid(attended)  # (Nq, H)
@@ -141,10 +182,10 @@ class ClassificationHead(nn.Module):
         self.activation = dict(tanh=torch.tanh, relu=F.relu, gelu=F.gelu)[family.head_activation]
         self.dense = nn.Linear(config.hidden_size, config.hidden_size)
         self.out_proj = nn.Linear(config.hidden_size, config.num_labels)
-        self.dropout = nn.Dropout(config.classifier_dropout)
+        self.dropout = Dropout(config.classifier_dropout)
         # DeBERTa's pooler drops at its own rate before its dense
         first = config.classifier_dropout if config.pooler_dropout is None else config.pooler_dropout
-        self.first_dropout = nn.Dropout(first) if self.dropout_first else None
+        self.first_dropout = Dropout(first) if self.dropout_first else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # x: (B, H), one state per sentence

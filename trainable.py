@@ -27,7 +27,7 @@ import torch
 import torch.nn as nn
 
 import families
-from model import initialize_
+from model import Dropout, initialize_
 
 # peft's LoraConfig for BERT and RoBERTa; the default targets are the family's (families.py: ModernBERT's qkv)
 LORA_DEFAULTS = dict(rank=8, alpha=8.0, dropout=0.0, targets=["query", "value"])
@@ -104,7 +104,7 @@ class LoRALinear(nn.Module):
         self.lora_B = nn.Parameter(torch.zeros(base.out_features, rank))
         nn.init.kaiming_uniform_(self.lora_A, a=math.sqrt(5))  # peft's initialisation of A
         self.scaling = alpha / rank
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def forward(self, x):
         return self.base(x) + (self.dropout(x) @ self.lora_A.T @ self.lora_B.T) * self.scaling

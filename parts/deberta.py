@@ -23,7 +23,7 @@ import torch
 import torch.nn as nn
 
 from families import EncoderConfig
-from model import ClassificationHead, Embeddings, Layer, final_norm  # noqa: F401  BERT's, the rest of the family
+from model import ClassificationHead, Dropout, Embeddings, Layer, final_norm  # noqa: F401  BERT's, the rest of the family
 
 
 def shared_by_layers(config: EncoderConfig):
@@ -33,7 +33,7 @@ def shared_by_layers(config: EncoderConfig):
     shared = {"relative_rows": nn.Embedding(2 * span, H)}
     if config.norm_relative:
         shared["relative_norm"] = nn.LayerNorm(H, eps=config.layer_norm_eps)
-    return {**shared, "relative_dropout": nn.Dropout(config.hidden_dropout)}
+    return {**shared, "relative_dropout": Dropout(config.hidden_dropout)}
 
 
 def layer_context(model, layout):

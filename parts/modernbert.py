@@ -21,6 +21,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from families import EncoderConfig
+from model import Dropout, attention
 from rows import Layout
 
 
@@ -29,7 +30,7 @@ class Embeddings(nn.Module):
         super().__init__()
         self.word = nn.Embedding(config.vocab_size, config.hidden_size)
         self.norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps, bias=config.norm_bias)
-        self.dropout = nn.Dropout(config.hidden_dropout)
+        self.dropout = Dropout(config.hidden_dropout)
 
     def forward(self, tokens: torch.Tensor, layout: Layout) -> torch.Tensor:
         return self.dropout(self.norm(self.word(tokens)))  # (N,) token ids -> (N, H); no segments
@@ -89,8 +90,8 @@ class Layer(nn.Module):
         self.ffn_in = nn.Linear(H, 2 * config.intermediate_size, bias=bias)  # its input half, then its gate
         self.ffn_out = nn.Linear(config.intermediate_size, H, bias=bias)
         self.attention_dropout = config.attention_dropout
-        self.out_dropout = nn.Dropout(config.attention_dropout)
-        self.mlp_dropout = nn.Dropout(config.mlp_dropout)
+        self.out_dropout = Dropout(config.attention_dropout)
+        self.mlp_dropout = Dropout(config.mlp_dropout)
 
     def forward(self, x: torch.Tensor, layout: Layout, first_token_only=False, context=None) -> torch.Tensor:
         # x: (N, H) rows; context: attention_context's, for this batch. first_token_only: every
@@ -109,7 +110,7 @@ class Layer(nn.Module):
         k, v = layout.to_grid(k.reshape(len(x), H)), layout.to_grid(v.reshape(len(x), H))
         q, k, v = heads(q), heads(k), heads(v)  # (B, nh, T*, hd)
         p = self.attention_dropout if self.training else 0.0
-        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=mask[:, :, :q.shape[2]], dropout_p=p)
+        attended = attention(q, k, v, mask[:, :, :q.shape[2]], p)
         attended = attended.transpose(1, 2).reshape(B, -1, H)
         attended = attended[:, 0] if first_token_only else layout.from_grid(attended)  # (Nq, H)
         x = queries + self.out_dropout(self.attn_out(attended))
@@ -128,7 +129,7 @@ class ClassificationHead(nn.Module):
         super().__init__()
         self.dense = nn.Linear(config.hidden_size, config.hidden_size, bias=config.head_bias)
         self.norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps, bias=config.norm_bias)
-        self.dropout = nn.Dropout(config.classifier_dropout)
+        self.dropout = Dropout(config.classifier_dropout)
         self.out_proj = nn.Linear(config.hidden_size, config.num_labels)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -12,6 +12,7 @@ import checkpoint
 import families
 import hub
 import loop
+import model
 import parts.mpnet
 import rows
 from conftest import tiny_hf_model
@@ -261,3 +262,42 @@ def test_real_mpnet_matches_transformers_mpnet_model(pooling):
         got = ours.sentence_states(ours.embed(ids, layout), layout)
     assert real.sum(1).max() > 16  # past the buckets' exact range
     torch.testing.assert_close(got, expected, atol=1e-5, rtol=0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Dropout's masks from numpy on a CPU: the same computation as F.dropout and SDPA, given a mask
+
+def test_dropout_is_f_dropout_given_its_mask(monkeypatch):
+    x = torch.randn(64, 384, generator=torch.Generator().manual_seed(0)) + 5.0  # no zeros of its own
+    torch.manual_seed(3)
+    plain = torch.nn.functional.dropout(x, 0.1, True)
+    monkeypatch.setattr(model, "keep_mask", lambda shape, p: plain != 0)  # torch's own mask
+    assert torch.equal(model.dropout(x, 0.1, True), plain)  # to the bit
+    assert model.dropout(x, 0.1, False) is x and model.Dropout(0.1).eval()(x) is x
+
+
+def test_keep_mask_keeps_one_minus_p_and_follows_the_seed():
+    torch.manual_seed(7)
+    first, second = model.keep_mask((1000, 1000), 0.1), model.keep_mask((1000, 1000), 0.1)
+    kept = first.float().mean().item()
+    assert abs(kept - 0.9) < 4 * (0.9 * 0.1 / 1e6) ** 0.5  # within 4 standard errors of 1 - p
+    assert not torch.equal(first, second)  # each call draws anew
+    torch.manual_seed(7)
+    assert torch.equal(model.keep_mask((1000, 1000), 0.1), first)  # torch's seed fixes the masks
+    rows_kept = first.float().mean(1)  # and no row is favoured: each row's share about 0.9 too
+    assert (rows_kept - 0.9).abs().max() < 5 * (0.9 * 0.1 / 1000) ** 0.5
+
+
+@pytest.mark.parametrize("mask_kind", ["bool", "float", "float and scale"])
+def test_attention_written_out_is_sdpa(monkeypatch, mask_kind):
+    g = torch.Generator().manual_seed(2)
+    q, k, v = (torch.randn(3, 4, 9, 8, generator=g) for _ in range(3))  # (B, nh, T, hd)
+    mask = torch.rand(3, 1, 1, 9, generator=g) > 0.3
+    mask[:, :, :, 0] = True  # every query has a key
+    scale = 0.2 if mask_kind == "float and scale" else None
+    if mask_kind != "bool":  # an additive mask, as MPNet's relative bias and DeBERTa's terms are
+        mask = torch.randn(3, 4, 9, 9, generator=g).masked_fill(~mask, float("-inf"))
+    sdpa = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
+    monkeypatch.setattr(model, "keep_mask", lambda shape, p: torch.ones(shape, dtype=torch.bool))
+    torch.testing.assert_close(model.attention(q, k, v, mask, 0.1, scale), sdpa / 0.9, atol=1e-6, rtol=1e-5)
+    assert torch.equal(model.attention(q, k, v, mask, 0.0, scale), sdpa)  # without dropout: SDPA itself
