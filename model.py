@@ -45,9 +45,9 @@ ACTIVATIONS = {  # config.json's hidden_act, as families.ACTIVATIONS names them
 
 def keep_mask(shape, p):
     """A dropout mask (bool, on the CPU): each element kept with probability 1 - p, independently.
-    torch draws a CPU mask (bernoulli_) from one Mersenne Twister, one number at a time: a quarter
-    of a SetFit step on 2 cores (docs/performance.md). numpy's PCG64 fills the block about 2.5 times
-    as fast; it is seeded from torch's generator, so a run's --seed still fixes its masks."""
+    torch draws a CPU mask (bernoulli_) from one Mersenne Twister, one number at a time: 18% of a
+    SetFit step on 2 cores (docs/performance.md). numpy's PCG64 fills the block about 2.5 times as
+    fast; it is seeded from torch's generator, so a run's --seed still fixes its masks."""
     seed = int(torch.randint(2**62, ()))
     uniform = np.random.default_rng(seed).random(math.prod(shape), dtype=np.float32)  # in [0, 1)
     return torch.from_numpy(uniform >= np.float32(p)).view(shape)
@@ -77,6 +77,8 @@ def attention(q, k, v, mask, p, scale=None):
     scores = (q @ k.transpose(-2, -1)).float() * (q.shape[-1] ** -0.5 if scale is None else scale)  # (B, nh, Tq, T)
     scores = scores.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else scores + mask
     return dropout(scores.softmax(-1), p, True).to(v.dtype) @ v
+
+
 class Embeddings(nn.Module):
     def __init__(self, config: EncoderConfig):
         super().__init__()
