@@ -89,10 +89,11 @@ def main():
             seconds = np.median([r["seconds"]["train"] for r in runs[way]])
             figures[way] = dev, test, seconds
             d, t = describe(dev), describe(test)
-            print(f"| {method} k = {freeze} | {way} | {len(dev)} | {d['mean']:.4f} ± {d['std']:.4f} | "
-                  f"{t['mean']:.4f} ± {t['std']:.4f} | {seconds:.1f} |")
+            test_text = f"{t['mean']:.4f} ± {t['std']:.4f}" if args.test_file else ""
+            print(f"| {method} k = {freeze} | {way} | {len(dev)} | {d['mean']:.4f} ± {d['std']:.4f} | {test_text} | "
+                  f"{seconds:.1f} |")
         (dev_n, test_n, s_n), (dev_t, test_t, s_t) = figures["numpy"], figures["torch"]
-        for name, these, those in (("dev", dev_n, dev_t), ("test", test_n, test_t)):
+        for name, these, those in (("dev", dev_n, dev_t), ("test", test_n, test_t))[:2 if args.test_file else 1]:
             diff, two_se = difference(these, those)
             print(f"| {method} k = {freeze} | numpy - torch, {name} | | {diff:+.4f} (2 x SE {two_se:.4f}) "
                   f"| {'within' if abs(diff) <= two_se else 'OUTSIDE'} | {s_n / s_t:.3f} x the seconds |")

@@ -301,3 +301,25 @@ def test_attention_written_out_is_sdpa(monkeypatch, mask_kind):
     monkeypatch.setattr(model, "keep_mask", lambda shape, p: torch.ones(shape, dtype=torch.bool))
     torch.testing.assert_close(model.attention(q, k, v, mask, 0.1, scale), sdpa / 0.9, atol=1e-6, rtol=1e-5)
     assert torch.equal(model.attention(q, k, v, mask, 0.0, scale), sdpa)  # without dropout: SDPA itself
+
+
+def test_train_mode_logits_have_the_distribution_of_torch_s_masks(tmp_path, monkeypatch):
+    # not the same draws, the same distribution: 6,000 copies of a batch through a training-mode
+    # BERT, each copy drawing its own masks, numpy's (a CPU run's) against torch's own
+    _, folder = tiny_hf_model("bert", tmp_path)
+    ours = checkpoint.from_pretrained(folder, num_labels=3).train()
+    _, _, sentences = padded_batch(ours.config.pad_token_id)
+
+    def logits_of_copies():  # (6000, 4 sentences, 3 labels)
+        with torch.no_grad():
+            return torch.cat([ours(sentences * 500).view(500, len(sentences), -1) for _ in range(12)])
+
+    torch.manual_seed(0)
+    numpy_masks = logits_of_copies()
+    monkeypatch.setattr(model, "dropout", torch.nn.functional.dropout)
+    monkeypatch.setattr(model, "attention", lambda q, k, v, mask, p, scale=None:
+                        torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, scale=scale))
+    torch_masks = logits_of_copies()
+    standard_error = ((numpy_masks.var(0) + torch_masks.var(0)) / len(numpy_masks)).sqrt()
+    assert ((numpy_masks.mean(0) - torch_masks.mean(0)).abs() / standard_error).max() < 4.5
+    assert (numpy_masks.std(0) / torch_masks.std(0) - 1).abs().max() < 0.06  # about 4.5 standard errors
