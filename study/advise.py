@@ -42,7 +42,8 @@ from study.advise_report import (Spending, cell_rows, check_save, keep, label_of
 from study.lock import holder, refuse_if_held, take_lock
 from study.progress import make_jobs
 from study.search import Search, search, spent
-from study.search_folder import TEST, drop_kept, kept_run, options_of, path_of, rounds_of, runs_by_cell
+from study.search_folder import (TEST, drop_kept, kept_run, options_of, path_of, rounds_of, runs_by_cell,
+                                 stopped_seconds)
 from study.standing import Cell
 
 LOCK = "advise.lock"
@@ -162,7 +163,9 @@ def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
         result.model_label(runs[0]["config"]["model"])
     title = f"make advise: {runs[0]['config']['dataset']}, {checkpoints}, n = {s.size}"
     grid_cost = policy.grid_seconds(found.space, observed, s.seeds)
-    spending = Spending(rounds_of(s.folder), spent(observed), wall_seconds if found.rounds else None, grid_cost)
+    stopped = stopped_seconds(s.folder)  # spent too, though no result shows it
+    spending = Spending(rounds_of(s.folder), spent(observed) + stopped, wall_seconds if found.rounds else None, grid_cost,
+                        stopped)
     lines = report_lines(title, chosen, words, (rows, state), spending, keep_line, test)
     at = lines.index("## Every cell that ran")  # after the answer, before the cells: the figure, the prior
     priors = prior.read_priors(s.folder, s.size)
@@ -175,7 +178,7 @@ def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
     print(f"advise: {short}: {row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)} | "
           + (f"test file {test[1]:.3f}, " if test else "")
           + f"second half {row['reported']:.3f}, first half {row['picked']:.3f} | "
-          f"{spent(observed) / 3600:.2f} h of runs, {spent(observed) / grid_cost:.0%} of the grid's estimated | {report}")
+          f"{spending.spent_seconds / 3600:.2f} h of runs, {spending.spent_seconds / grid_cost:.0%} of the grid's estimated | {report}")
     return row
 
 

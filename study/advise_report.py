@@ -69,12 +69,13 @@ def verdict(waiting, budget_seconds, spent_seconds):
 @dataclass
 class Spending:
     """What a search spent: its rounds [(step, [run names])], its runs' seconds, the last command's wall
-    clock (None: it ran no round), and what the grid it stands in for would cost here (policy.grid_seconds;
-    None: unknown)."""
+    clock (None: it ran no round), what the grid it stands in for would cost here (policy.grid_seconds;
+    None: unknown), and the seconds of runs stopped once the answer was decided (in spent_seconds)."""
     rounds: list
     spent_seconds: float
     wall_seconds: float | None = None
     grid_seconds: float | None = None
+    stopped_seconds: float = 0.0
 
 
 def report_lines(title, chosen, verdict_words, cells, spending, keep_line, test=None):
@@ -93,7 +94,9 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, test=
                 "(each run scored it as it ended; no choice read it)."] if test else []),
              f"- The best cell on the first half: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
              f"{best['picked']:.3f} ({counted(best['runs'], 'run')}); noise band ± {state.band:.3f}.",
-             f"- Spent: {spent_seconds / 3600:.2f} h of runs ({sum(row['runs'] for row in rows)} runs in {len(rounds)} rounds)"
+             f"- Spent: {spent_seconds / 3600:.2f} h of runs ({sum(row['runs'] for row in rows)} runs in {len(rounds)} rounds"
+             + (f", and {spending.stopped_seconds:.0f} s of runs stopped once the answer was decided)"
+                if spending.stopped_seconds else ")")
              + (f"; {wall_seconds / 3600:.2f} h of wall clock for the last command's rounds" if wall_seconds else "")
              + (f"; the grid (every method at every depth at its own rate, 5 seeds, at this machine's seconds a run) "
                 f"would take about {grid_seconds / 3600:.2f} h, so the search spent {spent_seconds / grid_seconds:.0%} of it."

@@ -24,7 +24,7 @@ from typing import Callable
 
 import methods
 from study import policy
-from study.search_folder import (available_in, kept_folder, kept_path, kept_run, log_round, options_of, path_of,
+from study.search_folder import (available_in, kept_folder, kept_path, kept_run, log_round, log_stopped, options_of, path_of,
                                  read_folder, round_paths)
 from study.standing import Cell
 
@@ -164,7 +164,10 @@ def run_rounds(s):
         saves = lambda path: dict(save=saving[path]) if path in saving else {}
         return [(path, dict(options_of(cell_of[path], s.shared), **saves(path))) for path in handed]
 
-    return s.workers.run_asked(ask, s.flags, s.echo)
+    code = s.workers.run_asked(ask, s.flags, s.echo)
+    for path, seconds in s.workers.stopped_after.items():
+        log_stopped(s.folder, path, seconds)  # the report counts what it ran
+    return code
 
 
 def handed_out(s, observed, wanted, in_flight, cell_of):

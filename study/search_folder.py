@@ -1,12 +1,13 @@
 """
 A search's results folder (make advise, study/advise.py): what has run in it, where each run's
 result goes, the options it runs with, and the history of its rounds. The folder is an ordinary
-results folder (the report reads it, a later make grid reuses it) with two additions:
+results folder (the report reads it, a later make grid reuses it) with these additions:
 
     RESULTS/freeze2_size200_seed1_lora.json ...   the search's runs, as a grid's
     RESULTS/test/...                               the pick's seeds again, scored on your test file
     RESULTS/kept/...                               the likely pick as --save wrote it: its last seed, or its seed 1 again
     RESULTS/advise.rounds                          every round, one JSON line each, across resumes
+    RESULTS/advise.stopped                         the runs stopped once the answer was decided: their seconds
 
 A search over several checkpoints (make advise MODEL="minilm mpnet") keeps each one's runs in a
 results folder of its own, named for it, inside RESULTS: RESULTS/minilm/..., RESULTS/mpnet/...
@@ -27,6 +28,7 @@ from study.policy import models_of
 from study.standing import Cell
 
 ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes
+STOPPED = "advise.stopped"  # every run stopped once the answer was decided, and the seconds it had run
 TEST = "test"  # the pick's runs again with --test-file as their dev split, in this subfolder
 KEPT = "kept"  # the likely pick saved by one of its runs (--save), in this subfolder
 
@@ -126,6 +128,21 @@ def log_round(folder, step, paths):
     with open(os.path.join(folder, ROUNDS), "a") as f:
         f.write(json.dumps(dict(step=step, runs=[os.path.relpath(p, folder) for p in paths])) + "\n")
     return step, paths
+
+
+def log_stopped(folder, path, seconds):
+    """Add a run stopped once the answer was decided: it leaves no result, but its seconds were spent."""
+    with open(os.path.join(folder, STOPPED), "a") as f:
+        f.write(json.dumps(dict(run=os.path.relpath(path, folder), seconds=round(seconds, 1))) + "\n")
+
+
+def stopped_seconds(folder):
+    """The seconds the folder's stopped runs ran, across resumes (0 where none was stopped)."""
+    try:
+        with open(os.path.join(folder, STOPPED)) as f:
+            return sum(json.loads(line)["seconds"] for line in f)
+    except FileNotFoundError:
+        return 0.0
 
 
 def rounds_of(folder):

@@ -151,6 +151,7 @@ class Rounds:
         # jobs: the policy fills an in/out round with this many runs, as it would make -j N's workers
         self.jobs, self.options, self.poll_seconds = at_once, options, poll_seconds
         self.array = None
+        self.stopped_after = {}  # a round waits for its last run: none is stopped
 
     def __enter__(self):
         return self

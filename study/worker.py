@@ -31,6 +31,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 import result
 from study import grid
@@ -133,6 +134,7 @@ class Workers:
         self.jobs, self.idle = jobs, queue.Queue()
         self.environment = dict(os.environ, **threads_each(jobs))  # each its share, however many start
         self.started, self.running, self.stopped = [], {}, set()  # running: {result path: its worker}
+        self.stopped_after = {}  # {result path: the seconds it ran before it was stopped}
         self.lock = threading.Lock()  # a run ends and is stopped one at a time: a signalled worker is never reused
 
     def __enter__(self):
@@ -207,11 +209,14 @@ class Workers:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with self.lock:
             self.running[path] = worker
+        began = time.perf_counter()
         worker.stdin.write(json.dumps(job) + "\n")
         answer = worker.stdout.readline()
         with self.lock:
             del self.running[path]
-            if answer.strip() and path not in self.stopped:
+            if path in self.stopped:  # spent, though it leaves no result to say so
+                self.stopped_after[path] = time.perf_counter() - began
+            elif answer.strip():
                 self.idle.put(worker)  # before the run counts as ended: the next one may take it
         ended.put((path, int(answer) if answer.strip() else 1))
 

@@ -353,6 +353,22 @@ def test_a_killed_search_resumes_to_its_answer_without_rerunning_a_finished_run(
     assert all(r["config"]["evaluations"] == "last" and len(r["curve"]) <= 1 for r in runs)
 
 
+def test_the_seconds_of_runs_stopped_once_decided_count_as_spent(searched):
+    """A run stopped once the answer was decided leaves no result; its seconds (advise.stopped, as
+    the search logs them) are in the report's spending all the same."""
+    folder, command, _, _ = searched
+    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    hours = lambda output: float(output.split(" h of runs")[0].rsplit("| ", 1)[1])
+    (folder / search_folder.STOPPED).write_text(json.dumps(dict(run="freeze0_size16_seed2.json", seconds=36.0)) + "\n")
+    try:
+        stopped = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        assert again.returncode == 0 and stopped.returncode == 0, again.stderr + stopped.stderr
+        assert hours(stopped.stdout) == pytest.approx(hours(again.stdout) + 0.01, abs=0.006)  # 36 s: 0.01 h
+        assert "and 36 s of runs stopped once the answer was decided)" in (folder / advise.REPORT).read_text()
+    finally:  # the folder is the module's
+        (folder / search_folder.STOPPED).unlink()
+
+
 def test_a_budget_too_small_and_a_second_search_are_refused_in_one_line(searched, tmp_path):
     folder, command, _, _ = searched
     tiny_budget = lambda results: [*command[:3], str(results), *command[4:command.index("--budget") + 1], "0.00001",

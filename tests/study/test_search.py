@@ -9,7 +9,7 @@ import os
 import methods
 from conftest import result_record
 from study import policy, search
-from study.search_folder import kept_folder, kept_path, kept_run, path_of, read_folder
+from study.search_folder import kept_folder, kept_path, kept_run, path_of, read_folder, stopped_seconds
 from study.standing import Cell
 
 SPACE = policy.space_for(200, 4, [0, 1, 2, 3, 4], ["finetune", "bitfit", "lora"])
@@ -27,7 +27,7 @@ def ran(folder, cell, seed, score, seconds=10.0):
 class Asking:
     """Workers that only ask: `script(ask)` plays what they would see."""
     def __init__(self, script, jobs=2):
-        self.script, self.jobs, self.stopped = script, jobs, []
+        self.script, self.jobs, self.stopped, self.stopped_after = script, jobs, [], {}
 
     def stop(self, paths):
         self.stopped.append(sorted(paths))
@@ -220,8 +220,10 @@ def test_once_the_runs_that_ended_decide_the_answer_the_runs_under_way_are_stopp
         ran(tmp_path, cell, 3, 0.8)  # the last seed ends, and with it the answer is decided
         monkeypatch.setattr(policy, "pick", lambda *args: (cell, True))
         asked.append(ask(frozenset({kept, other_seed})))
+        workers.stopped_after[other_seed] = 42.0  # as Workers time it once it ends
 
     workers = Asking(keep_ahead_then_decided)
     search_with(tmp_path, 1e9, None, keeps_ahead=True, seeds=3, workers=workers)
     assert asked == [[(last, {})], [(kept, dict(save=kept[:-len(".json")]))], []]
     assert workers.stopped == [[other_seed]]  # the keep's run goes on: the answer needs its model
+    assert stopped_seconds(str(tmp_path)) == 42.0  # spent, though it left no result: the report counts it

@@ -113,3 +113,4 @@ def test_a_run_the_search_no_longer_needs_is_stopped_and_leaves_no_result(tiny_b
     assert os.path.exists(short) and os.path.exists(after)
     assert lines[1] == f"study.worker: {long_} stopped: the answer no longer needs it" and len(lines) == 3
     assert len(workers.started) == 2 and workers.started[1].returncode is not None  # the stopped run's worker exited
+    assert list(workers.stopped_after) == [long_] and workers.stopped_after[long_] > 0  # what it ran: spent
