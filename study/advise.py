@@ -164,8 +164,8 @@ def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
     title = f"make advise: {runs[0]['config']['dataset']}, {checkpoints}, n = {s.size}"
     grid_cost = policy.grid_seconds(found.space, observed, s.seeds)
     stopped = stopped_seconds(s.folder)  # spent too, though no result shows it
-    spending = Spending(rounds_of(s.folder), spent(observed) + stopped, wall_seconds if found.rounds else None, grid_cost,
-                        stopped)
+    total = spent(observed) + stopped
+    spending = Spending(rounds_of(s.folder), total, wall_seconds if found.rounds else None, grid_cost, stopped)
     lines = report_lines(title, chosen, words, (rows, state), spending, keep_line, test)
     at = lines.index("## Every cell that ran")  # after the answer, before the cells: the figure, the prior
     priors = prior.read_priors(s.folder, s.size)
@@ -178,7 +178,7 @@ def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
     print(f"advise: {short}: {row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)} | "
           + (f"test file {test[1]:.3f}, " if test else "")
           + f"second half {row['reported']:.3f}, first half {row['picked']:.3f} | "
-          f"{spending.spent_seconds / 3600:.2f} h of runs, {spending.spent_seconds / grid_cost:.0%} of the grid's estimated | {report}")
+          f"{total / 3600:.2f} h of runs, {total / grid_cost:.0%} of the grid's estimated | {report}")
     return row
 
 

@@ -24,8 +24,8 @@ from typing import Callable
 
 import methods
 from study import policy
-from study.search_folder import (available_in, kept_folder, kept_path, kept_run, log_round, log_stopped, options_of, path_of,
-                                 read_folder, round_paths)
+from study.search_folder import (available_in, kept_folder, kept_path, kept_run, log_round, log_stopped, options_of,
+                                 path_of, read_folder, round_paths)
 from study.standing import Cell
 
 SEED_STEPS = ("in/out", "best", "best ahead")  # the policy's steps that ask for a cell's next seeds

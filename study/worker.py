@@ -214,8 +214,9 @@ class Workers:
         answer = worker.stdout.readline()
         with self.lock:
             del self.running[path]
-            if path in self.stopped:  # spent, though it leaves no result to say so
-                self.stopped_after[path] = time.perf_counter() - began
+            if path in self.stopped:
+                if not os.path.exists(path):  # spent, though it leaves no result to say so (not one that ended first)
+                    self.stopped_after[path] = time.perf_counter() - began
             elif answer.strip():
                 self.idle.put(worker)  # before the run counts as ended: the next one may take it
         ended.put((path, int(answer) if answer.strip() else 1))
