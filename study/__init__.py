@@ -20,7 +20,7 @@ cell at once, which bench/batched_rates.py measures).
     batched.py     the rates of one cell trained at once over stacked weights
     advise.py      make advise: the grid's answer at one size without the grid (and which checkpoint), its Python call
     search.py      its loop: the runs the policy asks for, round by round, until decided or the budget is spent
-    policy.py      its rounds: which runs come next (screen, rates, refine, in/out, best)
+    policy.py      its rounds: which runs come next (screen, refine, rates, in/out, best)
     standing.py    where a search stands: the cells, the best, the band, which cells are out or in
     search_folder.py  a search's results folder: its runs (a folder a checkpoint), test runs and rounds
     advise_report.py  what a search ends with: advise.md, the pick kept, its score on your test file

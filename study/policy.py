@@ -4,13 +4,14 @@ is decided. Its answer is the report's (study/answer.py): the cheapest cell whos
 within noise of the best fair mean. The search only spends its runs where they can change that
 answer, in rounds:
 
-    screen   one seed of every method at every other depth at its own rate ─────────┐
-             (methods.py), each checkpoint's in turn, the cheapest first           │
-    rates    per method still in the race, a line search along its 1-2-5 ladder    │ what a cell
-             at its best depth; a rate that beats its own there by more than the   │ is, one seed
+    screen   one seed of every method at every other depth down to 0, at its own ───┐
+             rate (methods.py), each checkpoint's in turn, the cheapest first      │
+    refine   the depths the screen skipped that could still be the answer: cheaper │ what a cell
+             than the cheapest cell in the band, not out on both sides (-1, the    │ is, one seed
+             embeddings alone frozen, between 0 and 1)                             │ at a time
+    rates    per method still in the race, a line search along its 1-2-5 ladder    │
+             at its best depth; a rate that beats its own there by more than the   │
              band is screened at the others                                        │
-    refine   the depths the screen skipped that could still be the answer: cheaper │ at a time
-             than the cheapest cell in the band, not out on both sides             │
     in/out   cheapest first, seeds for a cell until it is clearly out of the        │
              band, or in it with PICK_SEEDS seeds (two, if they score alike)        │
     best     seeds for the cells that could be the best, until its level is fixed ─┘
@@ -88,10 +89,18 @@ def ordered(space, models):
     return replace(space, depths=by_model("depths"), default_rate=by_model("default_rate"), ladder=by_model("ladder"))
 
 
+def by_frozen(depths):
+    """Depths from the least frozen: 0 (nothing), -1 (the embeddings alone), 1, 2, ... (the
+    embeddings and k layers). -1 sits between 0 and 1 in what it trains and what it costs."""
+    return sorted(depths, key=lambda k: 0.5 if k == -1 else k)
+
+
 def coarse(depths):
-    """Every other depth from the most frozen down, and the least frozen: 6 4 2 0 -1 of -1 ... 6."""
-    ordered = sorted(depths, reverse=True)
-    return sorted(set(ordered[::2]) | {ordered[-1]})
+    """Every other depth from the most frozen down to 0: 6 4 2 0 of -1 ... 6. -1 is refine's: it
+    costs within a few percent of k = 0 and scored within noise of it at every method and size
+    of the committed grids (docs/findings-advise.md)."""
+    layers = [k for k in by_frozen(depths) if k != -1][::-1] or list(depths)
+    return sorted(set(layers[::2]) | {layers[-1]})
 
 
 def prior_cost(cell, space):
@@ -120,15 +129,20 @@ def screen(space, observed):
 
 def refine(space, observed, state, candidate):
     """The depths the screen skipped that could still be the answer: cheaper than `candidate` (the
-    cheapest cell in the band; None: any), a score between its neighbours' that is not certainly
-    out. A skipped depth costs at least its more frozen neighbour and scores, as a rule, between its two."""
+    cheapest cell in the band; None: any), a score between its neighbours' (the nearest depths
+    run on either side) that is not certainly out. A skipped depth costs at least its more frozen
+    neighbour and scores, as a rule, between its two. It comes before the rates, so that a method's
+    line search runs once, at the best depth of all (on TweetEval emotion the screen's best depth
+    had its line search, then refine found a better one and it had another: docs/findings-advise.md)."""
     wanted = []
     for (model, name), depths in space.depths.items():
-        ordered = sorted(depths)
+        at = lambda k: Cell(name, k, space.default_rate[model, name], model=model)
+        ordered = by_frozen(depths)
         for i in range(1, len(ordered) - 1):
-            cell = Cell(name, ordered[i], space.default_rate[model, name], model=model)
-            below, above = (Cell(name, ordered[j], cell.lr, model=model) for j in (i - 1, i + 1))
-            if observed.get(cell) or not space.available(cell) or not (observed.get(below) and observed.get(above)):
+            cell = at(ordered[i])
+            below = next((at(k) for k in reversed(ordered[:i]) if observed.get(at(k))), None)
+            above = next((at(k) for k in ordered[i + 1:] if observed.get(at(k))), None)
+            if observed.get(cell) or not space.available(cell) or below is None or above is None:
                 continue
             if below in state.out and above in state.out:
                 continue
@@ -168,7 +182,7 @@ def rate_search(space, observed, state):
 
 @dataclass
 class Round:
-    step: str  # screen, rates, refine, in/out or best: why these cells run
+    step: str  # screen, refine, rates, in/out or best: why these cells run
     cells: list  # one more seed of each
 
 
@@ -179,13 +193,13 @@ def next_runs(space, observed, metric, dev_size, jobs=1):
     if first:
         return Round("screen", first)
     state = standing(observed, metric, dev_size)
-    rates = rate_search(space, observed, state)
-    if rates:
-        return Round("rates", rates)
     candidate, cheaper_open = cheapest_in(state, space)
     skipped = refine(space, observed, state, candidate)
     if skipped:
         return Round("refine", skipped)
+    rates = rate_search(space, observed, state)
+    if rates:
+        return Round("rates", rates)
     if cheaper_open:
         return filled(Round("in/out", cheaper_open[:max(jobs, 1)]), jobs, observed, space, lambda cell: PICK_SEEDS)
     return filled(Round("best", unfixed_best(state, observed, space, candidate)), jobs, observed, space,

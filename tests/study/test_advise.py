@@ -30,11 +30,27 @@ def space(depths=(-1, 0, 1, 2, 3), names=("finetune", "probe"), size=200, availa
     return policy.space_for(size, max(depths), list(depths), list(names), available)
 
 
-def test_the_screen_runs_every_method_at_every_other_depth_at_its_own_rate():
+def test_the_screen_runs_every_method_at_every_other_depth_down_to_0_at_its_own_rate():
     wanted = policy.next_runs(space(depths=(-1, 0, 1, 2, 3, 4, 5, 6)), {}, "accuracy", 436)
     assert wanted.step == "screen"
     assert sorted((c.method, c.freeze, c.lr) for c in wanted.cells) == sorted(
-        [("finetune", k, 5e-5) for k in (-1, 0, 2, 4, 6)] + [("probe", 6, None)])
+        [("finetune", k, 5e-5) for k in (0, 2, 4, 6)] + [("probe", 6, None)])
+
+
+def test_refine_fills_the_skipped_depths_before_the_line_search_and_minus_1_sits_between_0_and_1():
+    # after the screen (6 4 2 0): -1 (the embeddings alone frozen) lies between 0 and 1, 1 between
+    # 0 and 2 (the nearest depths run), 3 between 2 and 4; 5 lies between two cells out of the band
+    seconds = {("probe", 6): 5.0} | {("finetune", k): 10.0 * (7 - max(k, 0)) for k in range(-1, 7)}
+    screened = {("probe", 6, None): [0.5], ("finetune", 6, 5e-5): [0.5], ("finetune", 4, 5e-5): [0.6],
+                ("finetune", 2, 5e-5): [0.78], ("finetune", 0, 5e-5): [0.80]}
+    observed = observed_of(screened, seconds)
+    wanted = policy.next_runs(space(depths=range(-1, 7)), observed, "accuracy", 436)
+    assert wanted.step == "refine" and {c.freeze for c in wanted.cells} == {-1, 1, 3}
+    # the line search then runs once, at the best depth refine found
+    observed |= observed_of({("finetune", -1, 5e-5): [0.79], ("finetune", 1, 5e-5): [0.82],
+                             ("finetune", 3, 5e-5): [0.70]}, seconds)
+    wanted = policy.next_runs(space(depths=range(-1, 7)), observed, "accuracy", 436)
+    assert wanted.step == "rates" and {(c.freeze, c.lr) for c in wanted.cells} == {(1, 2e-5), (1, 1e-4)}
 
 
 def observed_of(scores, seconds):
@@ -170,25 +186,25 @@ def test_an_undecided_search_says_what_it_stopped_before_and_no_cell_reads_as_de
 
 def test_the_line_search_walks_the_ladder_from_the_best_depth():
     scores = {("probe", 3, None): [0.5], ("finetune", 3, 5e-5): [0.5], ("finetune", 1, 5e-5): [0.7],
-              ("finetune", -1, 5e-5): [0.8]}
+              ("finetune", 0, 5e-5): [0.8], ("finetune", -1, 5e-5): [0.79]}
     wanted = policy.next_runs(space(), observed_of(scores, SECONDS), "accuracy", 436)
     assert wanted.step == "rates" and sorted(c.lr for c in wanted.cells) == [2e-5, 1e-4]
-    assert {c.freeze for c in wanted.cells} == {-1}
+    assert {c.freeze for c in wanted.cells} == {0}
 
 
 def test_a_rate_within_the_band_of_the_own_rate_ends_the_line_search_and_a_clear_winner_spreads():
     scores = {("probe", 3, None): [0.5], ("finetune", 3, 5e-5): [0.5], ("finetune", 1, 5e-5): [0.7],
-              ("finetune", -1, 5e-5): [0.80], ("finetune", -1, 1e-4): [0.79]}
+              ("finetune", 0, 5e-5): [0.80], ("finetune", 0, 1e-4): [0.79]}
     observed = observed_of(scores, SECONDS)
     band = standing(observed, "accuracy", 436).band  # the dev split's noise at 0.8 on 436 examples: 0.019
-    near = observed | observed_of({("finetune", -1, 2e-5): [0.80 + band / 2]}, SECONDS)
+    near = observed | observed_of({("finetune", 0, 2e-5): [0.80 + band / 2]}, SECONDS)
     assert policy.rate_search(space(), near, standing(near, "accuracy", 436)) == []  # noise: 5e-5 stands
-    clear = observed | observed_of({("finetune", -1, 2e-5): [0.80 + 2 * band]}, SECONDS)
+    clear = observed | observed_of({("finetune", 0, 2e-5): [0.80 + 2 * band]}, SECONDS)
     wanted = policy.rate_search(space(), clear, standing(clear, "accuracy", 436))
-    assert wanted == [Cell("finetune", -1, 1e-5)]  # the walk goes on past a clear winner
-    clear |= observed_of({("finetune", -1, 1e-5): [0.78]}, SECONDS)
+    assert wanted == [Cell("finetune", 0, 1e-5)]  # the walk goes on past a clear winner
+    clear |= observed_of({("finetune", 0, 1e-5): [0.78]}, SECONDS)
     spread = policy.rate_search(space(), clear, standing(clear, "accuracy", 436))
-    assert {(c.freeze, c.lr) for c in spread} == {(k, 2e-5) for k in (0, 1, 2, 3)}  # and spreads to the others
+    assert {(c.freeze, c.lr) for c in spread} == {(k, 2e-5) for k in (-1, 1, 2, 3)}  # and spreads to the others
 
 
 def test_a_best_that_could_push_the_pick_out_is_read_with_the_picks_seeds():
@@ -287,7 +303,7 @@ def test_a_replay_with_made_runs_searches_setfit_fast_in_place_of_the_grids_setf
                          seconds=dict(total=1000.0, eval=0.0))
     fast = lambda k: 0.85 - 0.05 * max(k - 3, 0)  # SetFit fast in the band of the library's from k = 3 down
     rounds, outcome = 0, replay(str(grid), 200, made=Made((str(made),)))
-    assert {cell for cell, _ in outcome["missing"]} == {Cell("setfit-fast", k, 5e-5) for k in (6, 4, 2, 0, -1)}
+    assert {cell for cell, _ in outcome["missing"]} == {Cell("setfit-fast", k, 5e-5) for k in (6, 4, 2, 0)}
     while outcome["missing"]:  # what --run-missing does, the runs written instead of made
         for cell, seed in outcome["missing"]:
             write_result(made, cell.freeze, 200, seed, fast(cell.freeze) + 0.004 * (seed - 3), method="setfit-fast",
