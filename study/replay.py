@@ -83,17 +83,22 @@ def grid_answer(runs, metric, several=False):
     return Cell.of(pick["config"], pick["config"]["model"] if several else "")
 
 
-def space_of_grid(cells, size, made=()):
+def space_of_grid(cells, size, made=(), every=None):
     """The policy's space over the grid's cells (each checkpoint's): its depths and rates, as the grid
-    ran them; `made`: methods the grid lacks that a search runs, at their own rates and the grid's depths."""
-    return policy.joined([space_of_model({cell: runs for cell, runs in cells.items() if cell.model == model}, size, model, made)
+    ran them; `made`: methods the grid lacks that a search runs, at their own rates and the grid's
+    depths, those of `every` cell of it where given (the library's SetFit's too, which make advise
+    does not search: on mpnet at n = 50 it alone ran k = 6)."""
+    depths_of = lambda model: sorted({cell.freeze for cell in (every or cells) if cell.model == model
+                                      and not methods.get(cell.method).every_layer_frozen})
+    return policy.joined([space_of_model({cell: runs for cell, runs in cells.items() if cell.model == model}, size, model, made,
+                                         depths_of(model))
                           for model in dict.fromkeys(cell.model for cell in cells)])
 
 
-def space_of_model(cells, size, model, made=()):
+def space_of_model(cells, size, model, made, depths):
     first = next(iter(cells.values()))[0]
     num_layers, names = first["config"]["num_layers"], sorted({cell.method for cell in cells} | set(made))
-    depths = sorted({cell.freeze for cell in cells if not methods.get(cell.method).every_layer_frozen}) or [num_layers]
+    depths = depths or [num_layers]
     space = policy.space_for(size, num_layers, depths, names, model=model)
     # a method the grid never ran at its own rate is screened at the rate the grid ran it at the most
     ran_at = lambda name, lr: sum(cell.method == name and cell.lr == lr for cell in cells)
@@ -160,7 +165,7 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=No
     extra = made_runs(made, size, several)
     searched = {cell: seeds for cell, seeds in cells.items() if not made or methods.get(cell.method).searched}
     can_run = lambda cell: PICK_SEEDS - trace.served(cell) if cell.method in names else len(searched.get(cell, [])) - trace.served(cell)
-    space = replace(space_of_grid(searched, size, names), available=lambda cell: 0 if cell in trace.stopped else can_run(cell))
+    space = replace(space_of_grid(searched, size, names, cells), available=lambda cell: 0 if cell in trace.stopped else can_run(cell))
 
     def run_of(cell):  # the cell's next seed, from the grid or the made folders (None: not made yet)
         seed = trace.served(cell) + 1 + sum(asked == cell for asked, _ in trace.missing)

@@ -18,6 +18,7 @@ from conftest import ROOT, result_record, write_result
 from study import advise, policy, search_folder
 from study.advise_report import check_save, keep
 from study.answer import answer_cells, fair_score, recommend
+from study import replay as replay_module
 from study.replay import Made, replay
 from study.folder import load_results
 from study.standing import PRIOR_SEED_STD, Cell, standing
@@ -312,6 +313,19 @@ def test_a_replay_with_made_runs_searches_setfit_fast_in_place_of_the_grids_setf
     assert rounds > 1 and outcome["decided"] and outcome["pick"] == dict(method="setfit-fast", freeze=3, lr=5e-5)
     assert not any(cell.method == "setfit" for cell, *_ in outcome["order"])  # the library's SetFit left the space
     assert outcome["grid_pick"]["method"] == "setfit" and outcome["grid_seconds"] == replay(str(grid), 200)["grid_seconds"]
+
+
+def test_a_made_method_may_run_at_a_depth_only_the_grids_setfit_ran(tmp_path):
+    # the grid's SetFit (the library's body, which make advise does not search) ran at k = 3, where
+    # no other method did: a real search could run SetFit fast there, and so can the replay's
+    for seed in range(1, 6):
+        for k in (0, 2, 4, 6):
+            write_result(tmp_path, k, 200, seed, 0.80, seconds=dict(total=10.0 * (8 - k), eval=0.0))
+        write_result(tmp_path, 3, 200, seed, 0.86, method="setfit", lr=1e-5, seconds=dict(total=1000.0, eval=0.0))
+    cells = replay_module.grid_at(str(tmp_path), 200)[2]
+    searched = {cell: seeds for cell, seeds in cells.items() if cell.method != "setfit"}
+    assert 3 not in replay_module.space_of_grid(searched, 200, ("setfit-fast",)).depths["", "setfit-fast"]
+    assert 3 in replay_module.space_of_grid(searched, 200, ("setfit-fast",), cells).depths["", "setfit-fast"]
 
 
 # ----------------------------------------------------------------------------------------------
