@@ -99,7 +99,7 @@ def coarse(depths):
     """Every other depth from the most frozen down to 0: 6 4 2 0 of -1 ... 6. -1 is refine's: it
     costs within a few percent of k = 0, and on the committed grids it never scored above k = 0
     by more than the band (docs/findings-advise.md, "The screen down to k = 0")."""
-    layers = [k for k in by_frozen(depths) if k != -1][::-1] or list(depths)
+    layers = sorted((k for k in depths if k != -1), reverse=True) or list(depths)
     return sorted(set(layers[::2]) | {layers[-1]})
 
 
