@@ -19,8 +19,8 @@ layers k+1..L, where the library runs every frozen layer again for both sides of
 
 Stage 1 has a second body (train_body_fast; methods.py's setfit-fast): batches of 32 distinct
 sentences, each embedded once, the same loss on all 496 pairs among them, for an eighth of the
-library's sentence passes and at most 40 epochs; a different computation, measured against the library's in
-docs/findings-setfit-fast.md. `--method setfit` stays the library's.
+library's sentence passes, at most 40 epochs and 400 steps; a different computation, measured
+against the library's in docs/findings-setfit-fast.md. `--method setfit` stays the library's.
 """
 
 import math
@@ -120,11 +120,13 @@ def train_body(model, inputs, labels, cached_depth, device, precision, seed, num
 
 FAST_BATCH = 32  # distinct sentences a step: 496 pairs among them, where the library's step has 16 pairs
 FAST_SHARE = 8  # the fast body spends 1 / FAST_SHARE of the library's sentence passes
-# and at most MOST_EPOCHS epochs: the library's passes grow with n squared (every pair, the rarer kind
-# repeated: 4,366 fast steps, 182 epochs, at CLINC150's n = 750), and past 40 epochs of the same
-# sentences the fast body gained nothing measured (docs/findings-setfit-fast.md); TweetEval emotion's
-# 31 epochs at n = 200, which fewer steps did not hold, stay below it
+# and at most MOST_EPOCHS epochs and MOST_STEPS steps: the library's passes grow with n squared (every
+# pair, the rarer kind repeated: 4,366 fast steps, 182 epochs, at CLINC150's n = 750; 3,914 at SST-2's
+# n = 1000), and past 40 epochs of the same sentences, or 400 steps of 32 (12,800 sentence passes), the
+# fast body gained nothing measured (docs/findings-setfit-fast.md); TweetEval emotion's 31 epochs (216
+# steps) at n = 200, which fewer steps did not hold, stay below both
 MOST_EPOCHS = 40
+MOST_STEPS = 400
 
 
 def library_passes(labels, num_iterations=None):
@@ -156,11 +158,11 @@ def class_blocks(labels, rng, batch_size=FAST_BATCH):
 
 def fast_steps(labels, num_iterations=None):
     """The fast body's steps: an eighth of the library's sentence passes in batches of FAST_BATCH,
-    at most MOST_EPOCHS epochs and at least one (an epoch: one batch for every FAST_BATCH
-    sentences, rounded up, or more where class blocks leave batches short)."""
+    at most MOST_EPOCHS epochs and MOST_STEPS steps, and at least one epoch (an epoch: one batch
+    for every FAST_BATCH sentences, rounded up, or more where class blocks leave batches short)."""
     epoch = len(class_blocks(labels, np.random.default_rng(0)))
     eighth = math.ceil(library_passes(labels, num_iterations) / FAST_SHARE / FAST_BATCH)
-    return max(min(eighth, MOST_EPOCHS * epoch), epoch)
+    return max(min(eighth, MOST_EPOCHS * epoch, MOST_STEPS), epoch)
 
 
 def all_pairs_loss(embeddings, labels):
@@ -175,10 +177,11 @@ def all_pairs_loss(embeddings, labels):
 
 
 def train_body_fast(model, inputs, labels, cached_depth, device, precision, seed, num_iterations, lr, log=print):
-    """Stage 1 at an eighth of the library's sentence passes, at most MOST_EPOCHS epochs ("fast"):
-    class-blocked batches of FAST_BATCH distinct sentences, each embedded once, SetFit's loss on
-    every pair among them; epochs until the passes are spent, AdamW as the library's (warmup over
-    the first tenth, then linear decay, clipping at 1). Returns what train_body returns."""
+    """Stage 1 at an eighth of the library's sentence passes, at most MOST_EPOCHS epochs and
+    MOST_STEPS steps ("fast"): class-blocked batches of FAST_BATCH distinct sentences, each embedded
+    once, SetFit's loss on every pair among them; epochs until the passes are spent, AdamW as the
+    library's (warmup over the first tenth, then linear decay, clipping at 1). Returns what
+    train_body returns."""
     rng, labels = np.random.default_rng(seed), np.asarray(labels)
     total_steps = fast_steps(labels, num_iterations)
     warmup_steps = math.ceil(total_steps * WARMUP_PROPORTION)

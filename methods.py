@@ -12,7 +12,8 @@ under each is drawn in trainable.py, and how each trains is one function with on
     setfit       contrastive.train       pairs' cosine on the layers above k (setfit 1.2's pairs), then a
                                          fitted logistic head
     setfit-fast  contrastive.train_fast  the same loss on every pair among 32 distinct sentences a step,
-                                         an eighth of the library's passes, at most 40 epochs; the same head
+                                         an eighth of the library's passes, at most 40 epochs and 400
+                                         steps; the same head
     probe        probe.train             nothing trains: a linear model fitted to the frozen model's embedding
 
 --save keeps finetune, lora and bitfit as a transformers classifier (checkpoint.save_classifier),
@@ -124,7 +125,7 @@ def scaled(rate, at, n, power=1, floor=None):
 
 
 def fast_setfit_rate(n):
-    return min(5e-4, scaled(2e-4, 100, n, power=2, floor=1e-5))
+    return min(5e-4, scaled(2e-4, 100, n, power=2, floor=2e-5))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -197,8 +198,9 @@ METHODS = (
            cost_factor=4.0, searched=False, **SETFIT_BOTH),  # its pairs: about four times the fine-tune's steps
     # the same two stages, the body trained on every pair among 32 distinct sentences a step for an
     # eighth of the library's sentence passes; 2e-4 x (100 / n)^2 (its steps grow as n^2), at most
-    # 5e-4 and at least 1e-5: its line searches' 5e-4 at n = 50, 2e-4 at 100 and 5e-5 at 200, on SST-2,
-    # seeds 4-8 (docs/findings-setfit-fast.md)
+    # 5e-4: its line searches' 5e-4 at n = 50, 2e-4 at 100 and 5e-5 at 200, on SST-2, seeds 4-8; and at
+    # least 2e-5, where its steps stop growing (400 from n = 320 on two classes, contrastive.MOST_STEPS):
+    # at n = 1000, 1e-5 fell short in 400 steps, 2e-5 held (docs/findings-setfit-fast.md)
     Method("setfit-fast", "SetFit fast", "_setfit-fast", default_lr=fast_setfit_rate, best_lr=fast_setfit_rate,
            train=contrastive_train_fast, **SETFIT_BOTH,
            cost_factor=2.0),  # about twice the fine-tune's train seconds: 66 to 29 at n = 200 on SST-2 (minilm, k = 0)

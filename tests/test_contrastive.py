@@ -140,16 +140,18 @@ def test_a_fast_setfit_run_spends_its_steps_and_says_which_body_ran(tmp_path, ti
 
 
 @pytest.mark.parametrize("num_iterations", [None, 20])
-def test_the_fast_body_spends_an_eighth_of_the_library_s_passes_within_one_and_forty_epochs(num_iterations):
+def test_the_fast_body_spends_an_eighth_of_the_library_s_passes_within_forty_epochs_and_400_steps(num_iterations):
     capped = 0
-    for counts in ([25, 25], [100, 100], [120, 40, 30, 10], [2] * 150, [500, 500], [5] * 150):
+    for counts in ([25, 25], [100, 100], [120, 40, 30, 10], [2] * 150, [500, 500], [5] * 150, [8000, 8000]):
         labels = np.repeat(np.arange(len(counts)), counts)
         steps, epoch = contrastive.fast_steps(labels, num_iterations), len(contrastive.class_blocks(labels, np.random.default_rng(0)))
-        eighth = contrastive.library_passes(labels, num_iterations) / 8
-        assert epoch <= steps <= 40 * epoch
-        assert steps in (epoch, 40 * epoch) or (steps - 1) * 32 < eighth <= steps * 32
-        capped += steps == 40 * epoch < eighth / 32
-    assert capped == (3 if num_iterations is None else 0)  # n = 300 and 750 of 150 classes, n = 1000 of 2
+        eighth, most = contrastive.library_passes(labels, num_iterations) / 8, min(40 * epoch, 400)
+        assert steps >= epoch and (steps <= most or steps == epoch)  # one epoch at least, else the cap at most
+        assert steps in (epoch, most) or (steps - 1) * 32 < eighth <= steps * 32
+        capped += steps == most < eighth / 32
+    # without num_iterations: n = 300 and 750 of 150 classes, n = 1000 of 2; n = 16,000: one epoch, 500 steps
+    assert capped == (3 if num_iterations is None else 0)
+    assert contrastive.fast_steps(np.repeat([0, 1], 500)) == 400 and contrastive.fast_steps(np.repeat([0, 1], 8000)) == 500
 
 
 def test_the_two_bodies_are_two_methods_their_names_say_which():

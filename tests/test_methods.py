@@ -18,7 +18,7 @@ from conftest import ROOT
     ("lora", (5e-3, 2e-3, 1e-3, 1e-3, 1e-3, 1e-3)),  # 1e-3 x 200 / n, at least 1e-3
     ("bitfit", (1e-2, 5e-3, 5e-3, 5e-3, 5e-3, 5e-3)),
     ("setfit", (2e-4, 5e-5, 1e-5, 1e-5, 1e-5, 1e-5)),  # 2e-4 x (50 / n)^2, at least 1e-5
-    ("setfit-fast", (5e-4, 2e-4, 5e-5, 1e-5, 1e-5, 1e-5)),  # 2e-4 x (100 / n)^2, in 1e-5 .. 5e-4
+    ("setfit-fast", (5e-4, 2e-4, 5e-5, 2e-5, 2e-5, 2e-5)),  # 2e-4 x (100 / n)^2, in 2e-5 .. 5e-4
     ("probe", (None,) * 6),  # fitted, at no rate
 ])
 def test_each_method_s_default_rate_moves_with_n_as_its_searches_found(name, rates):
