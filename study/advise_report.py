@@ -22,9 +22,13 @@ from study.standing import standing
 from study.stats import counted
 
 
+def picked_scores(run):
+    """The scores the search picks by, every metric: the fair scores on the dev split's first half."""
+    return run["dev_halves"][0]
+
+
 def picked_score(run, metric):
-    """The score the search picks by: the fair score on the dev split's first half."""
-    return run["dev_halves"][0][metric]
+    return picked_scores(run)[metric]
 
 
 def reported_score(run, metric):

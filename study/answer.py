@@ -45,10 +45,14 @@ def judged_by(runs):
     return runs[0]["metric"]
 
 
+def fair_scores(run):
+    """A run's scores, every metric, at a point chosen without the dev split: the recipe's last
+    evaluation (under Lee's protocol its score already); SetFit and the probe are scored once."""
+    return run["curve"][-1] if run["curve"] else run["at_score"]
+
+
 def fair_score(run, metric):
-    """A run's score at a point chosen without the dev split: the recipe's last evaluation (under
-    Lee's protocol its score already); SetFit and the probe are scored once."""
-    return run["curve"][-1][metric] if run["curve"] else run["at_score"][metric]
+    return fair_scores(run)[metric]
 
 
 def dev_standard_error(score, metric, dev_size):

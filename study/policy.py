@@ -252,11 +252,11 @@ def expected_seconds(cell, observed, space):
     """What a run of `cell` should cost: the median of its work's runs so far; for a work not yet
     run, its prior_cost at the seconds per unit of prior cost the works of its checkpoint that ran
     took (of any checkpoint where none of its own has; 0: none ran)."""
-    seconds = [s for other, runs in observed.items() if same_work(other) == same_work(cell) for _, s in runs]
+    seconds = [s for other, runs in observed.items() if same_work(other) == same_work(cell) for _, s, *_ in runs]
     if seconds:
         return float(np.median(seconds))
     per_unit = lambda mine: [s / prior_cost(other, space) for other, runs in observed.items()
-                             if not mine or other.model == cell.model for _, s in runs]
+                             if not mine or other.model == cell.model for _, s, *_ in runs]
     timed = per_unit(True) or per_unit(False)
     return prior_cost(cell, space) * float(np.median(timed)) if timed else 0.0
 

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field, replace
 
 import methods
 from study import policy
-from study.advise_report import label_of, picked_score, rate_text
-from study.answer import answer_cells, fair_score, judged_by, recommend
+from study.advise_report import label_of, picked_scores, rate_text
+from study.answer import answer_cells, fair_scores, judged_by, recommend
 from study.folder import load_results
-from study.standing import PICK_SEEDS, Cell, standing
+from study.standing import PICK_SEEDS, Cell, seen, standing
 
 
 def search_cost(run):
@@ -42,12 +42,12 @@ def search_cost(run):
 
 
 def reading(runs):
-    """(how a run's score is read, the dev examples behind that score), as the search read it: a
-    search's own runs (each with its dev split's two halves) on the first half (picked_score), whose
-    noise is the half's; a grid's runs, which lack the halves, at their fair score on the whole split."""
+    """(how a run's scores are read, the dev examples behind them), as the search read them: a
+    search's own runs (each with its dev split's two halves) on the first half (picked_scores), whose
+    noise is the half's; a grid's runs, which lack the halves, at their fair scores on the whole split."""
     if all(run.get("dev_halves") for run in runs):
-        return picked_score, runs[0]["dev_size"] // 2
-    return fair_score, runs[0]["dev_size"]
+        return picked_scores, runs[0]["dev_size"] // 2
+    return fair_scores, runs[0]["dev_size"]
 
 
 @functools.lru_cache(maxsize=4)
@@ -174,7 +174,7 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=No
             trace.missing.append((cell, seed))
         return run
 
-    (score_of, dev_size), within_budget = reading(runs), True
+    (scores_of, dev_size), within_budget = reading(runs), True
     while within_budget and not trace.missing:
         wanted = policy.next_runs(space, trace.observed, metric, dev_size, jobs)
         if not wanted.cells:
@@ -189,21 +189,22 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=No
                 break  # checked before each run, as the search's workers check it
             run = run_of(cell)
             if run is not None:
-                costs.append(take(trace, cell, run, metric, stop and stop(run, floor), wanted.step, score_of))
+                costs.append(take(trace, cell, run, metric, stop and stop(run, floor), wanted.step, scores_of))
         trace.wall += round_seconds(costs, jobs)
     return outcome_of(folder, size, space, runs, metric, trace, jobs)
 
 
-def take(trace, cell, run, metric, cut, step, score_of=fair_score):
-    """One run into the trace, at its search cost and its score as `score_of` reads it, or at a stopping
-    rule's `cut` (the share of its cost, the score it reads as; its cell then gets no more seeds).
-    Returns its cost."""
-    cost, score = search_cost(run), score_of(run, metric)
+def take(trace, cell, run, metric, cut, step, scores_of=fair_scores):
+    """One run into the trace, at its search cost and its scores as `scores_of` reads them, or at a
+    stopping rule's `cut` (the share of its cost, the score it reads as; its cell then gets no more
+    seeds). Returns its cost."""
+    cost, scores = search_cost(run), scores_of(run)
     if cut:
         share, score = cut
         cost *= share
+        scores = {metric: score}
         trace.stopped.add(cell)
-    trace.observed.setdefault(cell, []).append((score, cost))
+    trace.observed.setdefault(cell, []).append(seen(scores, metric, cost))
     trace.spent += cost
     trace.order.append((cell, run["config"]["seed"], round(cost, 1), step))
     return cost

@@ -233,7 +233,7 @@ def keep_ahead(s, likely, in_flight, cell_of):
 
 
 def spent(observed):
-    return sum(seconds for runs in observed.values() for _, seconds in runs)
+    return sum(seconds for runs in observed.values() for _, seconds, *_ in runs)
 
 
 class BudgetTooSmall(ValueError):

@@ -21,11 +21,11 @@ from dataclasses import replace
 
 import methods
 import result
-from study.advise_report import picked_score
+from study.advise_report import picked_scores
 from study.answer import judged_by
 from study.folder import load_results
 from study.policy import models_of
-from study.standing import Cell
+from study.standing import Cell, seen
 
 ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes
 STOPPED = "advise.stopped"  # every run stopped once the answer was decided, and the seconds it had run
@@ -51,11 +51,11 @@ def runs_by_cell(folder, size, space):
 
 
 def read_folder(folder, size, space):
-    """(the runs of the space at n = size in `folder`, {Cell: [(picked score, seconds)]}, their metric)."""
+    """(the runs of the space at n = size in `folder`, {Cell: [(picked score, seconds, outcome)]}, their metric)."""
     by_cell = runs_by_cell(folder, size, space)
     every = [run for runs in by_cell.values() for run in runs]
     metric = judged_by(every) if every else None
-    observed = {cell: [(picked_score(run, metric), run["seconds"]["total"]) for run in runs] for cell, runs in by_cell.items()}
+    observed = {cell: [seen(picked_scores(run), metric, run["seconds"]["total"]) for run in runs] for cell, runs in by_cell.items()}
     return every, observed, metric
 
 

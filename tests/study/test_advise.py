@@ -152,6 +152,21 @@ def test_a_cell_whose_runs_repeat_themselves_is_settled_on_two():
         "in the band, the best (the same score on each of its 2 runs)"
 
 
+def test_two_runs_alike_in_one_metric_alone_are_not_a_fit_without_randomness():
+    # SetFit fast on mpnet at n = 1000 (k = 8, 1e-5): seeds 1 and 2 both 0.9025 accuracy on SST-2's
+    # 872 sentences, 0.8057 and 0.8059 MCC. Read on accuracy alone they repeated themselves and the
+    # cell was in on two seeds; read on every metric they are two seeds of a spread, and it is not
+    from study.standing import seen
+    cell, probe = Cell("finetune", 2, 5e-5), Cell("probe", 3, None)
+    chance = {cell: [seen({"accuracy": 0.9025, "mcc": mcc}, "accuracy", 10.0) for mcc in (0.8057, 0.8059)],
+              probe: [seen({"accuracy": 0.90, "mcc": 0.80}, "accuracy", 5.0)] * 2}
+    state = standing(chance, "accuracy", 872)
+    assert cell not in state.repeats and cell not in state.inside
+    assert probe in state.repeats and probe in state.inside  # the same predictions: settled on two
+    same = {cell: [seen({"accuracy": 0.9025, "mcc": 0.8057}, "accuracy", 10.0)] * 2}
+    assert cell in standing(same, "accuracy", 872).repeats
+
+
 def test_a_cheaper_cell_near_the_band_gets_seeds_before_the_answer_is_decided():
     scores = {("probe", 3, None): [0.78], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80] * 5,
               ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.81, 0.80], ("finetune", -1, 5e-5): [0.81, 0.80]}
@@ -290,7 +305,7 @@ def test_a_replay_of_a_searchs_own_runs_reads_them_as_the_search_did_on_the_firs
             (tmp_path / f"freeze{k}_size200_seed{seed}.json").write_text(json.dumps(record))
     outcome = replay(str(tmp_path), 200)
     assert outcome["dev_size"] == 436 and outcome["pick"] != dict(method="finetune", freeze=4, lr=5e-5)
-    assert [score for score, _ in outcome["observed"][Cell("finetune", 4, 5e-5)]][0] == pytest.approx(0.81 - 0.008 - 0.05)
+    assert [score for score, *_ in outcome["observed"][Cell("finetune", 4, 5e-5)]][0] == pytest.approx(0.81 - 0.008 - 0.05)
 
 
 def test_a_replay_with_made_runs_searches_setfit_fast_in_place_of_the_grids_setfit(tmp_path):
