@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 import methods
+import metrics
 from methods import lr_text
 from result import cell_of, method_of, mixed_setting
 from study.folder import device_of
@@ -46,9 +47,11 @@ def judged_by(runs):
 
 
 def fair_scores(run):
-    """A run's scores, every metric, at a point chosen without the dev split: the recipe's last
-    evaluation (under Lee's protocol its score already); SetFit and the probe are scored once."""
-    return run["curve"][-1] if run["curve"] else run["at_score"]
+    """A run's scores, every metric (not the curve's step, loss or seconds), at a point chosen without
+    the dev split: the recipe's last evaluation (under Lee's protocol its score already); SetFit and
+    the probe are scored once."""
+    point = run["curve"][-1] if run["curve"] else run["at_score"]
+    return {name: score for name, score in point.items() if name in metrics.NAMES}
 
 
 def fair_score(run, metric):
