@@ -48,8 +48,7 @@ def judged_by(runs):
 
 def fair_scores(run):
     """A run's scores, every metric (not the curve's step, loss or seconds), at a point chosen without
-    the dev split: the recipe's last evaluation (under Lee's protocol its score already); SetFit and
-    the probe are scored once."""
+    the dev split: the recipe's last evaluation (Lee's: its score); SetFit and the probe score once."""
     point = run["curve"][-1] if run["curve"] else run["at_score"]
     return {name: score for name, score in point.items() if name in metrics.NAMES}
 
