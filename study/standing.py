@@ -5,7 +5,8 @@ band is the report's (study/answer.py) once the best has the pick's seeds; befor
 every cell's pooled (best_spread).
 
 A cell is (method, depth, rate, model); what it has cost and scored is `observed`: {Cell: [(fair
-score, seconds, outcome), ...]} (seen(); the outcome may be left out, as the tests do). A search over one checkpoint leaves the model empty; over several (make
+score, seconds, outcome), ...]} (seen(); the outcome may be left out, as the tests do). A search
+over one checkpoint leaves the model empty; over several (make
 advise MODEL="minilm mpnet"), each cell names its checkpoint, and the band, the best and the
 answer read all of them together.
 """

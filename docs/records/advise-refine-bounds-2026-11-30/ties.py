@@ -10,6 +10,7 @@ import os
 import sys
 
 sys.path.insert(0, os.getcwd())
+import methods  # noqa: E402
 from study.answer import fair_scores, judged_by  # noqa: E402
 from study.folder import load_results  # noqa: E402
 
@@ -18,7 +19,7 @@ for folder in ["sst2-minilm/runs", "cola-minilm/runs", "sst2-mpnet/runs", "sst2-
     metric, cells = judged_by(runs), collections.defaultdict(dict)
     for run in runs:
         c = run["config"]
-        if c["method"] != "probe" and c["freeze"] != c["num_layers"]:
+        if not methods.get(c["method"]).every_layer_frozen and c["freeze"] != c["num_layers"]:
             cells[c["size"], c["method"], c["freeze"], c["lr"]][c["seed"]] = run
     pairs = [seeds for seeds in cells.values() if 1 in seeds and 2 in seeds]
     tied = [s for s in pairs if fair_scores(s[1])[metric] == fair_scores(s[2])[metric]]
