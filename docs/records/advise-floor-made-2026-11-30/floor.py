@@ -1,0 +1,99 @@
+"""What a search that knew the grid's answer would still spend, over the methods make advise searches
+(SetFit's fast body in place of the library's SetFit), beside the policy's replay with SetFit fast
+made: #86's targets (10%, 7%, 16%) are twice a floor measured on the grids as they ran.
+
+    .venv/bin/python docs/records/advise-floor-made-2026-11-30/floor.py
+
+Per grid and size, each at its runs' median search cost (study/replay.py's search_cost):
+  floor, as ran   the grid's answer on PICK_SEEDS seeds, its best on BEST_SEEDS (when not the answer),
+                  and one run of each of the grid's methods at its least frozen depth (bench/advise_levers.py)
+  floor, searched the same, with the methods make advise searches: SetFit fast (its made runs, at
+                  its own rate) in place of the library's SetFit, where the grid ran it or not
+  screen          the policy's screen in its replay with SetFit fast made
+  + seeds         the screen, then the answer's and the best's seeds it lacks: the least a search that
+                  screens as the policy does spends, if it then knew the answer
+  policy          that replay's seconds
+  grid + fast     the grid's seconds and SetFit fast's at every depth the replay gave it, 5 seeds each
+                  (its made runs' median at its own rate; a depth with none made is left out and counted)
+"""
+import collections
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.getcwd())
+import methods  # noqa: E402
+from study import policy  # noqa: E402
+from study.answer import answer_cells, recommend  # noqa: E402
+from study.replay import Made, grid_at, made_runs, replay, search_cost  # noqa: E402
+from study.standing import Cell  # noqa: E402
+
+R = "docs/results"
+GRIDS = ("sst2-minilm", "cola-minilm", "sst2-mpnet")
+SIZES = (50, 100, 200, 500, 1000)
+
+
+def least_frozen(cells, cost):
+    """Per method, its least frozen cell (-1 before 0), the cheapest of that depth's rates."""
+    least = {}
+    for cell in sorted(cells, key=lambda cell: (cell.freeze, cost(cell))):
+        least.setdefault(cell.method, cell)
+    return least
+
+
+def row(grid, size):
+    runs, metric, cells = grid_at(f"{R}/{grid}/runs", size)
+    made = made_runs(Made((f"{R}/{grid}/made",)), size, False)
+    median = lambda ran: float(np.median([search_cost(run) for run in ran]))
+    cost = lambda cell: median(cells[cell]) if cell in cells else median(list(made[cell].values()))
+    pick, best, _ = recommend(answer_cells(runs, metric), metric)
+    answer, top = Cell.of(pick["config"]), Cell.of(best["config"])
+    shown = policy.PICK_SEEDS * cost(answer) + (policy.BEST_SEEDS * cost(top) if top != answer else 0.0)
+    once = lambda least: sum(cost(cell) for cell in least.values() if cell not in (answer, top))
+    as_ran = shown + once(least_frozen(cells, cost))
+    fast_rate = methods.get("setfit-fast").default_lr(size)
+    own_fast = [cell for cell in made if cell.lr == fast_rate]
+    searched_cells = [cell for cell in cells if methods.get(cell.method).searched] + own_fast
+    searched = shown + once(least_frozen(searched_cells, cost))
+    outcome = replay([f"{R}/{grid}/runs"], size, made=Made((f"{R}/{grid}/made",)))
+    screen = sum(seconds for _, _, seconds, step in outcome["order"] if step == "screen")
+    screened = {cell for cell, _, _, step in outcome["order"] if step == "screen"}
+    more = lambda cell, seeds: (seeds - (cell in screened)) * cost(cell)
+    after_screen = screen + more(answer, policy.PICK_SEEDS) + (more(top, policy.BEST_SEEDS) if top != answer else 0.0)
+    depths = sorted({cell.freeze for cell in outcome["observed"] if cell.method == "setfit-fast"})
+    fast_cells = [Cell("setfit-fast", k, fast_rate) for k in depths]
+    fast_grid = sum(5 * cost(cell) for cell in fast_cells if cell in made)
+    unmade = sum(cell not in made for cell in fast_cells)
+    grid_seconds = sum(run["seconds"]["total"] for run in runs)
+    return dict(grid=grid_seconds, as_ran=as_ran, searched=searched, screen=screen, after_screen=after_screen, policy=outcome["seconds"],
+                fast=fast_grid, unmade=unmade)
+
+
+def unmade_note(unmade):
+    return f" ({unmade} depths unmade)" if unmade else ""
+
+
+def main():
+    print("| grid | n | grid s | floor, as ran | floor, searched | screen | + seeds | policy | policy / (grid + fast) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    totals = collections.defaultdict(lambda: collections.Counter())
+    for grid in GRIDS:
+        for size in SIZES:
+            r = row(grid, size)
+            totals[grid].update({k: v for k, v in r.items()})
+            share = lambda key: f"{r[key] / r['grid']:.1%}"
+            print(f"| {grid} | {size} | {r['grid']:.0f} | {share('as_ran')} | {share('searched')} | {share('screen')} "
+                  f"| {share('after_screen')} | {share('policy')} | {r['policy'] / (r['grid'] + r['fast']):.1%}"
+                  f"{unmade_note(r['unmade'])} |")
+    print("\n| grid | floor, as ran | twice it | floor, searched | twice it | screen | + seeds | policy | policy / (grid + fast) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for grid, t in totals.items():
+        share = lambda key: t[key] / t["grid"]
+        print(f"| {grid} | {share('as_ran'):.1%} | {2 * share('as_ran'):.1%} | {share('searched'):.1%} "
+              f"| {2 * share('searched'):.1%} | {share('screen'):.1%} | {share('after_screen'):.1%} | {share('policy'):.1%} "
+              f"| {t['policy'] / (t['grid'] + t['fast']):.1%} |")
+
+
+if __name__ == "__main__":
+    main()
