@@ -121,24 +121,24 @@ def print_table(plans, budget_share):
 
 def run_missing(plans, made_of, args):
     """Replay every size, make the made runs the replays ask for, and again, until none is missing.
-    The runs of one round at every size that share their settings are made together, by args.jobs workers."""
+    A round's runs, at every size and of every grid, go to one pool of args.jobs workers, the
+    longest first, each with its own grid's options (until 2026-11-30 each set of options had its
+    pool in turn, and a set of one run left the other workers idle)."""
     while True:
-        wanted = collections.defaultdict(set)  # (the made runs' settings) -> their result paths
+        wanted = {}  # result path -> its options
         for folders, made, sizes in plans:
             for size in sizes:
                 for cell, seed in replay(folders, size, made=made)["missing"]:
                     folder = owner(folders, cell)
                     name = result.RunName(cell.freeze, size, seed, cell.lr, 0, cell.method).file_name()
-                    shared, run_flags = settings_of(folder, size, args)
-                    wanted[tuple(sorted(shared.items())), tuple(run_flags)].add(os.path.join(made_of[folder], name))
+                    wanted[os.path.join(made_of[folder], name)] = options_of(folder, size, args)
         if not wanted:
             return
-        for (shared, run_flags), paths in wanted.items():
-            print(f"advise_replay: {counted(len(paths), 'made run')} ({' '.join(run_flags[:4])}, "
-                  f"NUM_ITERATIONS={dict(shared)['num_iterations']})", flush=True)
-            for path in paths:
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-            if worker.run_grid(sorted(paths), dict(shared), list(run_flags), args.jobs):
+        print(f"advise_replay: {counted(len(wanted), 'made run')}", flush=True)
+        paths = worker.longest_first(sorted(wanted))
+        rounds = iter([[(path, wanted[path]) for path in paths]])
+        with worker.Workers(args.jobs) as workers:
+            if workers.run_asked(lambda in_flight: next(rounds, []), [], runs=paths):
                 raise SystemExit("advise_replay: a made run failed (its log lies beside its result)")
 
 
@@ -149,17 +149,16 @@ def owner(folders, cell):
     return next(f for f in folders if runs_of(f)[0]["config"]["model"] == cell.model)
 
 
-def settings_of(folder, size, args):
-    """(shared options, run options) of a made run at n = size: the grid's settings there, as its
-    runs recorded them (SetFit's pairs as its SetFit runs took them), one evaluation at the end."""
+def options_of(folder, size, args):
+    """A made run's options at n = size: the grid's settings there, as its runs recorded them
+    (SetFit's pairs as its SetFit runs took them), and one evaluation, at the end."""
     runs = grid_at(folder, size)[0]
     config = runs[0]["config"]
     pairs = {run["config"].get("num_iterations") for run in runs if run["config"]["method"] == "setfit"}
-    shared = dict(epochs=config["epochs"], protocol=config["protocol"], splits_dir=args.splits_dir,
-                  num_iterations=pairs.pop() if len(pairs) == 1 else None, model=config["model"])
-    run_flags = ["--dataset", config["dataset"], "--glue-dir", config["glue_dir"], "--precision", config["precision"],
-                 "--cache-dir", args.cache_dir, "--evaluations", "last"]
-    return shared, run_flags
+    return dict(dataset=config["dataset"], glue_dir=config["glue_dir"], precision=config["precision"],
+                model=config["model"], epochs=config["epochs"], protocol=config["protocol"],
+                num_iterations=pairs.pop() if len(pairs) == 1 else None, splits_dir=args.splits_dir,
+                cache_dir=args.cache_dir, evaluations="last")
 
 
 def folder_label(folder):
