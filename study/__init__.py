@@ -12,6 +12,7 @@ cell at once, which bench/batched_rates.py measures).
     report.py      the blog study's report: tables, findings, costs (make report)
     sections.py    the report's sections for reset tops, each other method and the probe beside the tabled cells
     answer.py      every method's cells side by side, read alike, and the study's one recommendation rule
+    answer_text.py the report's answer in words: each size's table, recommendation, line searches, what did not run
     best.py        the recommended cell's options, for make best
     figures.py     its figures: figure.png, cost.png and answer.png
     lee_report.py  Lee et al.'s tables and Figure 1 (make report PROTOCOL=lee)

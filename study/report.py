@@ -25,7 +25,8 @@ import methods
 from result import method_of, model_label
 from study import figures
 from study.published import REFERENCE_LAYERS, blog_rows, reference_depth, reports_mcc
-from study.answer import answer_cells, answer_lines, cheapest_within, judged_by, summary_lines
+from study.answer import answer_cells, cheapest_within, judged_by
+from study.answer_text import answer_lines, summary_lines
 from study.sections import method_lines, probe_lines, reinit_lines
 from study.folder import cells_of, devices_line, load_results, precision_of, table
 from study.stats import STATISTICS, difference, number
@@ -205,7 +206,7 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
     """report.csv and report.md in `folder`; `against` = (folder, results) adds a comparison, and
     reset_runs (--reinit), probe_runs (--method probe) and other_methods ((Method, runs): SetFit, LoRA,
     BitFit beside the tabled `results`) sections of their own, then the answer across every run
-    (study/answer.py). Returns the answer's picks per size."""
+    (study/answer_text.py, by study/answer.py's rule). Returns the answer's picks per size."""
     first = results[0]["config"]
     task, num_layers = first["task"], first["num_layers"]
     model_name = model_label(first["model"])

@@ -3,7 +3,7 @@
 import pytest
 
 from conftest import result_record
-from study import answer, figures
+from study import answer_text, figures
 
 pytest.importorskip("matplotlib")
 
@@ -68,7 +68,7 @@ def test_answer_figure_wraps_its_panels_in_rows_of_three(tmp_path):
         folder.mkdir()
         runs = [result_record(k, n, seed, 0.7 + 0.01 * k, seconds={"total": 10.0 * (k + 1)})
                 for n in sizes for k in (0, 2) for seed in (1, 2)]
-        picks = answer.answer_lines(runs, "accuracy")[1]  # {size: (the pick, the runner-up)}
+        picks = answer_text.answer_lines(runs, "accuracy")[1]  # {size: (the pick, the runner-up)}
         assert figures.write_answer_figure(folder, runs, picks, "accuracy")
         heights[len(sizes)] = png_size(folder / "answer.png")[1]
     assert heights[5] > 1.8 * heights[3]
