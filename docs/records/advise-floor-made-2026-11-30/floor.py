@@ -10,8 +10,11 @@ Per grid and size, each at its runs' median search cost (study/replay.py's searc
   floor, searched the same, with the methods make advise searches: SetFit fast (its made runs, at
                   its own rate) in place of the library's SetFit, where the grid ran it or not
   screen          the policy's screen in its replay with SetFit fast made
-  + seeds         the screen, then the answer's and the best's seeds it lacks: the least a search that
-                  screens as the policy does spends, if it then knew the answer
+  + seeds         the screen, then the seeds it lacks of the grid's best (BEST_SEEDS) and of a pick
+                  (PICK_SEEDS): of all the cells the search may run that are in the grid's band on the
+                  runs there are (the grid's and the made ones), the one whose seeds cost least from
+                  there. The least a search that screens as the policy does spends, if it then knew
+                  the answer
   policy          that replay's seconds
   grid + fast     the grid's seconds and SetFit fast's at every depth the replay gave it, 5 seeds each
                   (its made runs' median at its own rate; a depth with none made is left out and counted)
@@ -47,7 +50,7 @@ def row(grid, size):
     made = made_runs(Made((f"{R}/{grid}/made",)), size, False)
     median = lambda ran: float(np.median([search_cost(run) for run in ran]))
     cost = lambda cell: median(cells[cell]) if cell in cells else median(list(made[cell].values()))
-    pick, best, _ = recommend(answer_cells(runs, metric), metric)
+    pick, best, band = recommend(answer_cells(runs, metric), metric)
     answer, top = Cell.of(pick["config"]), Cell.of(best["config"])
     shown = policy.PICK_SEEDS * cost(answer) + (policy.BEST_SEEDS * cost(top) if top != answer else 0.0)
     once = lambda least: sum(cost(cell) for cell in least.values() if cell not in (answer, top))
@@ -60,7 +63,11 @@ def row(grid, size):
     screen = sum(seconds for _, _, seconds, step in outcome["order"] if step == "screen")
     screened = {cell for cell, _, _, step in outcome["order"] if step == "screen"}
     more = lambda cell, seeds: (seeds - (cell in screened)) * cost(cell)
-    after_screen = screen + more(answer, policy.PICK_SEEDS) + (more(top, policy.BEST_SEEDS) if top != answer else 0.0)
+    made_ones = [run for seeds in made.values() for run in seeds.values()]
+    in_band = [Cell.of(row["config"]) for row in answer_cells(runs + made_ones, metric)
+               if row["fair_mean"] >= best["fair_mean"] - band and methods.get(row["config"]["method"]).searched]
+    seeds_for = lambda cell: more(cell, policy.PICK_SEEDS) + (more(top, policy.BEST_SEEDS) if top != cell else 0.0)
+    after_screen = screen + min(seeds_for(cell) for cell in in_band)  # the pick whose seeds and the best's cost least
     depths = sorted({cell.freeze for cell in outcome["observed"] if cell.method == "setfit-fast"})
     fast_cells = [Cell("setfit-fast", k, fast_rate) for k in depths]
     fast_grid = sum(5 * cost(cell) for cell in fast_cells if cell in made)
