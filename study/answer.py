@@ -20,6 +20,8 @@ from methods import lr_text
 from result import cell_of, method_of, mixed_setting
 from study.folder import device_of
 from study.stats import describe, median_of
+
+
 def size_order(size):
     return (size == "all", 0 if size == "all" else size)  # 50, 100, ..., then the whole set
 
