@@ -45,36 +45,45 @@ def least_frozen(cells, cost):
     return least
 
 
+def floors(cells, made, cost, answer, top, size):
+    """(the floor as ran, the floor over the searched methods): the answer's and the best's seeds,
+    and one run of each method at its least frozen depth (the grid's methods, or those searched)."""
+    shown = policy.PICK_SEEDS * cost(answer) + (policy.BEST_SEEDS * cost(top) if top != answer else 0.0)
+    once = lambda least: sum(cost(cell) for cell in least.values() if cell not in (answer, top))
+    own_fast = [cell for cell in made if cell.lr == methods.get("setfit-fast").default_lr(size)]
+    searched = [cell for cell in cells if methods.get(cell.method).searched] + own_fast
+    return shown + once(least_frozen(cells, cost)), shown + once(least_frozen(searched, cost))
+
+
+def after_screen(outcome, in_band, top, cost):
+    """The screen's seconds, then the seeds it lacks of the best and of the in-band pick whose
+    seeds, with the best's, cost least from there."""
+    screened = {cell for cell, _, _, step in outcome["order"] if step == "screen"}
+    more = lambda cell, seeds: (seeds - (cell in screened)) * cost(cell)
+    seeds_for = lambda cell: more(cell, policy.PICK_SEEDS) + (more(top, policy.BEST_SEEDS) if top != cell else 0.0)
+    return min(seeds_for(cell) for cell in in_band)
+
+
 def row(grid, size):
     runs, metric, cells = grid_at(f"{R}/{grid}/runs", size)
     made = made_runs(Made((f"{R}/{grid}/made",)), size, False)
     median = lambda ran: float(np.median([search_cost(run) for run in ran]))
     cost = lambda cell: median(cells[cell]) if cell in cells else median(list(made[cell].values()))
     pick, best, band = recommend(answer_cells(runs, metric), metric)
-    answer, top = Cell.of(pick["config"]), Cell.of(best["config"])
-    shown = policy.PICK_SEEDS * cost(answer) + (policy.BEST_SEEDS * cost(top) if top != answer else 0.0)
-    once = lambda least: sum(cost(cell) for cell in least.values() if cell not in (answer, top))
-    as_ran = shown + once(least_frozen(cells, cost))
-    fast_rate = methods.get("setfit-fast").default_lr(size)
-    own_fast = [cell for cell in made if cell.lr == fast_rate]
-    searched_cells = [cell for cell in cells if methods.get(cell.method).searched] + own_fast
-    searched = shown + once(least_frozen(searched_cells, cost))
+    top = Cell.of(best["config"])
+    as_ran, searched = floors(cells, made, cost, Cell.of(pick["config"]), top, size)
     outcome = replay([f"{R}/{grid}/runs"], size, made=Made((f"{R}/{grid}/made",)))
     screen = sum(seconds for _, _, seconds, step in outcome["order"] if step == "screen")
-    screened = {cell for cell, _, _, step in outcome["order"] if step == "screen"}
-    more = lambda cell, seeds: (seeds - (cell in screened)) * cost(cell)
     made_ones = [run for seeds in made.values() for run in seeds.values()]
     in_band = [Cell.of(row["config"]) for row in answer_cells(runs + made_ones, metric)
                if row["fair_mean"] >= best["fair_mean"] - band and methods.get(row["config"]["method"]).searched]
-    seeds_for = lambda cell: more(cell, policy.PICK_SEEDS) + (more(top, policy.BEST_SEEDS) if top != cell else 0.0)
-    after_screen = screen + min(seeds_for(cell) for cell in in_band)  # the pick whose seeds and the best's cost least
+    fast_rate = methods.get("setfit-fast").default_lr(size)
     depths = sorted({cell.freeze for cell in outcome["observed"] if cell.method == "setfit-fast"})
     fast_cells = [Cell("setfit-fast", k, fast_rate) for k in depths]
-    fast_grid = sum(5 * cost(cell) for cell in fast_cells if cell in made)
-    unmade = sum(cell not in made for cell in fast_cells)
-    grid_seconds = sum(run["seconds"]["total"] for run in runs)
-    return dict(grid=grid_seconds, as_ran=as_ran, searched=searched, screen=screen, after_screen=after_screen, policy=outcome["seconds"],
-                fast=fast_grid, unmade=unmade)
+    return dict(grid=sum(run["seconds"]["total"] for run in runs), as_ran=as_ran, searched=searched, screen=screen,
+                after_screen=screen + after_screen(outcome, in_band, top, cost), policy=outcome["seconds"],
+                fast=sum(5 * cost(cell) for cell in fast_cells if cell in made),
+                unmade=sum(cell not in made for cell in fast_cells))
 
 
 def unmade_note(unmade):
