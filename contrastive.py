@@ -234,13 +234,16 @@ def train_with(body_of, body_name, model, config, inputs, log):
     train_x, train_labels, num_labels = embed(inputs.train), np.asarray(inputs.train_labels), model.config.num_labels
     head = fit_head(train_x, train_labels, num_labels)
     dev_x = embed(inputs.dev)
+    test_x = None if inputs.test is None else embed(inputs.test)
     score = lambda x, y: metrics.scores(y, probe.predict(head, x, num_labels), num_labels)
     dev = metrics.dev_scores(inputs.dev_labels, probe.predict(head, dev_x, num_labels), num_labels)
-    test = None if inputs.test is None else score(embed(inputs.test), np.asarray(inputs.test_labels))
+    test = None if test_x is None else score(test_x, np.asarray(inputs.test_labels))
     return TrainResult(chosen=dict(step=body["total_steps"], **dev),
                        train_scores=score(train_x, train_labels), losses=body["losses"],
                        total_steps=body["total_steps"], warmup_steps=body["warmup_steps"],
                        details=dict(pairs=body["pairs"], num_iterations=config.num_iterations, lr=config.lr,
                                     body=body_name),
                        train_seconds=train_seconds, optimizer_state_bytes=body["optimizer_state_bytes"], fitted_head=head,
-                       eval_seconds=time.perf_counter() - began - train_seconds, test_scores=test)
+                       eval_seconds=time.perf_counter() - began - train_seconds, test_scores=test,
+                       dev_outputs=probe.outputs_of(head, dev_x, num_labels),
+                       test_outputs=None if test_x is None else probe.outputs_of(head, test_x, num_labels))

@@ -59,6 +59,12 @@ class TrainResult:
     optimizer_state_bytes: int | None = None  # AdamW's moments and steps at the end (None: no optimizer)
     fitted_head: tuple | None = None  # a fitted linear head, (weight (H, C), bias (C,)) float64: the probe's, SetFit's
     test_scores: dict | None = None  # the test file (RunInputs.test) scored with the chosen weights; None without one
+    # the model's outputs per example (outputs_of: class probabilities, or scores) on the dev split at
+    # the fair point (the last evaluation, or the one score) and on the test file with the weights
+    # test_scores reads (the same point for a run that evaluates once): what the search compares
+    # cells on, example by example (study/paired.py)
+    dev_outputs: np.ndarray | None = None
+    test_outputs: np.ndarray | None = None
 
 
 def pooled_states(model, inputs, cached_depth, device, skip_padding=True):
@@ -87,17 +93,28 @@ def loss_of(logits, labels):
 
 
 @torch.inference_mode()
-def predict(model, inputs, cached_depth, device, precision="fp32", batch_size=64, skip_padding=True):
-    """Predicted class (or score, for regression) per example, in the order of `inputs`, from
+def outputs_of(model, inputs, cached_depth, device, precision="fp32", batch_size=64, skip_padding=True):
+    """Per example, in the order of `inputs`, what the model outputs: its class probabilities (N, C),
+    the softmax of its logits in float32, or its score (N,) for a regression head; from
     length-sorted batches (skip_padding=False: the plain padded layout, for benchmarks)."""
     model.eval()
     regression = model.config.num_labels == 1
-    predictions = np.empty(len(inputs), dtype=np.float32 if regression else np.int64)
+    outputs = np.empty((len(inputs),) if regression else (len(inputs), model.config.num_labels), dtype=np.float32)
     for batch in length_sorted_batches([len(x) for x in inputs], batch_size):
         with autocast(device, precision):
             logits = logits_for(model, [inputs[i] for i in batch], cached_depth, device, skip_padding)
-        predictions[batch] = (logits.float()[:, 0] if regression else logits.argmax(-1)).cpu().numpy()
-    return predictions
+        outputs[batch] = (logits.float()[:, 0] if regression else logits.float().softmax(-1)).cpu().numpy()
+    return outputs
+
+
+def predicted(outputs):
+    """The prediction per example of outputs_of's (or a fitted head's) outputs: the likeliest class, or the score."""
+    return outputs if outputs.ndim == 1 else outputs.argmax(-1)
+
+
+def predict(model, inputs, cached_depth, device, precision="fp32", batch_size=64, skip_padding=True):
+    """Predicted class (or score, for regression) per example, in the order of `inputs`."""
+    return predicted(outputs_of(model, inputs, cached_depth, device, precision, batch_size, skip_padding))
 
 
 def train_step(model, optimizer, scaler, params, inputs, labels, cached_depth, device, config, skip_padding=True):
@@ -131,12 +148,13 @@ def log_point(log, point, total_steps):
 
 
 def evaluation_point(model, config, inputs, step, steps_per_epoch, losses, lr, began):
-    """One evaluation of the curve: the whole dev split scored, with where the run stands."""
-    predictions = predict(model, inputs.dev, inputs.cached_depth, inputs.device, config.precision,
-                          config.eval_batch_size)
-    return dict(step=step, epoch=round(step / steps_per_epoch, 2), train_loss=float(np.mean(losses)), lr=lr,
-                **metrics.dev_scores(inputs.dev_labels, predictions, model.config.num_labels),
-                seconds=round(time.perf_counter() - began, 2))
+    """One evaluation of the curve: the whole dev split scored, with where the run stands; and the
+    model's outputs on each dev example (outputs_of), which the run keeps from its last evaluation."""
+    outputs = outputs_of(model, inputs.dev, inputs.cached_depth, inputs.device, config.precision, config.eval_batch_size)
+    point = dict(step=step, epoch=round(step / steps_per_epoch, 2), train_loss=float(np.mean(losses)), lr=lr,
+                 **metrics.dev_scores(inputs.dev_labels, predicted(outputs), model.config.num_labels),
+                 seconds=round(time.perf_counter() - began, 2))
+    return point, outputs
 
 
 def step_plan(n, config):
@@ -172,11 +190,12 @@ def train_scores_with(model, weights, config, inputs):
 
 def test_scores_of(model, config, inputs):
     """The test file, if the run has one, scored once as the dev split is, by the weights the model
-    holds (the chosen evaluation's, after train_scores_with): a figure no choice of the run reads."""
+    holds (the chosen evaluation's, after train_scores_with): (its scores, the outputs per example),
+    a figure no choice of the run reads; (None, None) without one."""
     if inputs.test is None:
-        return None
-    predictions = predict(model, inputs.test, inputs.cached_depth, inputs.device, config.precision, config.eval_batch_size)
-    return metrics.scores(np.asarray(inputs.test_labels), predictions, model.config.num_labels)
+        return None, None
+    outputs = outputs_of(model, inputs.test, inputs.cached_depth, inputs.device, config.precision, config.eval_batch_size)
+    return metrics.scores(np.asarray(inputs.test_labels), predicted(outputs), model.config.num_labels), outputs
 
 
 def train(model, config, inputs, log=print):
@@ -196,7 +215,7 @@ def train(model, config, inputs, log=print):
                       eps=config.eps, used_rows=used_word_rows(model, inputs.train, inputs.cached_depth))
     scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
     curve, losses, eval_seconds, began = [], [], 0.0, time.perf_counter()
-    chosen, chosen_weights = None, None
+    chosen, chosen_weights, dev_outputs = None, None, None
     for step, batch, evaluates in step_plan(n, config):
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, warmup_steps, total_steps, config.lr)
@@ -204,8 +223,8 @@ def train(model, config, inputs, log=print):
                                  labels[batch.to(device)], inputs.cached_depth, device, config))
         if evaluates:
             eval_began = time.perf_counter()
-            point = evaluation_point(model, config, inputs, step + 1, steps_per_epoch, losses[-eval_every:],
-                                     optimizer.param_groups[0]["lr"], began)
+            point, dev_outputs = evaluation_point(model, config, inputs, step + 1, steps_per_epoch, losses[-eval_every:],
+                                                  optimizer.param_groups[0]["lr"], began)  # the last: the fair point's
             eval_seconds += time.perf_counter() - eval_began
             curve.append(point)
             if chooses(point, chosen, config):
@@ -214,8 +233,9 @@ def train(model, config, inputs, log=print):
     train_seconds = time.perf_counter() - began - eval_seconds
     scoring_began = time.perf_counter()
     train_scores = train_scores_with(model, chosen_weights, config, inputs)
-    test_scores = test_scores_of(model, config, inputs)
+    test_scores, test_outputs = test_scores_of(model, config, inputs)
     return TrainResult(chosen=chosen, train_scores=train_scores, curve=curve, losses=losses, total_steps=total_steps,
                        warmup_steps=warmup_steps, eval_every=eval_every, train_seconds=train_seconds,
                        eval_seconds=eval_seconds + time.perf_counter() - scoring_began,
-                       optimizer_state_bytes=state_bytes(optimizer), test_scores=test_scores)
+                       optimizer_state_bytes=state_bytes(optimizer), test_scores=test_scores,
+                       dev_outputs=dev_outputs, test_outputs=test_outputs)

@@ -215,6 +215,15 @@ def l2_of(C, n, num_labels):
     return (1.0 if num_labels == 2 else 0.5) / (C * n)
 
 
+def outputs_of(model, features, num_labels):
+    """A fitted linear head's outputs per example, as loop.outputs_of gives a classifier's: the
+    class probabilities (N, C), the softmax of its scores (a binary head's two columns, -w/2 and
+    +w/2, give the logistic's sigmoid), or the predicted score (N,) for regression."""
+    weight, bias = model
+    scores = torch.as_tensor(features, dtype=torch.float64) @ weight + bias
+    return scores[:, 0].numpy() if num_labels == 1 else scores.softmax(-1).numpy()
+
+
 def predict(model, features, num_labels):
     weight, bias = model
     scores = torch.as_tensor(features, dtype=torch.float64) @ weight + bias
@@ -295,11 +304,13 @@ def train(model, config, inputs, log=print):
     (and one on a test file, if given)."""
     began = time.perf_counter()
     embed = lambda states: all_sentence_embeddings(model, states, inputs.cached_depth, inputs.device, "fp32")  # (N, H)
-    num_labels = model.config.num_labels
-    fitted = run(embed(inputs.train), np.asarray(inputs.train_labels), embed(inputs.dev), inputs.dev_labels,
-                 num_labels, config.metric)
-    test = None if inputs.test is None else metrics.scores(
-        np.asarray(inputs.test_labels), predict(fitted["model"], embed(inputs.test), num_labels), num_labels)
+    num_labels, dev_x = model.config.num_labels, embed(inputs.dev)
+    fitted = run(embed(inputs.train), np.asarray(inputs.train_labels), dev_x, inputs.dev_labels, num_labels, config.metric)
+    test_x = None if inputs.test is None else embed(inputs.test)
+    test = None if test_x is None else metrics.scores(
+        np.asarray(inputs.test_labels), predict(fitted["model"], test_x, num_labels), num_labels)
     return loop.TrainResult(chosen=dict(step=0, **fitted["dev"]), train_scores=fitted["train"],
                             details=dict(l2=fitted["l2"], C=fitted["C"], cross_validation=fitted["cross_validation"]),
-                            fitted_head=fitted["model"], train_seconds=time.perf_counter() - began, test_scores=test)
+                            fitted_head=fitted["model"], train_seconds=time.perf_counter() - began, test_scores=test,
+                            dev_outputs=outputs_of(fitted["model"], dev_x, num_labels),
+                            test_outputs=None if test_x is None else outputs_of(fitted["model"], test_x, num_labels))

@@ -18,6 +18,7 @@ for the options each name stands for.
 Nothing here imports torch: study/grid.py, which make calls, reads the names here.
 """
 
+import base64
 import glob
 import json
 import os
@@ -151,6 +152,11 @@ def build(config, task, history, trainable, total, seconds, peak_memory_mb, proc
         # the training subset, scored with the weights of that evaluation: the gap shows over-fitting
         train_at_score=history.train_scores,
         test_at_score=history.test_scores,  # --test-file, scored with those weights; no choice reads it (make advise)
+        # per example, the truth and the model's outputs, on the dev split at the fair point and on the
+        # test file: what make advise compares cells on, example by example (outputs_in reads them)
+        predictions=dict(dev=encoded_outputs(task.dev_labels, history.dev_outputs),
+                         test=encoded_outputs(task.test_labels, history.test_outputs))
+        if history.dev_outputs is not None else None,
         best={name: max(point[name] for point in curve or [chosen]) for name in names},  # each metric's own best
         # the fair score (the last evaluation, or the one score) on the dev split's two fixed halves (make advise)
         dev_halves=(curve[-1] if curve else chosen).get("halves"),
@@ -174,6 +180,64 @@ def build(config, task, history, trainable, total, seconds, peak_memory_mb, proc
                       best_mcc=result["best"]["mcc"],
                       majority_accuracy=float(np.bincount(task.dev_labels).max() / len(task.dev_labels)))
     return result
+
+
+# ----------------------------------------------------------------------------------------------
+# Per-example outputs, compact: a run's record holds them in a few kilobytes
+
+# a classification's probabilities are kept for its likeliest classes only past this many classes
+# (CLINC150's 150: the rest of each row are near 0); its predicted class is kept whole
+TOP_CLASSES = 10
+
+
+@dataclass
+class Outputs:
+    """One split's per-example record: the truth, the prediction scored (a class, or a score for
+    regression), and the class probabilities (N, C) for classification (None for regression; past
+    TOP_CLASSES classes, the likeliest TOP_CLASSES of each row, the others 0)."""
+    truth: np.ndarray
+    predicted: np.ndarray
+    probabilities: np.ndarray | None
+
+
+def packed(array, dtype):
+    return base64.b64encode(np.ascontiguousarray(array, dtype=dtype).tobytes()).decode()
+
+
+def unpacked(text, dtype, shape):
+    return np.frombuffer(base64.b64decode(text), dtype=dtype).reshape(shape)
+
+
+def encoded_outputs(truth, outputs):
+    """A split's truth and outputs (loop.outputs_of's: (N, C) probabilities, or (N,) scores) as the
+    record keeps them: base64 of little arrays, the probabilities in float16; None without outputs."""
+    if outputs is None:
+        return None
+    if outputs.ndim == 1:  # regression: the scores themselves
+        return dict(n=len(outputs), classes=1, truth=packed(truth, "<f4"), predicted=packed(outputs, "<f4"))
+    n, classes = outputs.shape
+    kept = min(classes, TOP_CLASSES)
+    top = np.argsort(-outputs, axis=1, kind="stable")[:, :kept] if kept < classes else np.arange(classes)[None].repeat(n, 0)
+    return dict(n=n, classes=classes, truth=packed(truth, "<u2"), predicted=packed(outputs.argmax(-1), "<u2"),
+                top=packed(top, "<u2") if kept < classes else None,
+                probabilities=packed(np.take_along_axis(outputs, top, axis=1), "<f2"))
+
+
+def outputs_in(record, split="dev"):
+    """The Outputs a run's record holds for `split` (dev, or test: the test file), or None for a
+    record without them (a run from before they were kept, or no test file)."""
+    kept = (record.get("predictions") or {}).get(split)
+    if not kept:
+        return None
+    n, classes = kept["n"], kept["classes"]
+    if classes == 1:
+        return Outputs(unpacked(kept["truth"], "<f4", (n,)), unpacked(kept["predicted"], "<f4", (n,)), None)
+    width = min(classes, TOP_CLASSES)
+    probabilities = np.zeros((n, classes), dtype=np.float32)
+    top = unpacked(kept["top"], "<u2", (n, width)) if kept.get("top") else np.arange(classes)[None].repeat(n, 0)
+    np.put_along_axis(probabilities, top.astype(np.int64), unpacked(kept["probabilities"], "<f2", (n, width)), axis=1)
+    return Outputs(unpacked(kept["truth"], "<u2", (n,)).astype(np.int64),
+                   unpacked(kept["predicted"], "<u2", (n,)).astype(np.int64), probabilities)
 
 
 def summary_line(result, path):

@@ -119,8 +119,8 @@ def train_rates(model, config, rates, inputs, log=print):
             for r, run in enumerate(runs):
                 eval_began = time.perf_counter()
                 load(model, stacked, r)
-                point = loop.evaluation_point(model, config, inputs, step + 1, steps_per_epoch,
-                                              run["losses"][-eval_every:], lrs[r], began)
+                point, run["dev_outputs"] = loop.evaluation_point(model, config, inputs, step + 1, steps_per_epoch,
+                                                                  run["losses"][-eval_every:], lrs[r], began)
                 run["eval_seconds"] += time.perf_counter() - eval_began
                 run["curve"].append(point)
                 if loop.chooses(point, run["chosen"], config):
@@ -132,10 +132,11 @@ def train_rates(model, config, rates, inputs, log=print):
     for optimizer, run in zip(optimizers, runs):
         scoring_began = time.perf_counter()
         train_scores = loop.train_scores_with(model, run["weights"], config, inputs)
-        test_scores = loop.test_scores_of(model, config, inputs)
+        test_scores, test_outputs = loop.test_scores_of(model, config, inputs)
         results.append(loop.TrainResult(
             chosen=run["chosen"], train_scores=train_scores, curve=run["curve"], losses=run["losses"],
             total_steps=total_steps, warmup_steps=warmup_steps, eval_every=eval_every, train_seconds=train_seconds,
             eval_seconds=run["eval_seconds"] + time.perf_counter() - scoring_began,
-            optimizer_state_bytes=loop.state_bytes(optimizer), test_scores=test_scores))
+            optimizer_state_bytes=loop.state_bytes(optimizer), test_scores=test_scores,
+            dev_outputs=run["dev_outputs"], test_outputs=test_outputs))
     return results
