@@ -190,6 +190,9 @@ best:
 # most SLURM_MAX at once, the SLURM_ settings above), read when the array has left the queue
 SLURM ?=
 BUDGET ?= 2
+# the answer: empty or best, the cell of the highest mean (cells told apart on the same dev examples);
+# cost, the cheapest cell within noise of the best (the grid's report's answer, the blog's question)
+PREFER ?=
 METHODS ?=
 TEST_FILE ?=
 ONE_MODEL = $(filter 1,$(words $(MODEL)))
@@ -197,7 +200,7 @@ advise:
 	@$(if $(ONE_MODEL),freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; };) \
 	$(PYTHON) -m study.advise $(RESULTS) --size $(SIZE) --budget $(BUDGET) --models $(MODEL) \
 	  $(if $(ONE_MODEL),--depths $$freeze) --save $(SAVE) \
-	  $(if $(METHODS),--methods $(METHODS)) $(if $(TEST_FILE),--test-file $(TEST_FILE)) $(SHARED_FLAGS) \
+	  $(if $(METHODS),--methods $(METHODS)) $(if $(TEST_FILE),--test-file $(TEST_FILE)) $(if $(PREFER),--prefer $(PREFER)) $(SHARED_FLAGS) \
 	  $(if $(SLURM),--slurm --slurm-max $(SLURM_MAX) $(if $(SLURM_PARTITION),--slurm-partition $(SLURM_PARTITION)) \
 	    $(if $(SLURM_TIME),--slurm-time $(SLURM_TIME)) $(if $(SLURM_GPUS),--slurm-gpus $(SLURM_GPUS)) --slurm-sbatch '$(SBATCH_FLAGS)') \
 	  -- $(TASK_OPTIONS)

@@ -16,9 +16,13 @@ and the order the checkpoints are screened in), and a checkpoint that cannot tak
     from study.advise import advise                                       (a notebook's way in)
     advice = advise(("train.csv", "dev.csv"), ["minilm", "mpnet"], size=200, budget=2, folder="results/mine")
 
-Picked on one half, reported on the other: every run scores the dev split's two fixed halves
-(metrics.halves); the search reads only the first, so the second is a score the pick never chose
-by. A run evaluates once (--evaluations last): the search reads nothing else. With several
+Picked on the whole dev split, cells told apart on its examples: every run keeps its outputs on
+each dev example (result.outputs_in), so two cells are compared by their paired difference
+(study/paired.py) and the pick's honest score is the bootstrap's, corrected for having been chosen
+(BBC). The answer is the cell of the highest mean; PREFER=cost (--prefer cost), the cheapest cell
+within noise of the best, the grid report's. A folder a search of the halves began (its runs keep
+no outputs) is read as then: picked on the first half, judged on the second (search_folder.reading).
+A run evaluates once (--evaluations last): the search reads nothing else. With several
 checkpoints, each one's runs go to a folder of its own inside the search's (study/search_folder.py),
 at its protocol's depths. A folder holds one search at a time (a lock file names its process).
 """
@@ -30,19 +34,19 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import methods
 import protocol
 import result
 from atomic import write_atomically
 from study import figures, grid, policy, prior, slurm, worker
-from study.advise_report import (Spending, cell_rows, check_save, keep, label_of, rate_text, report_lines,
+from study.advise_report import (Judged, Spending, cell_rows, check_save, honest_of, keep, label_of, rate_text, report_lines,
                                  scored_on, scores_on_test, verdict, with_dev_file)
 from study.lock import holder, refuse_if_held, take_lock
 from study.progress import make_jobs
 from study.search import Search, search, spent
-from study.search_folder import (TEST, drop_kept, kept_run, options_of, path_of, rounds_of, runs_by_cell,
+from study.search_folder import (TEST, drop_kept, kept_run, options_of, path_of, reading, rounds_of, runs_by_cell,
                                  stopped_seconds)
 from study.standing import Cell
 
@@ -103,6 +107,9 @@ def parser():
                    default=[method.name for method in methods.METHODS if method.searched])
     p.add_argument("--depths", type=int, nargs="+", help="one checkpoint's depths (make's FREEZE); the deepest is L")
     p.add_argument("--seeds", type=int, default=5, help="the most seeds a cell gets (the grid's 5)")
+    p.add_argument("--prefer", choices=("best", "cost"), default="best", help="best: the cell of the highest mean "
+                   "(the default); cost: the cheapest cell within noise of the best, the grid report's answer (make "
+                   "advise PREFER=cost)")
     p.add_argument("--jobs", type=int, help="runs at once (default: make -j N's N)")
     p.add_argument("--save", help="where the pick is kept, as make best keeps it (default: saved/FOLDER-nSIZE)")
     p.add_argument("--test-file", help="your labelled test file (with your own --train-file and --dev-file): every "
@@ -137,9 +144,9 @@ class RunFailed(RuntimeError):
 @dataclass
 class Advice:
     """What a search answers: its pick (a Cell; .model names the checkpoint where it chose among
-    several), whether it decided, the pick's honest score (the dev split's second half, which no
-    choice read) and on the test file (None without one), where its runs are, its report, and the
-    kept pick."""
+    several), whether it decided, the pick's honest score (the bootstrap's, corrected for the
+    choice; a search of the halves: the second half's) and on the test file (None without one),
+    where its runs are, its report, and the kept pick."""
     pick: Cell
     decided: bool
     honest_score: float
@@ -153,12 +160,13 @@ def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
     """RESULTS/advise.md (study/advise_report.py), and its first lines printed. `waiting`: None for a
     decided search, else the round it stopped before. Returns the pick's row."""
     observed, runs, metric = found.observed, found.runs, found.metric
-    dev_half = runs[0]["dev_size"] // 2
+    dev_size = reading(runs)[1]
     waiting_cells = None if waiting is None else set(waiting.cells)
     models = policy.models_of(found.space)
-    rows, state = cell_rows(observed, runs_by_cell(s.folder, s.size, found.space), metric, dev_half, waiting_cells,
-                            label=lambda cell: label_of(cell, len(models) > 1))
-    words, short = verdict(waiting, s.budget_seconds, spent(observed))
+    rows, state = cell_rows(observed, runs_by_cell(s.folder, s.size, found.space), metric, dev_size, waiting_cells,
+                            label=lambda cell: label_of(cell, len(models) > 1), prefer=found.space.prefer)
+    words, short = verdict(waiting, s.budget_seconds, spent(observed), found.space.prefer)
+    honest = honest_of(found.space, observed, metric, dev_size, chosen)
     checkpoints = " or ".join(map(result.model_label, models)) if models != [""] else \
         result.model_label(runs[0]["config"]["model"])
     title = f"make advise: {runs[0]['config']['dataset']}, {checkpoints}, n = {s.size}"
@@ -166,7 +174,7 @@ def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
     stopped = stopped_seconds(s.folder)  # spent too, though no result shows it
     total = spent(observed) + stopped
     spending = Spending(rounds_of(s.folder), total, wall_seconds if found.rounds else None, grid_cost, stopped)
-    lines = report_lines(title, chosen, words, (rows, state), spending, keep_line, test)
+    lines = report_lines(title, chosen, words, (rows, state), spending, keep_line, Judged(test, honest))
     at = lines.index("## Every cell that ran")  # after the answer, before the cells: the figure, the prior
     priors = prior.read_priors(s.folder, s.size)
     lines[at:at] = prior.report_lines(priors) if priors else []
@@ -175,10 +183,12 @@ def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
     report = os.path.join(s.folder, REPORT)
     write_atomically(report, lambda f: f.write("\n".join(lines).encode()))
     row = next(row for row in rows if row["cell"] == chosen)
+    row["honest"] = row["reported"] if honest is None else honest.score
+    read = f"second half {row['reported']:.3f}, first half {row['picked']:.3f}" if honest is None else \
+        f"honest {honest.score:.3f} ± {honest.error:.3f}, dev split {row['picked']:.3f}"
     print(f"advise: {short}: {row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)} | "
-          + (f"test file {test[1]:.3f}, " if test else "")
-          + f"second half {row['reported']:.3f}, first half {row['picked']:.3f} | "
-          f"{total / 3600:.2f} h of runs, {total / grid_cost:.0%} of the grid's estimated | {report}")
+          + (f"test file {test[1]:.3f}, " if test else "") + read
+          + f" | {total / 3600:.2f} h of runs, {total / grid_cost:.0%} of the grid's estimated | {report}")
     return row
 
 
@@ -203,7 +213,7 @@ def checked(args, run_flags):
             raise ValueError(f"--test-file {args.test_file}: no such file")
     args, run_flags = one_checkpoint(args, run_flags)
     size = args.size if args.size == "all" else int(args.size)
-    return args, run_flags, size, space_of(args, size, run_flags)
+    return args, run_flags, size, replace(space_of(args, size, run_flags), prefer=args.prefer)
 
 
 def advise_in(args, run_flags):
@@ -229,16 +239,16 @@ def advise_in(args, run_flags):
             if found.code:
                 raise RunFailed(found.code)
             observed, runs, metric = found.observed, found.runs, found.metric
-            dev_half = runs[0]["dev_size"] // 2
-            chosen, decided = policy.pick(found.space, observed, metric, dev_half)
-            waiting = None if decided else policy.next_runs(found.space, observed, metric, dev_half, workers.jobs)
+            dev_size = reading(runs)[1]
+            chosen, decided = policy.pick(found.space, observed, metric, dev_size)
+            waiting = None if decided else policy.next_runs(found.space, observed, metric, dev_size, workers.jobs)
             test = on_test_file(s, args.test_file, found, chosen, run_flags)
         kept = kept_run(args.folder, chosen, size, args.seeds)  # saved as the search ran, or None
         keep_line, command = keep(chosen, size, options_of(chosen, shared), run_flags, save, kept)
         drop_kept(args.folder)
         row = write_report(s, found, chosen, waiting, test, keep_line, time.time() - began)
         print(command)
-        return Advice(chosen, decided, row["reported"], test and test[1], args.folder, os.path.join(args.folder, REPORT), save)
+        return Advice(chosen, decided, row["honest"], test and test[1], args.folder, os.path.join(args.folder, REPORT), save)
     finally:
         if lock and holder(lock) == os.getpid():
             os.remove(lock)
@@ -261,11 +271,11 @@ def on_test_file(s, test_file, found, chosen, run_flags):
     return test_file, sum(scored.values()) / len(scored), len(scored)
 
 
-# make advise's settings as the Python call names them (TEST_FILE, METHODS, -j, SAVE, the runs'
+# make advise's settings as the Python call names them (TEST_FILE, METHODS, -j, PREFER, SAVE, the runs'
 # CACHE_DIR, SPLITS_DIR, PRECISION, METRIC, EPOCHS, NUM_ITERATIONS; seeds: the most a cell gets),
 # your CSVs' columns, and more freeze_study.py options for every run (run_options); None: make
 # advise's default
-SETTINGS = dict(test_file=None, methods=None, jobs=1, seeds=5, save=None, cache_dir="cache", splits_dir="splits",
+SETTINGS = dict(test_file=None, methods=None, jobs=1, seeds=5, prefer="best", save=None, cache_dir="cache", splits_dir="splits",
                 precision=None, metric=None, epochs=None, num_iterations=None, text_column="text",
                 label_column="label", run_options=())
 
@@ -286,7 +296,7 @@ def advise(data, models, size, budget, folder, **settings):
     models = [models] if isinstance(models, str) else list(models)
     option = lambda flag, name: [flag, str(given[name])] if given[name] is not None else []
     argv = [folder, "--size", str(size), "--budget", str(budget), "--models", *models, "--jobs", str(given["jobs"]),
-            "--seeds", str(given["seeds"]),
+            "--seeds", str(given["seeds"]), "--prefer", given["prefer"],
             *option("--test-file", "test_file"), *option("--save", "save"), *option("--splits-dir", "splits_dir"),
             *option("--epochs", "epochs"), *option("--num-iterations", "num_iterations"),
             *(["--methods", *given["methods"]] if given["methods"] else [])]
@@ -326,7 +336,7 @@ def main(argv=None):
     try:
         if args.replay:
             from study.replay import print_replay
-            return print_replay(args.replay, args.size, args.budget)
+            return print_replay(args.replay, args.size, args.budget, args.prefer)
         advise_in(args, run_flags)
     except RunFailed as e:
         sys.exit(e.code)  # the run said why

@@ -16,52 +16,62 @@ from dataclasses import dataclass
 
 import methods
 import result
-from study import policy
+from study import paired, policy
 from study.answer import fair_score
-from study.standing import standing
+from study.search_folder import halves_read
+from study.standing import examples_of, standing
 from study.stats import counted
 
 
-def picked_scores(run):
-    """The scores the search picks by, every metric: the fair scores on the dev split's first half."""
-    return run["dev_halves"][0]
-
-
-def picked_score(run, metric):
-    return picked_scores(run)[metric]
-
-
 def reported_score(run, metric):
-    """The score the search reports: the fair score on the second half, which no choice read."""
+    """The score a search of the halves reports: the fair score on the second half, which no choice read."""
     return run["dev_halves"][1][metric]
 
 
-def cell_rows(observed, by_cell, metric, dev_half, waiting=None, label=lambda cell: methods.get(cell.method).label):
-    """Per cell that ran ({Cell: [its runs]} `by_cell`): its runs, both halves' means, cost and why
-    it stopped getting seeds (`waiting`: as policy.stop_reason reads it); the full cells cheapest
-    first. `label`: a cell's name in the report."""
-    state = standing(observed, metric, dev_half)
+def cell_rows(observed, by_cell, metric, dev_size, waiting=None, label=lambda cell: methods.get(cell.method).label,
+              prefer="cost"):
+    """Per cell that ran ({Cell: [its runs]} `by_cell`): its runs, the mean the search read
+    (`observed`), the second half's where it read the first (else None), the whole split's, cost
+    and why it stopped getting seeds (`waiting`: as policy.stop_reason reads it); the full cells
+    cheapest first, or best first where the answer is the best (`prefer`)."""
+    state = standing(observed, metric, dev_size)
     mean = lambda values: sum(values) / len(values)
+    halves = halves_read([run for runs in by_cell.values() for run in runs])
     row = lambda cell, why, cost: dict(
-        cell=cell, label=label(cell), runs=len(by_cell[cell]),
-        picked=mean([picked_score(r, metric) for r in by_cell[cell]]),
-        reported=mean([reported_score(r, metric) for r in by_cell[cell]]),
+        cell=cell, label=label(cell), runs=len(by_cell[cell]), picked=state.means[cell],
+        reported=mean([reported_score(r, metric) for r in by_cell[cell]]) if halves else None,
         whole=mean([fair_score(r, metric) for r in by_cell[cell]]),
         cost=cost, why=why)
-    return [row(cell, policy.stop_reason(cell, state, observed, waiting), state.costs[cell])
-            for cell in policy.by_cost(state, list(state.means))], state
+    order = policy.by_cost(state, list(state.means)) if prefer == "cost" else \
+        sorted(state.means, key=lambda cell: (-state.means[cell], state.costs[cell], cell))
+    return [row(cell, policy.stop_reason(cell, state, observed, waiting), state.costs[cell]) for cell in order], state
+
+
+def honest_of(space, observed, metric, dev_size, pick):
+    """The pick's honest score where its runs kept their outputs (paired.honest_score: the choice
+    made again on each bootstrap draw's in-bag dev examples, read on its out-of-bag ones), by the
+    search's own rule (space.prefer); None for runs from before outputs were kept."""
+    cells = {cell: examples_of(runs) for cell, runs in observed.items() if runs}
+    if space.prefer == "best":
+        return paired.honest_score(cells, metric, paired.highest, pick)
+    state = standing(observed, metric, dev_size)
+    return paired.honest_score(cells, metric, lambda in_bag: paired.cheapest_in_band(
+        in_bag, {cell: state.costs[cell] for cell in in_bag}, {cell: state.band_of(cell) for cell in in_bag}), pick, "cost")
 
 
 def rate_text(cell):
     return methods.lr_text(cell.lr) if cell.lr is not None else "fitted"
 
 
-def verdict(waiting, budget_seconds, spent_seconds):
+def verdict(waiting, budget_seconds, spent_seconds, prefer="cost"):
     """(the report's words on whether the search decided, the printed line's). `waiting`: None for a
-    decided search, else the policy.Round it stopped before."""
+    decided search, else the policy.Round it stopped before; `prefer`: the answer sought (policy.Space)."""
+    if waiting is None and prefer == "best":
+        return ("decided: the best cell, every other out of its reach or tied with it (more seeds could not tell "
+                "them apart on these examples)"), "decided"
     if waiting is None:
         return "decided: the cheapest cell within noise of the best, as the report's rule reads it", "decided"
-    rule = "the pick is the report's rule over what ran"
+    rule = "the pick is the best over what ran" if prefer == "best" else "the pick is the report's rule over what ran"
     if not waiting.cells:  # every cell that could decide it has all the seeds the folder allows
         return f"**not decided**: no run that could decide it can run here (--seeds); {rule}", "NOT decided (no run left)"
     first, count = waiting.cells[0], len(waiting.cells)
@@ -82,22 +92,46 @@ class Spending:
     stopped_seconds: float = 0.0
 
 
-def report_lines(title, chosen, verdict_words, cells, spending, keep_line, test=None):
-    """advise.md's lines; verdict_words: verdict's first; cells: cell_rows' (rows, state); `test`:
-    (the test file, the mean of the pick's fair scores on it, its seeds), or None."""
+def honest_line(row, honest):
+    """The report's line on the pick's honest score: the bootstrap's, corrected for the choice
+    (`honest`: paired.Honest), or the second half's for a search of the halves."""
+    if honest is None:
+        return (f"- Its honest score: **{row['reported']:.3f}** on the dev split's second half, which no choice read "
+                f"({counted(row['runs'], 'run')}); {row['picked']:.3f} on the first half, which picked it.")
+    return (f"- Its honest score: **{honest.score:.3f} ± {honest.error:.3f}**, corrected for having been chosen as "
+            f"the {'best' if honest.rule == 'best' else 'cheapest within noise of the best'} of every cell that ran: "
+            f"the choice made again on "
+            f"each of {paired.DRAWS} bootstrap draws of the dev examples, each read on the examples its draw left out "
+            f"(BBC; it agrees with this pick on {honest.agreement:.0%} of them). {row['picked']:.3f} on the whole dev "
+            f"split ({counted(row['runs'], 'run')}) is the score that picked it, the maximum's: it reads high.")
+
+
+@dataclass
+class Judged:
+    """What the report says judges the pick, besides the score that chose it: the user's test file,
+    (the file, the mean of the pick's fair scores on it, its seeds) or None; its honest score, a
+    paired.Honest, or None for a search of the halves (the second half's)."""
+    test: tuple | None = None
+    honest: object = None
+
+
+def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judged=Judged()):
+    """advise.md's lines; verdict_words: verdict's first; cells: cell_rows' (rows, state); `judged`: a Judged."""
+    test, honest = judged.test, judged.honest
     (rows, state), rounds, spent_seconds = cells, spending.rounds, spending.spent_seconds
     wall_seconds, grid_seconds = spending.wall_seconds, spending.grid_seconds
     chosen_row = next(row for row in rows if row["cell"] == chosen)
     best = next(row for row in rows if row["cell"] == state.best)
+    read_on = "the first half" if honest is None else "the dev split"
     lines = [f"# {title}", "",
              f"**Pick: {chosen_row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)}** ({verdict_words}).",
              "",
-             f"- Its honest score: **{chosen_row['reported']:.3f}** on the dev split's second half, which no choice read "
-             f"({counted(chosen_row['runs'], 'run')}); {chosen_row['picked']:.3f} on the first half, which picked it.",
+             honest_line(chosen_row, honest),
              *([f"- On your test file ({test[0]}): **{test[1]:.3f}**, the mean of the pick's {test[2]} seeds there "
                 "(each run scored it as it ended; no choice read it)."] if test else []),
-             f"- The best cell on the first half: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
-             f"{best['picked']:.3f} ({counted(best['runs'], 'run')}); noise band ± {state.band:.3f}.",
+             f"- The best cell on {read_on}: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
+             f"{best['picked']:.3f} ({counted(best['runs'], 'run')}); noise band ± {state.band_of(chosen) if chosen != state.best else state.band:.3f}"
+             + (" (the paired difference's, on the same examples)." if chosen in state.bands else "."),
              f"- Spent: {spent_seconds / 3600:.2f} h of runs ({sum(row['runs'] for row in rows)} runs in {len(rounds)} rounds"
              + (f", and {spending.stopped_seconds:.0f} s of runs stopped once the answer was decided)"
                 if spending.stopped_seconds else ")")
@@ -107,17 +141,27 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, test=
                 if grid_seconds else "."),
              f"- {keep_line}", "",
              "## Every cell that ran", "",
-             "Cheapest first. *First half*: the fair score the search picks by; *second half*: the same runs on the half "
-             "no choice read; *whole*: the whole dev split, as the grid's report reads it; *s / run*: what a run of the "
-             "cell costs, the fastest median among the rates run at its method and depth (a rate does not change the "
-             "work), as the grid's report costs it.", "",
-             "| method | frozen | rate | runs | first half | second half | whole | s / run | why it stopped |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             *cells_header(honest is None)]
     lines += [f"| {row['label']} | {row['cell'].freeze} | {rate_text(row['cell'])} | {row['runs']} | {row['picked']:.3f} "
-              f"| {row['reported']:.3f} | {row['whole']:.3f} | {row['cost']:.1f} | {row['why']} |" for row in rows]
+              + (f"| {row['reported']:.3f} " if honest is None else "")
+              + f"| {row['whole']:.3f} | {row['cost']:.1f} | {row['why']} |" for row in rows]
     lines += ["", "## The rounds", "", "| round | step | runs |", "|---|---|---|"]
     lines += [f"| {i} | {step} | {', '.join(names)} |" for i, (step, names) in enumerate(rounds, 1)]
     return lines + [""]
+
+
+def cells_header(halves):
+    """The cells table's words and head: a search of the halves shows both, one of the whole split its mean there."""
+    cost = ("*s / run*: what a run of the cell costs, the fastest median among the rates run at its method and depth "
+            "(a rate does not change the work), as the grid's report costs it.")
+    if halves:
+        return ["Cheapest first. *First half*: the fair score the search picks by; *second half*: the same runs on the "
+                "half no choice read; *whole*: the whole dev split, as the grid's report reads it; " + cost, "",
+                "| method | frozen | rate | runs | first half | second half | whole | s / run | why it stopped |",
+                "|---|---|---|---|---|---|---|---|---|"]
+    return ["*Read*: the mean fair score on the dev split the search picks by (the report's *whole* is the same "
+            "reading of each run, kept for a search of the halves); " + cost, "",
+            "| method | frozen | rate | runs | read | whole | s / run | why it stopped |", "|---|---|---|---|---|---|---|---|"]
 
 
 def label_of(cell, several):

@@ -19,6 +19,7 @@ import metrics
 from methods import lr_text
 from result import cell_of, method_of, mixed_setting
 from study.folder import device_of
+from study.paired import examples_of, paired_error
 from study.stats import describe, median_of
 
 
@@ -98,7 +99,8 @@ def answer_cells(runs, metric):
                          peak_mb=median_of(cell, lambda r: r["peak_memory_mb"]),
                          trainable=cell[0]["trainable_parameters"], steps=cell[0].get("total_steps"),
                          dev_size=cell[0]["dev_size"], devices={device_of(r) for r in cell},
-                         constant=cell[0]["constant"][metric], config=cell[0]["config"]))
+                         constant=cell[0]["constant"][metric], config=cell[0]["config"],
+                         examples=[examples_of(r) for r in cell]))  # per run, its dev outputs (None: not kept)
     share_cost_across_rates(rows)
     return rows
 
@@ -140,14 +142,28 @@ def recommend(cells, metric):
                          "seconds a run: move one device's runs to a folder of their own")
     best = max(cells, key=lambda row: row["fair_mean"])
     band = max(np.nan_to_num(best["fair_std"]), dev_standard_error(best["fair_mean"], metric, best["dev_size"]))
-    return cheapest_within(cells, best["fair_mean"] - band, "fair_mean", "cost") or best, best, band
+    return cheapest_within(within_noise(cells, best, band, metric), -math.inf, "fair_mean", "cost") or best, best, band
 
 
-def runner_up(cells, pick, best, band):
+def band_between(row, best, band, metric):
+    """The band `row` is held to against the best row: where both kept their dev outputs, the larger of
+    the best's seed std and their paired error on the same examples (study/paired.py, the search's
+    rule); else `band`, the level's."""
+    error = paired_error(row.get("examples"), best.get("examples"), metric)
+    return band if error is None else max(np.nan_to_num(best["fair_std"]), error)
+
+
+def within_noise(rows, best, band, metric):
+    """The rows whose fair mean is within their band (band_between) of the best's."""
+    return [row for row in rows if row["fair_mean"] >= best["fair_mean"] - band_between(row, best, band, metric)]
+
+
+def runner_up(cells, pick, best, band, metric):
     """The answer's second choice: the rule applied to the cells of another method or depth than the
     pick's (its other rates are the same choice), the next cheapest within the band, else the best of
     them; None when there are none."""
     rest = [row for row in cells if same_work(row["config"]) != same_work(pick["config"])]
     if not rest:
         return None
-    return cheapest_within(rest, best["fair_mean"] - band, "fair_mean", "cost") or max(rest, key=lambda row: row["fair_mean"])
+    return cheapest_within(within_noise(rest, best, band, metric), -math.inf, "fair_mean", "cost") \
+        or max(rest, key=lambda row: row["fair_mean"])

@@ -185,7 +185,7 @@ def answer_lines(runs, metric):
         except ValueError as e:
             lines += ["", f"No recommendation: {e}."]
         else:
-            picks[size] = pick, runner_up(here, pick, best, band)
+            picks[size] = pick, runner_up(here, pick, best, band, metric)
             lines += recommendation_lines(pick, best, band, here)
         lines += rate_search_lines(here, metric)
         missing = missing_text(cells, here)

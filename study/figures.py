@@ -209,7 +209,7 @@ def label_offsets(anchors, sizes, x_range, gap):
 
 
 def write_search_figure(folder, rows, pick, several):
-    """make advise's advise.png: every cell it ran, its first-half mean against its seconds a run,
+    """make advise's advise.png: every cell it ran, the mean it was read by against its seconds a run,
     one colour per checkpoint where it searched several (else per method), one marker per method,
     the pick ringed. `rows`: study/advise_report.py's cell_rows. Returns whether it was written."""
     plt = pyplot()
@@ -229,7 +229,7 @@ def write_search_figure(folder, rows, pick, several):
         ax.scatter([], [], color=colors[name], label=name)
     ax.set_xscale("log")
     ax.set_xlabel("seconds a run (median)")
-    ax.set_ylabel("dev split's first half (mean)")
+    ax.set_ylabel("dev score the search read (mean)")
     ax.set_title("every cell the search ran (larger: more seeds), the pick ringed", fontsize=9)
     ax.legend(fontsize=7, frameon=False)
     figure.tight_layout()

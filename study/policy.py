@@ -1,7 +1,9 @@
 """
 The search's policy (`make advise`): given what has run, which runs come next, and when the answer
-is decided. Its answer is the report's (study/answer.py): the cheapest cell whose fair mean is
-within noise of the best fair mean. The search only spends its runs where they can change that
+is decided. Its answer (Space.prefer) is the cell of the highest fair mean (make advise's default),
+or the report's (study/answer.py): the cheapest cell whose fair mean is within noise of the best.
+Noise is the paired difference on the same dev examples where the runs kept their outputs
+(study/standing.py, study/paired.py). The search only spends its runs where they can change that
 answer, in rounds:
 
     screen   one seed of every method at every other depth down to 0, at its own ───┐
@@ -13,9 +15,13 @@ answer, in rounds:
              at its best depth; a rate that beats its own there by more than the   │
              band is screened at the others                                        │
     in/out   cheapest first, seeds for a cell until it is clearly out of the        │
-             band, or in it with PICK_SEEDS seeds (two, if they score alike)        │
-    best     seeds for the cells that could be the best, until its level is fixed ─┘
-    decided  the cheapest cell not out is in, and nothing can still be the best
+             band, or in it with PICK_SEEDS seeds (two, if they score alike); the  │
+             best alone where the answer is the best                               │
+    best     seeds for the cells that could be the best, until its level is fixed; ┘
+             where the answer is the best, until each is out of reach or tied
+             with it (more seeds could not tell them apart on these examples)
+    decided  the candidate (the cheapest cell not out, or the best) is in, and
+             nothing can still change it
 
 With N runs at once (make advise -j N, a GPU, Slurm), an in/out or best round of fewer than N runs
 gives its cells their next seeds too, up to those each can still use: seeds the search would
@@ -56,6 +62,10 @@ class Space:
     default_rate: dict  # {(model, method name): its rate at this size, None for the probe}
     ladder: dict  # {(model, method name): [rates, ascending]} ([] for the probe)
     available: callable  # Cell -> how many more seeds of it can run (0, or False: none)
+    # the answer sought: "cost", the cheapest cell within noise of the best (the report's, the blog
+    # study's question: what does freezing save?), or "best", the cell of the highest mean, its
+    # contenders seeded until they are out or the examples can no longer tell them apart
+    prefer: str = "cost"
 
 
 def space_for(size, num_layers, depths, method_names, available=lambda cell: PICK_SEEDS, model=""):
@@ -167,7 +177,8 @@ def rate_search(space, observed, state):
         anchor = max(mine, key=lambda cell: state.means[cell])
         at_anchor = {cell.lr: state.means[cell] for cell in mine if cell.freeze == anchor.freeze}
         best_rate, own = max(at_anchor, key=at_anchor.get), space.default_rate[model, name]
-        if best_rate != own and at_anchor[best_rate] - at_anchor.get(own, -math.inf) <= state.band:
+        own_cell, best_cell = (Cell(name, anchor.freeze, rate, model=model) for rate in (own, best_rate))
+        if best_rate != own and at_anchor[best_rate] - at_anchor.get(own, -math.inf) <= state.noise_between(best_cell, own_cell):
             continue
         i = ladder.index(best_rate)
         rungs = [Cell(name, anchor.freeze, ladder[j], model=model) for j in (i - 1, i + 1) if 0 <= j < len(ladder)]
@@ -194,7 +205,7 @@ def next_runs(space, observed, metric, dev_size, jobs=1):
         return Round("screen", first)
     state = standing(observed, metric, dev_size)
     candidate, cheaper_open = cheapest_in(state, space)
-    skipped = refine(space, observed, state, candidate)
+    skipped = refine(space, observed, state, cost_bound(space, candidate))
     if skipped:
         return Round("refine", skipped)
     rates = rate_search(space, observed, state)
@@ -203,7 +214,13 @@ def next_runs(space, observed, metric, dev_size, jobs=1):
     if cheaper_open:
         return filled(Round("in/out", cheaper_open[:max(jobs, 1)]), jobs, observed, space, lambda cell: PICK_SEEDS)
     return filled(Round("best", unfixed_best(state, observed, space, candidate)), jobs, observed, space,
-                  lambda cell: best_seeds(cell, state, candidate))
+                  lambda cell: best_seeds(cell, state, candidate, space))
+
+
+def cost_bound(space, candidate):
+    """What bounds refine's depths: the cheapest cell in the band where the answer is the cheapest
+    (a dearer depth cannot be it), nothing where it is the best."""
+    return candidate if space.prefer == "cost" else None
 
 
 def best_ahead(space, observed, metric, dev_size, jobs=1):
@@ -213,23 +230,34 @@ def best_ahead(space, observed, metric, dev_size, jobs=1):
     state = standing(observed, metric, dev_size)
     candidate, _ = cheapest_in(state, space)
     return filled(Round("best ahead", unfixed_best(state, observed, space, candidate)), jobs, observed, space,
-                  lambda cell: best_seeds(cell, state, candidate))
+                  lambda cell: best_seeds(cell, state, candidate, space))
 
 
-def best_seeds(cell, state, candidate):
-    """The seeds a contender for the best is read on: the pick's for the best itself once there is a
-    pick it could push out of the band (the two are read alike), else BEST_SEEDS."""
+def best_seeds(cell, state, candidate, space):
+    """The seeds a contender for the best is read on: where the answer is the best, the pick's, as
+    the pick is read; else the pick's for the best itself once there is a pick it could push out of
+    the band (the two are read alike), and BEST_SEEDS for the others."""
+    if space.prefer == "best":
+        return PICK_SEEDS
     return PICK_SEEDS if cell == state.best and candidate is not None else BEST_SEEDS
 
 
 def unfixed_best(state, observed, space, candidate):
-    """The cells that could still be the best by enough to push `candidate` (the cheapest cell in
-    the band; None: any) out of the band and lack their best_seeds. Only those that can run."""
+    """The cells that could still be the best by enough to change the answer, `candidate` (None:
+    any), and lack their best_seeds. Where the answer is the cheapest in the band: by enough to push
+    it out of the band; where it is the best: by anything, unless more seeds could no longer tell
+    the two apart (Standing.settled). Only those that can run."""
     reach = lambda cell: state.reach(cell, len(observed[cell]))
-    floor = -math.inf if candidate is None else state.means[candidate] + state.band
+    if candidate is None:
+        floor = lambda cell: -math.inf
+    elif space.prefer == "best":
+        floor = lambda cell: state.means[candidate]
+    else:
+        floor = lambda cell: state.means[candidate] + state.noise_between(cell, candidate)
     return [cell for cell in state.contenders[:BEST_CONTENDERS]
-            if len(observed[cell]) < best_seeds(cell, state, candidate) and reach(cell) > floor
-            and cell not in state.repeats and space.available(cell)]
+            if len(observed[cell]) < best_seeds(cell, state, candidate, space) and reach(cell) > floor(cell)
+            and cell not in state.repeats and not (space.prefer == "best" and state.settled(cell))
+            and space.available(cell)]
 
 
 def filled(round_, jobs, observed, space, seeds_used):
@@ -277,12 +305,17 @@ def fits(cell, observed, space, spent, budget_seconds):
 
 
 def cheapest_in(state, space):
-    """(the cheapest cell in the band, or None; the cells cheaper than it that are neither out nor
-    in and can still run). A cell that can run no more seeds is in with those it has if its mean
-    is in the band, else it stays out of the answer."""
-    cheaper_open, floor = [], state.means[state.best] - state.band
+    """(the answer's candidate, or None; the cells before it that are neither out nor in and can
+    still run). Where the answer is the cheapest in the band: the cheapest cell in the band, and the
+    cheaper cells open; where it is the best: the best, once in, else it is the one open. A cell that
+    can run no more seeds is in with those it has if its mean is in the band, else it stays out of
+    the answer."""
+    if space.prefer == "best":
+        best = state.best
+        return (best, []) if best in state.inside or not space.available(best) else (None, [best])
+    cheaper_open = []
     for cell in by_cost(state, [cell for cell in state.means if cell not in state.out]):
-        if cell in state.inside or (not space.available(cell) and state.means[cell] >= floor):
+        if cell in state.inside or (not space.available(cell) and state.means[cell] >= state.floor_of(cell)):
             return cell, cheaper_open  # in the band with PICK_SEEDS seeds, or every seed it can have
         if space.available(cell):
             cheaper_open.append(cell)
@@ -303,11 +336,12 @@ def pick(space, observed, metric, dev_size):
         return None, False
     cell, cheaper_open = cheapest_in(state, space)
     if cell is not None and not cheaper_open and not unfixed_best(state, observed, space, cell) \
-            and not refine(space, observed, state, cell) and not screen(space, observed) \
+            and not refine(space, observed, state, cost_bound(space, cell)) and not screen(space, observed) \
             and not rate_search(space, observed, state):
         return cell, True
-    floor = state.means[state.best] - state.band
-    return by_cost(state, [cell for cell in state.means if state.means[cell] >= floor])[0], False
+    if space.prefer == "best":
+        return state.best, False
+    return by_cost(state, [cell for cell in state.means if state.means[cell] >= state.floor_of(cell)])[0], False
 
 
 def stop_reason(cell, state, observed, waiting=None):
@@ -326,8 +360,13 @@ def stop_reason(cell, state, observed, waiting=None):
         return "the best"
     if not runs:
         return "not run"
+    if state.settled(cell):
+        return (f"tied with the best: {state.means[cell]:.3f} against {state.means[state.best]:.3f}, paired error "
+                f"{state.paired[cell]:.3f}: more seeds could not tell them apart")
     if runs >= PICK_SEEDS:  # neither out nor in: its mean just below the band on every seed it can have
-        return f"below the band on its {runs} seeds: {state.means[cell]:.3f} < {state.means[state.best] - state.band:.3f}"
+        return f"below the band on its {runs} seeds: {state.means[cell]:.3f} < {state.floor_of(cell):.3f}"
+    if waiting is None and state.reach(cell, runs) <= state.means[state.best]:
+        return f"cannot overtake the best: {state.means[cell]:.3f} + {state.rise:.3f}/√{runs} below {state.means[state.best]:.3f}"
     if waiting is None:
         return "open: cheaper cells decided the answer"
     return "open: next to run when the search stopped" if cell in waiting else "open: the search stopped first"

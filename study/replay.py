@@ -25,9 +25,10 @@ from dataclasses import dataclass, field, replace
 
 import methods
 from study import policy
-from study.advise_report import label_of, picked_scores, rate_text
+from study.advise_report import label_of, rate_text
 from study.answer import answer_cells, fair_scores, judged_by, recommend
 from study.folder import load_results
+from study.search_folder import reading
 from study.standing import PICK_SEEDS, Cell, seen, standing
 
 
@@ -39,15 +40,6 @@ def search_cost(run):
     dev, train = run["dev_size"], run["config"]["size"]
     one_evaluation = seconds["eval"] * dev / (dev * evaluations + train)  # the curve's passes, then the train split's one
     return seconds["total"] - one_evaluation * (evaluations - 1)
-
-
-def reading(runs):
-    """(how a run's scores are read, the dev examples behind them), as the search read them: a
-    search's own runs (each with its dev split's two halves) on the first half (picked_scores), whose
-    noise is the half's; a grid's runs, which lack the halves, at their fair scores on the whole split."""
-    if all(run.get("dev_halves") for run in runs):
-        return picked_scores, runs[0]["dev_size"] // 2
-    return fair_scores, runs[0]["dev_size"]
 
 
 @functools.lru_cache(maxsize=4)
@@ -148,7 +140,7 @@ class Trace:
         return len(self.observed.get(cell, []))
 
 
-def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=None):
+def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=None, prefer="cost"):
     """Drive the policy with the grid's runs, `jobs` at once. Returns a dict: size, pick, grid_pick,
     seconds, grid_seconds, wall_seconds and grid_wall_seconds (on `jobs` workers, a round after
     another for the search, every run at once for the grid), runs, grid_runs, decided, the order
@@ -158,6 +150,7 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=No
     (the share of its steps it ran, a score its end cannot pass): the run costs that share, reads
     as that score, and its cell gets no more seeds.
     made: a Made, the runs a search makes that the grid lacks; the grid's answer and seconds stay its own.
+    prefer: the answer sought (policy.Space.prefer): the grid report's, "cost", or make advise's, "best".
     """
     folders = [folder] if isinstance(folder, str) else list(folder)
     runs, metric, cells = grid_at(folders, size)
@@ -165,7 +158,8 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=No
     extra = made_runs(made, size, several)
     searched = {cell: seeds for cell, seeds in cells.items() if not made or methods.get(cell.method).searched}
     can_run = lambda cell: PICK_SEEDS - trace.served(cell) if cell.method in names else len(searched.get(cell, [])) - trace.served(cell)
-    space = replace(space_of_grid(searched, size, names, cells), available=lambda cell: 0 if cell in trace.stopped else can_run(cell))
+    space = replace(space_of_grid(searched, size, names, cells), prefer=prefer,
+                    available=lambda cell: 0 if cell in trace.stopped else can_run(cell))
 
     def run_of(cell):  # the cell's next seed, from the grid or the made folders (None: not made yet)
         seed = trace.served(cell) + 1 + sum(asked == cell for asked, _ in trace.missing)
@@ -174,7 +168,7 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=No
             trace.missing.append((cell, seed))
         return run
 
-    (scores_of, dev_size), within_budget = reading(runs), True
+    (scores_of, dev_size, examples_of), within_budget = reading(runs), True
     while within_budget and not trace.missing:
         wanted = policy.next_runs(space, trace.observed, metric, dev_size, jobs)
         if not wanted.cells:
@@ -189,22 +183,22 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=No
                 break  # checked before each run, as the search's workers check it
             run = run_of(cell)
             if run is not None:
-                costs.append(take(trace, cell, run, metric, stop and stop(run, floor), wanted.step, scores_of))
+                costs.append(take(trace, cell, run, metric, stop and stop(run, floor), wanted.step, scores_of, examples_of))
         trace.wall += round_seconds(costs, jobs)
     return outcome_of(folder, size, space, runs, metric, trace, jobs)
 
 
-def take(trace, cell, run, metric, cut, step, scores_of=fair_scores):
-    """One run into the trace, at its search cost and its scores as `scores_of` reads them, or at a
-    stopping rule's `cut` (the share of its cost, the score it reads as; its cell then gets no more
-    seeds). Returns its cost."""
-    cost, scores = search_cost(run), scores_of(run)
+def take(trace, cell, run, metric, cut, step, scores_of=fair_scores, examples_of=lambda run: None):
+    """One run into the trace, at its search cost and its scores as `scores_of` reads them (its
+    outputs as `examples_of` does), or at a stopping rule's `cut` (the share of its cost, the score
+    it reads as; its cell then gets no more seeds). Returns its cost."""
+    cost, scores, examples = search_cost(run), scores_of(run), examples_of(run)
     if cut:
         share, score = cut
         cost *= share
-        scores = {metric: score}
+        scores, examples = {metric: score}, None
         trace.stopped.add(cell)
-    trace.observed.setdefault(cell, []).append(seen(scores, metric, cost))
+    trace.observed.setdefault(cell, []).append(seen(scores, metric, cost, examples))
     trace.spent += cost
     trace.order.append((cell, run["config"]["seed"], round(cost, 1), step))
     return cost
@@ -239,10 +233,10 @@ def band_floor(observed, metric, dev_size):
     return state.means[state.best] - state.band if state.best else float("-inf")
 
 
-def print_replay(folders, size, budget_hours=None):
+def print_replay(folders, size, budget_hours=None, prefer="cost"):
     """The replay as `python -m study.advise --replay` prints it: each run it would make, then its outcome."""
     size = size if size == "all" else int(size)
-    outcome = replay(folders, size, budget_seconds=(budget_hours or math.inf) * 3600)
+    outcome = replay(folders, size, budget_seconds=(budget_hours or math.inf) * 3600, prefer=prefer)
     for cell, seed, seconds, step in outcome["order"]:
         print(f"{step:7s} {label_of(cell, True):16s} k={cell.freeze:<3d} lr {rate_text(cell):7s} seed {seed} {seconds:8.1f} s")
     keys = ("size", "pick", "grid_pick", "same", "decided", "seconds", "grid_seconds", "runs", "grid_runs")

@@ -6,7 +6,7 @@ the answer is decided or the budget spent.
     first    per checkpoint with no run yet (in the zero-training step's order), its cheapest run
              alone: it times a run here
     rounds   policy.next_runs(what ran) ─► result files ─► workers.run_asked (N at once, or Slurm)
-             ─► each run's fair score on the dev split's first half ─► the next round, asked
+             ─► each run's fair score and outputs on the dev split ─► the next round, asked
              for by the first worker free once the round's runs have all started (a screen,
              rates or refine round longest first; the runs under way are not asked for again;
              with nothing at its width in the in/out step, it takes the best step's seeds
@@ -25,7 +25,7 @@ from typing import Callable
 import methods
 from study import policy
 from study.search_folder import (available_in, kept_folder, kept_path, kept_run, log_round, log_stopped, options_of,
-                                 path_of, read_folder, round_paths)
+                                 path_of, read_folder, reading, round_paths)
 from study.standing import Cell
 
 SEED_STEPS = ("in/out", "best", "best ahead")  # the policy's steps that ask for a cell's next seeds
@@ -128,7 +128,7 @@ def run_rounds(s):
     runs have all started, the next worker free asks for the next round, given the runs ended so
     far, without waiting for the rest of the round to end (with one worker, each round waits for
     the last, as the replay reads them). Returns 0 or a failed run's exit code."""
-    dev_half, cell_of, saving = s.read()[0][0]["dev_size"] // 2, {}, {}  # saving: {path: where it saves its model}
+    dev_size, cell_of, saving = reading(s.read()[0])[1], {}, {}  # saving: {path: where it saves its model}
 
     def ask(in_flight):
         """What the free workers run next, [(path, its options)]: nothing once the runs that ended
@@ -138,14 +138,14 @@ def run_rounds(s):
         round at every worker's width (the next open cells). The likely pick's last seed saves its
         model as it runs."""
         _, observed, metric = s.read()
-        if in_flight and policy.pick(s.space, observed, metric, dev_half)[1]:
+        if in_flight and policy.pick(s.space, observed, metric, dev_size)[1]:
             s.workers.stop([path for path in in_flight if path not in saving])  # but a keep's
             return []  # decided on the runs that ended: nothing more is asked for
-        asked = lambda rounds, width: handed_out(s, observed, rounds(s.space, observed, metric, dev_half, width),
+        asked = lambda rounds, width: handed_out(s, observed, rounds(s.space, observed, metric, dev_size, width),
                                                  in_flight, cell_of)
         step, handed = asked(policy.next_runs, s.workers.jobs - len(in_flight))
         keeping = s.keeps_ahead and step in ("in/out", "best")
-        likely = keeping and likely_unkept(s, observed, metric, dev_half, in_flight, cell_of, saving)
+        likely = keeping and likely_unkept(s, observed, metric, dev_size, in_flight, cell_of, saving)
         if not handed and in_flight and likely:
             handed = keep_ahead(s, likely, in_flight, cell_of)
             step = "keep ahead" if handed else step
@@ -199,11 +199,11 @@ def taking_order(wanted, cost, committed, s):
     return sorted(wanted.cells, key=cost, reverse=True)  # of equal costs, the policy's order
 
 
-def likely_unkept(s, observed, metric, dev_half, in_flight, cell_of, saving):
+def likely_unkept(s, observed, metric, dev_size, in_flight, cell_of, saving):
     """The cell the search would pick if the runs under way changed nothing (the report's rule over
     what ended), once it has two seeds, where none of its runs has saved its model or is saving it;
     else None."""
-    likely = policy.pick(s.space, observed, metric, dev_half)[0]
+    likely = policy.pick(s.space, observed, metric, dev_size)[0]
     if not likely or len(observed.get(likely, [])) < 2 or kept_run(s.folder, likely, s.size, s.seeds) \
             or any(path in saving and cell_of[path] == likely for path in in_flight):
         return None

@@ -21,9 +21,9 @@ from dataclasses import replace
 
 import methods
 import result
-from study.advise_report import picked_scores
-from study.answer import judged_by
+from study.answer import fair_scores, judged_by
 from study.folder import load_results
+from study.paired import examples_of
 from study.policy import models_of
 from study.standing import Cell, seen
 
@@ -51,12 +51,40 @@ def runs_by_cell(folder, size, space):
 
 
 def read_folder(folder, size, space):
-    """(the runs of the space at n = size in `folder`, {Cell: [(picked score, seconds, outcome)]}, their metric)."""
+    """(the runs of the space at n = size in `folder`, {Cell: [(picked score, seconds, outcome,
+    examples)]}, their metric)."""
     by_cell = runs_by_cell(folder, size, space)
     every = [run for runs in by_cell.values() for run in runs]
     metric = judged_by(every) if every else None
-    observed = {cell: [seen(picked_scores(run), metric, run["seconds"]["total"]) for run in runs] for cell, runs in by_cell.items()}
+    scores_of, _, examples = reading(every)
+    observed = {cell: [seen(scores_of(run), metric, run["seconds"]["total"], examples(run)) for run in runs]
+                for cell, runs in by_cell.items()}
     return every, observed, metric
+
+
+def picked_scores(run):
+    """The scores a search of the halves picked by, every metric: the fair scores on the dev
+    split's first half (a search's runs from before runs kept their outputs)."""
+    return run["dev_halves"][0]
+
+
+def reading(runs):
+    """How the search reads its runs, the one home of it: (run -> the scores it picks by, every
+    metric; the number of dev examples they are read on; run -> its paired.Examples, or None).
+    - Runs that kept their outputs (result.outputs_in): the whole dev split, cells told apart on
+      the same examples (study/paired.py); the honest score is the bootstrap's (paired.honest_score).
+    - A search's runs from before: the first half, at that half's noise; the second half judged.
+    - A grid's runs (neither): their fair scores on the whole split, at the level's noise."""
+    if runs and all(run.get("predictions") for run in runs):
+        return fair_scores, runs[0]["dev_size"], examples_of
+    if runs and all(run.get("dev_halves") for run in runs):
+        return picked_scores, runs[0]["dev_size"] // 2, lambda run: None
+    return fair_scores, runs[0]["dev_size"] if runs else 0, lambda run: None
+
+
+def halves_read(runs):
+    """Whether the search read these runs on the dev split's first half (and judges on the second)."""
+    return reading(runs)[0] is picked_scores
 
 
 def space_cells(space):

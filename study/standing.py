@@ -5,7 +5,9 @@ band is the report's (study/answer.py) once the best has the pick's seeds; befor
 every cell's pooled (best_spread).
 
 A cell is (method, depth, rate, model); what it has cost and scored is `observed`: {Cell: [(fair
-score, seconds, outcome), ...]} (seen(); the outcome may be left out, as the tests do). A search
+score, seconds, outcome, examples), ...]} (seen(); the outcome and the examples may be left out, as
+the tests do). Where every run kept its outputs on the dev examples (study/paired.py's Examples),
+a cell is held against the best by their paired difference (band_of); else by the level's band. A search
 over one checkpoint leaves the model empty; over several (make
 advise MODEL="minilm mpnet"), each cell names its checkpoint, and the band, the best and the
 answer read all of them together.
@@ -13,11 +15,12 @@ answer read all of them together.
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from study.answer import dev_standard_error
+from study.paired import paired_error
 
 # A cell is out when even Z_OUT of its mean's standard errors above its mean fall short of the band
 # (with a spread measured on few seeds, Student's t at Z_OUT's level, within bounds: Standing.rise)
@@ -64,6 +67,37 @@ class Standing:
     contenders: list  # cells that could still be the best, best mean first
     repeats: set = frozenset()  # cells whose runs all scored alike: more seeds cannot move their mean
     z: float = Z_OUT  # standard errors a cell's mean may still rise: Z_OUT, or t at the spread's degrees of freedom
+    # {cell: the band it is held to against the best}: the paired rule's where both kept their
+    # outputs (band_of), else absent and the level's `band`
+    bands: dict = field(default_factory=dict)
+    paired: dict = field(default_factory=dict)  # {cell: paired_error against the best}, where both kept outputs
+    counts: dict = field(default_factory=dict)  # {cell: its runs}
+    spread: float = 0.0  # the best's seed spread, best_spread: every band's floor
+    runs: dict = field(default_factory=dict)  # {cell: its observed runs}, for noise_between
+    metric: str = ""
+
+    def band_of(self, cell):
+        """The noise band `cell` is held to against the best: the paired rule's where both kept their
+        outputs, else the level's (the report's, on runs from before outputs were kept)."""
+        return self.bands.get(cell, self.band)
+
+    def noise_between(self, a, b):
+        """The band two cells are told apart by: the larger of the best's seed spread and their paired
+        error where both kept their outputs, else the level's band."""
+        error = paired_error(examples_of(self.runs.get(a, [])), examples_of(self.runs.get(b, [])), self.metric)
+        return self.band if error is None else max(self.spread, error)
+
+    def floor_of(self, cell):
+        """The least mean that keeps `cell` within noise of the best."""
+        return self.means[self.best] - self.band_of(cell)
+
+    def settled(self, cell):
+        """Whether more seeds could no longer tell `cell` from the best: the seeds' share of their
+        difference's error (the pooled spread over both cells' seeds) is at most the examples' share
+        (the paired error), so that seeds can shrink it by at most sqrt(2). Only where both kept outputs."""
+        if cell not in self.paired or cell == self.best or cell in self.repeats:
+            return False
+        return self.seed_std * math.sqrt(1 / self.counts[cell] + 1 / self.counts[self.best]) <= self.paired[cell]
 
     @property
     def rise(self):
@@ -107,10 +141,16 @@ def t_multiplier(freedom, z=Z_OUT):
     return float(np.interp(0.5 * (1 + math.erf(z / math.sqrt(2))), cdf, x))
 
 
-def seen(scores, metric, seconds):
+def seen(scores, metric, seconds, examples=None):
     """One run as the search reads it: (its score on `metric`, its seconds, its outcome: every metric
-    of the split that score is read on). `scores`: {metric: score} of that split."""
-    return scores[metric], seconds, tuple(sorted(scores.items()))
+    of the split that score is read on, its outputs on that split's examples: paired.Examples, or
+    None where it kept none). `scores`: {metric: score} of that split."""
+    return scores[metric], seconds, tuple(sorted(scores.items())), examples
+
+
+def examples_of(runs):
+    """A cell's runs' paired.Examples (None for a run that kept none, or was observed without)."""
+    return [run[3] if len(run) > 3 else None for run in runs]
 
 
 def outcome(run):
@@ -147,20 +187,28 @@ def best_spread(runs, pooled):
 
 
 def standing(observed, metric, dev_size):
-    """The search's state from what has run: the band is the larger of the best cell's seed spread
-    (best_spread: the report's once it has PICK_SEEDS seeds) and the dev split's standard error at
-    its mean; a cell is out when its reach (its mean plus the rise / √its seeds) falls short of it."""
+    """The search's state from what has run: a cell's band is the larger of the best cell's seed
+    spread (best_spread: the report's once it has PICK_SEEDS seeds) and the noise of its difference
+    from the best: the paired error on the same examples where both kept their outputs
+    (study/paired.py), else the dev split's standard error at the best's mean (the level's); a cell
+    is out when its reach (its mean plus the rise / √its seeds) falls short of the best less its band."""
     ran = {cell: runs for cell, runs in observed.items() if runs}
     if not ran:
         return Standing(None, 0.0, PRIOR_SEED_STD, {}, {}, set(), set(), [])
     means = {cell: float(np.mean([score for score, *_ in runs])) for cell, runs in ran.items()}
     best = max(ran, key=lambda cell: (means[cell], -len(ran[cell])))
     (sd, freedom), repeats = seed_std(ran), {cell for cell, runs in ran.items() if repeats_itself(runs)}
-    band = max(best_spread(ran[best], sd), dev_standard_error(means[best], metric, dev_size))
+    spread = best_spread(ran[best], sd)
+    band = max(spread, dev_standard_error(means[best], metric, dev_size))
     state = Standing(best, band, sd, means, shared_costs(ran), set(), set(), [], repeats, t_multiplier(freedom))
+    state.counts, state.spread, state.runs, state.metric = {cell: len(runs) for cell, runs in ran.items()}, spread, ran, metric
+    for cell in ran:  # the paired rule, where both cells kept their outputs on the same examples
+        error = None if cell == best else paired_error(examples_of(ran[best]), examples_of(ran[cell]), metric)
+        if error is not None:
+            state.paired[cell], state.bands[cell] = error, max(spread, error)
     reach = lambda cell: state.reach(cell, len(ran[cell]))
-    state.out = {cell for cell in ran if reach(cell) < means[best] - band}
-    state.inside = {cell for cell in ran if means[cell] >= means[best] - band
+    state.out = {cell for cell in ran if reach(cell) < state.floor_of(cell)}
+    state.inside = {cell for cell in ran if means[cell] >= state.floor_of(cell)
                     and (len(ran[cell]) >= PICK_SEEDS or cell in repeats)}
     for cell in sorted(ran, key=lambda cell: -means[cell]):  # one per method and depth: its rates are one choice
         if cell not in state.out and reach(cell) >= means[best] and same_work(cell) not in map(same_work, state.contenders):

@@ -287,9 +287,13 @@ def test_replay_reaches_a_clear_grids_answer_for_less_than_the_grid(tmp_path, ca
     assert [order for order in outcome["order"] if order[0].freeze == 6] == [(Cell("finetune", 6, 5e-5), 1, 20.0, "screen")]
     budgeted = replay(str(tmp_path), 200, budget_seconds=outcome["seconds"] / 2)  # it ends before a run would overrun
     assert 0 < budgeted["seconds"] <= outcome["seconds"] / 2 and not budgeted["decided"]
-    advise.main(["--replay", str(tmp_path), "--size", "200"])
+    advise.main(["--replay", str(tmp_path), "--size", "200", "--prefer", "cost"])
     last = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert last["pick"] == outcome["pick"] and {"size", "seconds", "grid_seconds"} <= set(last)
+    # make advise's own answer, the best: one of the depths at 0.82, not the cheapest in the band
+    advise.main(["--replay", str(tmp_path), "--size", "200"])
+    best = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["pick"]
+    assert best["freeze"] in (-1, 0, 1, 2) and best == replay(str(tmp_path), 200, prefer="best")["pick"]
 
 
 def test_a_replay_of_a_searchs_own_runs_reads_them_as_the_search_did_on_the_first_half(tmp_path):
@@ -391,7 +395,7 @@ def test_a_killed_search_resumes_to_its_answer_without_rerunning_a_finished_run(
     assert all((folder / name).read_bytes() == data for name, data in before.items())
     assert not (folder / advise.LOCK).exists() and not list(folder.glob("*.tmp*"))
     line = resumed.stdout.strip().splitlines()[-2]
-    assert line.startswith("advise: decided: ") and "second half" in line
+    assert line.startswith("advise: decided: ") and "honest" in line
     report = (folder / advise.REPORT).read_text()
     assert report.startswith("# make advise: tiny") and "**Pick: " in report and "## The rounds" in report and "| 1 | first | freeze3_size16_seed1_probe.json |" in report
     runs = load_results(str(folder), figure="score")

@@ -123,7 +123,7 @@ def test_a_search_over_two_checkpoints_keeps_each_one_s_runs_and_the_python_call
     advice = advise_call((str(tmp / "train.csv"), str(tmp / "dev.csv")), [a, b], 16, 0.5, str(folder), **options)
     assert {p: p.stat().st_mtime_ns for p in folder.rglob("*.json") if p.parent.name != "saved"} == made
     assert advice.pick.model in (a, b) and advice.report == str(folder / advise.REPORT)
-    assert f"| {advice.honest_score:.3f} |" in (folder / advise.REPORT).read_text()
+    assert f"**{advice.honest_score:.3f} ±" in (folder / advise.REPORT).read_text()
     # texts and labels: kept as a CSV that reads back as the same task
     texts, labels = zip(*rows)
     written = advise.as_csv((texts, labels), str(tmp / "listed" / "train.csv"), ("text", "label"))

@@ -1,0 +1,194 @@
+"""
+Cells told apart on the same examples (make advise, and the report where runs keep their outputs).
+
+Every cell is scored on the same dev examples, so the noise of a *difference* between two cells is
+far smaller than the noise of either's level: most of what makes one dev split easy or hard is
+shared. This module is the one home of that comparison and of the honest score it makes possible:
+
+    a run's outputs on the dev split (result.outputs_in)
+      └─► its score under each of DRAWS fixed bootstrap draws of the examples (Examples.draws)
+            └─► a cell's draws: its seeds' mean, draw by draw
+                  ├─► two cells' paired error: the spread of their difference across the draws
+                  └─► the honest score: the pick's selection replayed on each draw's in-bag
+                      examples, scored on that draw's out-of-bag ones (BBC: Tsamardinos et al. 2018)
+
+The draws are the same for every run of a split (a seeded generator, by the split's size), so two
+cells' draws pair example by example. Seeds enter as the search reads them (study/standing.py): a
+cell's mean over its seeds, the seed spread beside it.
+"""
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+import metrics
+import result
+
+DRAWS = 1000  # bootstrap draws of the dev examples: the paired error to about 2%, in milliseconds a run
+
+
+@functools.lru_cache(maxsize=4)
+def draw_weights(size, draws=DRAWS):
+    """(in-bag counts (draws, size), out-of-bag indicator (draws, size)) of `draws` bootstrap draws of
+    `size` examples, float32, the same for every run of a split (seed 0)."""
+    picks = np.random.default_rng(0).integers(0, size, size=(draws, size))
+    counts = np.zeros((draws, size), dtype=np.float32)
+    np.add.at(counts, (np.arange(draws)[:, None], picks), 1.0)
+    return counts, (counts == 0).astype(np.float32)
+
+
+def one_hot(values, classes):
+    out = np.zeros((len(values), classes), dtype=np.float32)
+    out[np.arange(len(values)), values] = 1.0
+    return out
+
+
+def weighted_scores(truth, predicted, weights, num_labels, metric):
+    """`metric` (metrics.NAMES) of the predictions under each row of example weights (rows, N): the
+    score of the sample that repeats example i weights[r, i] times, as metrics.scores computes it
+    (Spearman: the Pearson correlation of the whole split's ranks, which a resample keeps)."""
+    if num_labels == 1:
+        x, y = (metrics.ranks(truth), metrics.ranks(predicted)) if metric == "spearman" else (truth, predicted)
+        return weighted_pearson(np.asarray(x, np.float64), np.asarray(y, np.float64), weights)
+    truth, predicted = np.asarray(truth), np.asarray(predicted)
+    correct = (truth == predicted).astype(np.float32)
+    total = weights.sum(1)
+    if metric == "accuracy":
+        return weights @ correct / total
+    actual = weights @ one_hot(truth, num_labels)  # (rows, C): each class's examples
+    guessed = weights @ one_hot(predicted, num_labels)  # each class's predictions
+    hits = weights @ (one_hot(truth, num_labels) * correct[:, None])  # each class's right ones
+    if metric == "macro_f1":  # over the classes the sample's labels or predictions hold
+        present = (actual + guessed) > 0
+        f1 = np.where(present, 2 * hits / np.maximum(actual + guessed, 1e-30), 0.0)
+        return f1.sum(1) / np.maximum(present.sum(1), 1)
+    if metric == "f1":
+        return np.where(hits[:, 1] > 0, 2 * hits[:, 1] / np.maximum(actual[:, 1] + guessed[:, 1], 1e-30), 0.0)
+    if metric == "mcc":
+        right = hits.sum(1)
+        numerator = right * total - (actual * guessed).sum(1)
+        denominator = np.sqrt(np.maximum((total ** 2 - (guessed ** 2).sum(1)) * (total ** 2 - (actual ** 2).sum(1)), 0))
+        return np.where(denominator > 0, numerator / np.maximum(denominator, 1e-30), 0.0)
+    raise ValueError(f"no weighted form of {metric}")
+
+
+def weighted_pearson(x, y, weights):
+    total = weights.sum(1)
+    mean_x, mean_y = weights @ x / total, weights @ y / total
+    xx = weights @ (x * x) / total - mean_x ** 2
+    yy = weights @ (y * y) / total - mean_y ** 2
+    xy = weights @ (x * y) / total - mean_x * mean_y
+    denominator = np.sqrt(np.maximum(xx * yy, 0))
+    return np.where(denominator > 0, xy / np.maximum(denominator, 1e-300), 0.0)
+
+
+@dataclass(eq=False)
+class Examples:
+    """One run's outputs on a split (result.Outputs) as a comparison reads them."""
+    outputs: object  # result.Outputs
+    num_labels: int
+
+    @property
+    def size(self):
+        return len(self.outputs.truth)
+
+    def draws(self, metric):
+        """(its score on each draw's in-bag sample (DRAWS,), on each draw's out-of-bag examples (DRAWS,))."""
+        truth, predicted = self.outputs.truth, self.outputs.predicted
+        return scores_on_draws(truth.tobytes(), str(truth.dtype), predicted.tobytes(), str(predicted.dtype),
+                               self.num_labels, metric)
+
+
+@functools.lru_cache(maxsize=4096)
+def scores_on_draws(truth, truth_dtype, predicted, predicted_dtype, num_labels, metric):
+    """Examples.draws, once per predictions: a search reads its folder again each round."""
+    truth, predicted = np.frombuffer(truth, truth_dtype), np.frombuffer(predicted, predicted_dtype)
+    inside, outside = draw_weights(len(truth))
+    score = lambda weights: weighted_scores(truth, predicted, weights, num_labels, metric).astype(np.float64)
+    return score(inside), score(outside)
+
+
+def examples_of(record, split="dev"):
+    """A run's Examples on `split` from its result record, or None where it kept no outputs."""
+    outputs = result.outputs_in(record, split)
+    return None if outputs is None else Examples(outputs, record["config"]["num_labels"])
+
+
+def cell_draws(examples, metric, out_of_bag=False):
+    """A cell's seed-mean score on each draw (its runs' Examples), in-bag or out-of-bag."""
+    return np.mean([run.draws(metric)[1 if out_of_bag else 0] for run in examples], axis=0)
+
+
+def paired_error(a, b, metric):
+    """The standard error, over the dev examples, of the difference between two cells' seed-mean
+    scores read on the same examples (a, b: each cell's runs' Examples); None where a run kept no
+    outputs, or the two were read on different examples. The one rule that tells two cells apart:
+    study/standing.py reads a cell against the best by it, the report likewise."""
+    if not a or not b or any(run is None for run in [*a, *b]) or a[0].size != b[0].size:
+        return None
+    return float(np.std(cell_draws(a, metric) - cell_draws(b, metric), ddof=1))
+
+
+# ----------------------------------------------------------------------------------------------
+# The honest score of a pick chosen as the maximum
+
+@dataclass
+class Honest:
+    """The pick's score corrected for its choice: the mean, over the draws, of the out-of-bag score
+    of the cell the rule picks on that draw's in-bag examples (BBC), and its standard error at the
+    whole split's size; how often the draws pick the search's own pick."""
+    score: float
+    error: float
+    agreement: float
+    rule: str = "best"  # the choice replayed: "best", the highest mean; "cost", the cheapest in the band
+
+
+def honest_score(cells, metric, chooses, pick, rule="best"):
+    """BBC (Tsamardinos, Greasidou and Borboudakis 2018, "Bootstrapping the out-of-sample
+    predictions for efficient and accurate cross-validation"): every draw makes the choice again on
+    its in-bag examples and scores it on the examples it left out, so the score does not carry the
+    luck that made the pick the maximum. `cells`: {cell: its runs' Examples} (every cell the choice
+    read, with outputs); `chooses(in_bag)`: the rule, {cell: its in-bag scores (DRAWS,)} -> each
+    draw's chosen cell (a list); `pick`: the search's own. None where a cell kept no outputs."""
+    if not cells or any(run is None for runs in cells.values() for run in runs):
+        return None
+    in_bag = {cell: cell_draws(runs, metric) for cell, runs in cells.items()}
+    out_of_bag = {cell: cell_draws(runs, metric, out_of_bag=True) for cell, runs in cells.items()}
+    chosen = chooses(in_bag)
+    scores = np.array([out_of_bag[cell][i] for i, cell in enumerate(chosen)])
+    # a draw leaves about N/e of the N examples out, and its score's spread is theirs: at the whole
+    # split's size the error is sqrt(1/e) of it
+    return Honest(float(scores.mean()), float(scores.std(ddof=1) / math.sqrt(math.e)),
+                  float(np.mean([cell == pick for cell in chosen])), rule)
+
+
+def highest(in_bag):
+    """The choice of the highest mean on each draw (make advise's default, PREFER=best)."""
+    cells = list(in_bag)
+    table = np.stack([in_bag[cell] for cell in cells])  # (cells, DRAWS)
+    return [cells[i] for i in table.argmax(0)]
+
+
+def cheapest_in_band(in_bag, costs, bands):
+    """The choice of the cheapest cell within its band of each draw's best (PREFER=cost, the report's
+    rule): `costs`, `bands`: {cell: its seconds a run, its band against the best}."""
+    cells = sorted(in_bag, key=lambda cell: (costs[cell], cell))
+    table = np.stack([in_bag[cell] for cell in cells])  # (cells, DRAWS), cheapest first
+    within = table >= table.max(0) - np.array([bands[cell] for cell in cells])[:, None]
+    return [cells[i] for i in within.argmax(0)]  # the first within: the cheapest
+
+
+def ensemble_of(runs):
+    """One model's Examples from several runs' (a cell's seeds): their class probabilities averaged
+    example by example, the likeliest class its prediction (for regression, the scores averaged).
+    None where a run kept no outputs."""
+    if not runs or any(run is None for run in runs):
+        return None
+    outputs = [run.outputs for run in runs]
+    if outputs[0].probabilities is None:
+        mean = np.mean([o.predicted for o in outputs], axis=0)
+        return Examples(result.Outputs(outputs[0].truth, mean, None), runs[0].num_labels)
+    mean = np.mean([o.probabilities for o in outputs], axis=0)
+    return Examples(result.Outputs(outputs[0].truth, mean.argmax(1), mean), runs[0].num_labels)

@@ -1,0 +1,196 @@
+"""study/paired.py: every metric under bootstrap weights is the metric of the resampled split, the
+paired error is the difference's and not either level's, the honest score undoes the maximum's
+luck, and the search's standing and policy read cells against the best by it."""
+
+import math
+
+import numpy as np
+import pytest
+
+import metrics
+import result
+from study import paired, policy
+from study.standing import Cell, seen, standing
+
+
+def resampled(size, rows, seed=0):
+    """(rows, size) counts of `rows` bootstrap draws, and the draws' indices."""
+    picks = np.random.default_rng(seed).integers(0, size, size=(rows, size))
+    counts = np.zeros((rows, size), dtype=np.float32)
+    np.add.at(counts, (np.arange(rows)[:, None], picks), 1.0)
+    return counts, picks
+
+
+@pytest.mark.parametrize("classes", [2, 4, 150])
+def test_every_metric_under_weights_is_the_metric_of_the_resampled_split(classes):
+    rng = np.random.default_rng(classes)
+    truth = rng.integers(0, classes, 300)
+    predicted = np.where(rng.random(300) < 0.6, truth, rng.integers(0, classes, 300))
+    weights, picks = resampled(300, 6)
+    for metric in metrics.names_for(classes):
+        ours = paired.weighted_scores(truth, predicted, weights, classes, metric)
+        theirs = [metrics.scores(truth[i], predicted[i], classes)[metric] for i in picks]
+        assert np.allclose(ours, theirs, atol=1e-6), metric
+
+
+def test_pearson_under_weights_is_the_pearson_of_the_resampled_split():
+    rng = np.random.default_rng(1)
+    truth = rng.normal(size=200)
+    predicted = truth + rng.normal(size=200)
+    weights, picks = resampled(200, 6)
+    assert np.allclose(paired.weighted_scores(truth, predicted, weights, 1, "pearson"),
+                       [metrics.pearson(truth[i], predicted[i]) for i in picks])
+
+
+def examples(truth, predicted, classes=2):
+    return paired.Examples(result.Outputs(np.asarray(truth), np.asarray(predicted), None), classes)
+
+
+def two_cells(size=400, disagree=20, seed=0):
+    """Two classifiers right on 70% of the same examples, that differ on `disagree` of them."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 2, size)
+    right = rng.random(size) < 0.7
+    a = np.where(right, truth, 1 - truth)
+    b = a.copy()
+    b[:disagree] = 1 - b[:disagree]
+    return truth, a, b
+
+
+def test_the_paired_error_is_the_difference_s_far_below_either_level_s():
+    truth, a, b = two_cells()
+    error = paired.paired_error([examples(truth, a)], [examples(truth, b)], "accuracy")
+    # the difference of two accuracies on the same examples: sqrt(var(d) / N), d_i = right_a - right_b
+    d = (a == truth).astype(float) - (b == truth)
+    assert error == pytest.approx(math.sqrt(d.var() / len(d)), rel=0.1)
+    level = math.sqrt(0.7 * 0.3 / len(truth))
+    assert error < 0.6 * level
+    assert paired.paired_error([examples(truth, a)], [examples(truth, a)], "accuracy") == 0.0
+
+
+def test_no_paired_error_without_outputs_or_on_other_examples():
+    truth, a, b = two_cells()
+    assert paired.paired_error([examples(truth, a), None], [examples(truth, b)], "accuracy") is None
+    assert paired.paired_error([examples(truth, a)], [examples(truth[:100], b[:100])], "accuracy") is None
+
+
+def test_a_cell_s_draws_are_its_seeds_mean():
+    truth, a, b = two_cells()
+    both = paired.cell_draws([examples(truth, a), examples(truth, b)], "macro_f1")
+    alone = [examples(truth, x).draws("macro_f1")[0] for x in (a, b)]
+    assert np.allclose(both, (alone[0] + alone[1]) / 2)
+
+
+def test_the_honest_score_undoes_the_luck_of_the_maximum():
+    """Forty cells alike (each right on 70% of examples, at random): the best on the dev split reads
+    high, the bootstrap's correction does not, and a fresh split agrees with it."""
+    rng = np.random.default_rng(3)
+    truth = rng.integers(0, 2, 300)
+    cells = {Cell("finetune", k, 5e-5): [examples(truth, np.where(rng.random(300) < 0.7, truth, 1 - truth))]
+             for k in range(40)}
+    dev = {cell: float(np.mean(runs[0].outputs.predicted == truth)) for cell, runs in cells.items()}
+    pick = max(dev, key=dev.get)
+    honest = paired.honest_score(cells, "accuracy", paired.highest, pick)
+    assert dev[pick] > 0.74 and abs(honest.score - 0.70) < 2 * honest.error
+    assert honest.score < dev[pick] - 0.04
+
+
+def test_the_honest_score_of_a_clear_winner_is_its_own():
+    rng = np.random.default_rng(4)
+    truth = rng.integers(0, 2, 400)
+    good = np.where(rng.random(400) < 0.9, truth, 1 - truth)
+    cells = {Cell("probe", 6, None): [examples(truth, good)],
+             Cell("finetune", 0, 5e-5): [examples(truth, np.where(rng.random(400) < 0.6, truth, 1 - truth))]}
+    honest = paired.honest_score(cells, "accuracy", paired.highest, Cell("probe", 6, None))
+    assert honest.agreement == 1.0 and honest.score == pytest.approx(float(np.mean(good == truth)), abs=0.01)
+
+
+def test_the_cheapest_in_the_band_is_chosen_draw_by_draw():
+    in_bag = {"dear": np.array([0.80, 0.80]), "cheap": np.array([0.79, 0.70])}
+    chosen = paired.cheapest_in_band(in_bag, {"dear": 10.0, "cheap": 1.0}, {"dear": 0.02, "cheap": 0.02})
+    assert chosen == ["cheap", "dear"]
+
+
+# ----------------------------------------------------------------------------------------------
+# The standing and the policy read cells against the best by the paired error
+
+def observed_with(cells, truth, seconds=10.0, metric="accuracy"):
+    """{Cell: [seen runs]} from {Cell: [predictions per seed]}, each run keeping its outputs."""
+    seen_run = lambda predicted: seen(metrics.scores(truth, predicted, 2), metric, seconds, examples(truth, predicted))
+    return {cell: [seen_run(predicted) for predicted in runs] for cell, runs in cells.items()}
+
+
+def test_a_cell_inside_the_level_s_band_is_out_by_the_paired_rule():
+    """0.02 below the best on 400 examples: within the level's band (0.023 at 0.7, and the seeds'),
+    but the two disagree on only 8 examples, so the paired error (~0.007) puts it out."""
+    truth, best, _ = two_cells(disagree=0)
+    worse = best.copy()
+    wrong = np.flatnonzero(best == truth)[:8]
+    worse[wrong] = 1 - worse[wrong]
+    jitter = lambda x, seed: np.where(np.arange(len(x)) == 300 + seed, 1 - x, x)  # seeds differ by an example
+    cells = {Cell("finetune", 0, 5e-5): [jitter(best, s) for s in range(5)],
+             Cell("probe", 6, None): [worse, worse]}
+    observed = observed_with(cells, truth)
+    state = standing(observed, "accuracy", 400)
+    cheap = Cell("probe", 6, None)
+    assert state.means[state.best] - state.means[cheap] < state.band  # the level's band holds it
+    assert state.band_of(cheap) < 0.015 and cheap not in state.inside
+    # without outputs, the same scores read as before: within the band, in
+    plain = {cell: [run[:3] for run in runs] for cell, runs in observed.items()}
+    assert cheap in standing(plain, "accuracy", 400).inside
+
+
+def test_where_the_answer_is_the_best_the_search_seeds_the_best_not_the_cheapest():
+    truth, a, _ = two_cells(disagree=0)
+    b = a.copy()
+    wrong = np.flatnonzero(a != truth)[:40]
+    b[wrong] = truth[wrong]  # the dear fine-tune right on 40 more: 0.10 above the probe
+    space = policy.space_for(200, 6, [0, 6], ["finetune", "probe"], lambda cell: 5)
+    best_space = policy.replace(space, prefer="best", ladder={key: [] for key in space.ladder})  # no line search
+    runs = {Cell("finetune", 0, 5e-5): [b], Cell("probe", 6, None): [a, a], Cell("finetune", 6, 5e-5): [1 - truth]}
+    observed = observed_with(runs, truth)
+    observed[Cell("finetune", 0, 5e-5)] = [(s, 100.0, o, e) for s, _, o, e in observed[Cell("finetune", 0, 5e-5)]]
+    better = Cell("finetune", 0, 5e-5)
+    wanted = policy.next_runs(best_space, observed, "accuracy", 400)
+    assert wanted.step == "in/out" and wanted.cells == [better]
+    assert policy.pick(best_space, observed, "accuracy", 400) == (better, False)
+    # where the answer is the cheapest in the band, the probe (in: its runs repeat themselves) is out by 0.10
+    assert policy.pick(policy.replace(best_space, prefer="cost"), observed, "accuracy", 400)[0] == better
+
+
+def test_a_contender_the_examples_cannot_tell_from_the_best_is_settled_not_seeded():
+    """Two cells that differ on 60 of 400 examples and score within 0.01: the paired error (~0.019)
+    exceeds the seeds' share of their difference once each has its seeds, so the best step stops."""
+    rng = np.random.default_rng(5)
+    truth = rng.integers(0, 2, 400)
+    base = np.where(np.arange(400) < 300, truth, 1 - truth)  # right on the first 300
+    other = base.copy()
+    other[:28], other[300:332] = 1 - other[:28], 1 - other[300:332]  # 28 right lost, 32 won
+    seeds = lambda x, n: [np.where((np.arange(400) >= 200) & (np.arange(400) < 200 + s), 1 - x, x) for s in range(n)]
+    best_cell, rival = Cell("finetune", 0, 5e-5), Cell("finetune", 2, 5e-5)
+    space = policy.replace(policy.space_for(200, 6, [0, 2], ["finetune"], lambda cell: 5), prefer="best")
+    observed = observed_with({rival: seeds(base, 2), best_cell: seeds(other, 5)}, truth)
+    state = standing(observed, "accuracy", 400)
+    assert state.best == best_cell and 0 < state.means[best_cell] - state.means[rival] < 0.01
+    assert state.settled(rival) and "tied with the best" in policy.stop_reason(rival, state, observed)
+    assert policy.unfixed_best(state, observed, space, best_cell) == []
+
+
+# ----------------------------------------------------------------------------------------------
+# The record keeps the outputs compactly, and reads back what was scored
+
+def test_a_record_s_outputs_read_back_as_they_were_scored():
+    rng = np.random.default_rng(6)
+    for classes in (2, 4, 150):
+        probabilities = rng.dirichlet(np.ones(classes), size=50).astype(np.float32)
+        truth = rng.integers(0, classes, 50)
+        kept = result.outputs_in(dict(predictions=dict(dev=result.encoded_outputs(truth, probabilities))))
+        assert (kept.truth == truth).all() and (kept.predicted == probabilities.argmax(1)).all()
+        top = min(classes, result.TOP_CLASSES)
+        order = np.argsort(-probabilities, axis=1)[:, :top]
+        assert np.allclose(np.take_along_axis(kept.probabilities, order, 1),
+                           np.take_along_axis(probabilities, order, 1), atol=1e-3)
+    scores = rng.normal(size=30).astype(np.float32)
+    kept = result.outputs_in(dict(predictions=dict(dev=result.encoded_outputs(scores + 1, scores))))
+    assert (kept.predicted == scores).all() and kept.probabilities is None
+    assert result.outputs_in(dict(config={})) is None and result.outputs_in(dict(predictions=dict(dev=None, test=None)), "test") is None
