@@ -157,6 +157,9 @@ class Method:
     cost_factor: float = 1.0  # a run's work per layer trained against the fine-tune's, before any has run (make advise)
     reference: bool = False  # the method the reports read every other against, and a run's default (no --method)
     searched: bool = True  # in make advise's methods unless METHODS names others
+    # make advise's pick stays with the defaults a user would run alone (k = 0, the method's own rate)
+    # unless a cell is told apart from them: of the methods a search has, the highest rank (0: never)
+    anchor: int = 0
 
     def flags(self):
         """freeze_study.py's options that choose this method: none for the reference, the default."""
@@ -180,7 +183,8 @@ METHODS = (
     # and 5e-5 from 200 up (docs/findings-sst2.md, "The rate falls as n grows")
     Method("finetune", "fine-tune", "", default_lr=lambda n: 5e-5, best_lr=lambda n: scaled(5e-5, 200, n),
            make_trainable=trainable_everything_above, train=loop_train,
-           counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False, reference=True),
+           counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False, reference=True,
+           anchor=1),  # the defaults a user runs alone where SetFit cannot run (regression)
     # 1e-3 x 200 / n, at least 1e-3: the searches' 5e-3 at n = 50, 2e-3 at 100, 1e-3 at 200, 1000 and
     # under Lee's protocol on RTE (docs/findings-peft.md); the LoRA paper's 5e-4 learns nothing at n = 200
     Method("lora", "LoRA", "_lora", default_lr=lambda n: scaled(1e-3, 200, n), best_lr=lambda n: scaled(1e-3, 200, n),
@@ -202,7 +206,7 @@ METHODS = (
     # least 2e-5, where its steps stop growing (400 from n = 320 on two classes, contrastive.MOST_STEPS):
     # at n = 1000, 1e-5 fell short in 400 steps, 2e-5 held (docs/findings-setfit-fast.md)
     Method("setfit-fast", "SetFit fast", "_setfit-fast", default_lr=fast_setfit_rate, best_lr=fast_setfit_rate,
-           train=contrastive_train_fast, **SETFIT_BOTH,
+           train=contrastive_train_fast, **SETFIT_BOTH, anchor=2,  # make advise's baseline: SetFit at its defaults
            cost_factor=2.0),  # about twice the fine-tune's train seconds: 66 to 29 at n = 200 on SST-2 (minilm, k = 0)
     # fitted, not trained: its L2 strength is chosen by cross-validation (probe.py), at no rate
     Method("probe", "probe", "_probe", default_lr=lambda n: None, best_lr=lambda n: None,

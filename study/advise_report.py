@@ -52,9 +52,12 @@ def honest_of(space, observed, metric, dev_size, pick):
     made again on each bootstrap draw's in-bag dev examples, read on its out-of-bag ones), by the
     search's own rule (space.prefer); None for runs from before outputs were kept."""
     cells = {cell: examples_of(runs) for cell, runs in observed.items() if runs}
+    state, anchor = standing(observed, metric, dev_size), policy.anchor_of(space)
+    if space.prefer == "best" and anchor in cells:
+        margins = {cell: state.margin(cell, anchor) if cell != anchor else 0.0 for cell in cells}
+        return paired.honest_score(cells, metric, lambda in_bag: paired.highest_unless_near(in_bag, anchor, margins), pick)
     if space.prefer == "best":
         return paired.honest_score(cells, metric, paired.highest, pick)
-    state = standing(observed, metric, dev_size)
     return paired.honest_score(cells, metric, lambda in_bag: paired.cheapest_in_band(
         in_bag, {cell: state.costs[cell] for cell in in_bag}, {cell: state.band_of(cell) for cell in in_bag}), pick, "cost")
 
@@ -67,8 +70,8 @@ def verdict(waiting, budget_seconds, spent_seconds, prefer="cost"):
     """(the report's words on whether the search decided, the printed line's). `waiting`: None for a
     decided search, else the policy.Round it stopped before; `prefer`: the answer sought (policy.Space)."""
     if waiting is None and prefer == "best":
-        return ("decided: the best cell, every other out of its reach or tied with it (more seeds could not tell "
-                "them apart on these examples)"), "decided"
+        return ("decided: the best cell unless the examples cannot tell it from the defaults a user would run "
+                "alone, every other out of its reach or tied with it (more seeds could not tell them apart)"), "decided"
     if waiting is None:
         return "decided: the cheapest cell within noise of the best, as the report's rule reads it", "decided"
     rule = "the pick is the best over what ran" if prefer == "best" else "the pick is the report's rule over what ran"
@@ -131,7 +134,10 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judge
                 "(each run scored it as it ended; no choice read it)."] if test else []),
              f"- The best cell on {read_on}: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
              f"{best['picked']:.3f} ({counted(best['runs'], 'run')}); noise band ± {state.band_of(chosen) if chosen != state.best else state.band:.3f}"
-             + (" (the paired difference's, on the same examples)." if chosen in state.bands else "."),
+             + (" (the paired difference's, on the same examples)." if chosen in state.bands else ".")
+             + (f" It leads the pick by {best['picked'] - chosen_row['picked']:.3f}, within the "
+                f"{state.margin(state.best, chosen):.3f} that would tell them apart: the pick stays with the defaults a "
+                "user would run alone." if honest and honest.rule == "best" and chosen != state.best else ""),
              f"- Spent: {spent_seconds / 3600:.2f} h of runs ({sum(row['runs'] for row in rows)} runs in {len(rounds)} rounds"
              + (f", and {spending.stopped_seconds:.0f} s of runs stopped once the answer was decided)"
                 if spending.stopped_seconds else ")")

@@ -171,6 +171,17 @@ def highest(in_bag):
     return [cells[i] for i in table.argmax(0)]
 
 
+def highest_unless_near(in_bag, anchor, margins):
+    """The choice of make advise's default answer on each draw: the highest mean, unless it is within
+    its margin of the anchor's (`margins`: {cell: how far it must score above the anchor}): then the
+    anchor (policy.answer_of)."""
+    cells = list(in_bag)
+    table = np.stack([in_bag[cell] for cell in cells])  # (cells, DRAWS)
+    tops = table.argmax(0)
+    lead = table[tops, np.arange(table.shape[1])] - in_bag[anchor]
+    return [cells[i] if cells[i] == anchor or lead[d] > margins[cells[i]] else anchor for d, i in enumerate(tops)]
+
+
 def cheapest_in_band(in_bag, costs, bands):
     """The choice of the cheapest cell within its band of each draw's best (PREFER=cost, the report's
     rule): `costs`, `bands`: {cell: its seconds a run, its band against the best}."""

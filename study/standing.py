@@ -87,6 +87,20 @@ class Standing:
         error = paired_error(examples_of(self.runs.get(a, [])), examples_of(self.runs.get(b, [])), self.metric)
         return self.band if error is None else max(self.spread, error)
 
+    def margin(self, a, b):
+        """How far `a` must score above `b` to be told apart from it: Z_OUT standard errors of their
+        difference, the examples' share (their paired error) and the seeds' (the pooled spread over
+        both cells' seeds); the level's band where either kept no outputs."""
+        error = paired_error(examples_of(self.runs.get(a, [])), examples_of(self.runs.get(b, [])), self.metric)
+        if error is None:
+            return self.band
+        seeds = 0.0 if {a, b} <= self.repeats else self.seed_std ** 2 * (1 / self.counts[a] + 1 / self.counts[b])
+        return Z_OUT * math.sqrt(error ** 2 + seeds)
+
+    def apart(self, a, b):
+        """Whether `a` scores above `b` by more than the margin that tells them apart."""
+        return self.means[a] - self.means[b] > self.margin(a, b)
+
     def floor_of(self, cell):
         """The least mean that keeps `cell` within noise of the best."""
         return self.means[self.best] - self.band_of(cell)

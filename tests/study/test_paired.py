@@ -194,3 +194,55 @@ def test_a_record_s_outputs_read_back_as_they_were_scored():
     kept = result.outputs_in(dict(predictions=dict(dev=result.encoded_outputs(scores + 1, scores))))
     assert (kept.predicted == scores).all() and kept.probabilities is None
     assert result.outputs_in(dict(config={})) is None and result.outputs_in(dict(predictions=dict(dev=None, test=None)), "test") is None
+
+
+def test_the_report_holds_a_cell_to_the_best_by_the_paired_rule_where_runs_kept_outputs():
+    """The report's recommendation calls the same rule as the search: a cheap cell 0.013 below the
+    best, within the level's band (0.016 at 0.8 on 600 examples), is out where the two disagree on
+    only 8 examples, and in where the runs kept no outputs."""
+    from conftest import result_record
+    from study.answer import answer_cells, recommend
+    rng = np.random.default_rng(7)
+    truth = rng.integers(0, 2, 600)
+    best = np.where(np.arange(600) < 480, truth, 1 - truth)  # right on 480: 0.800
+    cheap = best.copy()
+    cheap[:7] = 1 - cheap[:7]  # 7 right lost: 0.788
+
+    def records(outputs):
+        kept = []
+        for k, predicted, seconds in ((0, best, 100.0), (4, cheap, 10.0)):
+            for seed in (1, 2):
+                predicted = np.where(np.arange(600) == 590 + seed, 1 - predicted, predicted) if k == 0 else predicted
+                accuracy = float(np.mean(predicted == truth))
+                record = result_record(k, 200, seed, accuracy, seconds=dict(total=seconds), peak_memory_mb=1.0)
+                record["dev_size"] = 600
+                probabilities = np.eye(2, dtype=np.float32)[predicted]
+                record["predictions"] = dict(dev=result.encoded_outputs(truth, probabilities)) if outputs else None
+                record["config"]["num_labels"] = 2
+                kept.append(record)
+        return kept
+
+    for outputs, expected in ((True, 0), (False, 4)):
+        pick, top, band = recommend(answer_cells(records(outputs), "accuracy"), "accuracy")
+        assert top["freeze"] == 0 and pick["freeze"] == expected
+
+
+def test_the_pick_stays_with_the_defaults_unless_a_cell_is_told_apart_from_them():
+    """SetFit fast at k = 0 and its own rate is what a user would run alone: a cell 0.01 above it on
+    400 examples, differing on 60, is not told apart (the margin: twice ~0.02), and the answer stays
+    with the defaults; 0.05 above, it is told apart, and the answer is the best."""
+    rng = np.random.default_rng(8)
+    truth = rng.integers(0, 2, 400)
+    anchor_cell, rival = Cell("setfit-fast", 0, 5e-5), Cell("finetune", 2, 5e-5)
+    space = policy.space_for(200, 6, [0, 2], ["setfit-fast", "finetune"], lambda cell: 5)
+    space = policy.replace(space, prefer="best", ladder={key: [] for key in space.ladder})  # no line search
+    assert policy.anchor_of(space) == anchor_cell
+    base = np.where(np.arange(400) < 300, truth, 1 - truth)  # right on the first 300
+    seeds = lambda x: [np.where((np.arange(400) >= 200) & (np.arange(400) < 200 + s), 1 - x, x) for s in range(5)]
+    for won, told_apart in ((34, False), (50, True)):
+        other = base.copy()
+        other[:30], other[300:300 + won] = 1 - other[:30], 1 - other[300:300 + won]  # 30 right lost, `won` won
+        observed = observed_with({anchor_cell: seeds(base), rival: seeds(other)}, truth)
+        state = standing(observed, "accuracy", 400)
+        assert state.best == rival and state.apart(rival, anchor_cell) == told_apart
+        assert policy.pick(space, observed, "accuracy", 400)[0] == (rival if told_apart else anchor_cell)
