@@ -65,7 +65,7 @@ SHARED_FLAGS = $(PROTOCOL_FLAG) $(if $(EPOCHS),--epochs $(EPOCHS)) --splits-dir 
   $(if $(NUM_ITERATIONS),--num-iterations $(NUM_ITERATIONS))
 RUN_OPTIONS = --model $(MODEL) $(TASK_OPTIONS)
 TASK_OPTIONS = --dataset $(DATASET) $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) \
-  $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE) --dev-file $(DEV_FILE)) --cache-dir $(CACHE_DIR) \
+  $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE)) $(if $(DEV_FILE),--dev-file $(DEV_FILE)) --cache-dir $(CACHE_DIR) \
   $(if $(PRECISION),--precision $(PRECISION)) $(if $(METRIC),--metric $(METRIC)) $(RUN_FLAGS)
 # the grid's result files, named by result.py's grammar (study/grid.py: the one place a name is made and read)
 RUNS = $(shell $(PYTHON) -m study.grid names $(RESULTS) --freeze $(FREEZE) --sizes $(SIZES) --seeds $(SEEDS) \

@@ -77,10 +77,22 @@ def read_table(path):
     if not os.path.exists(path):
         raise ValueError(f"{path}: no such file")
     tsv = path.endswith(".tsv")
+    csv.field_size_limit(2**31 - 1)  # a long text is a text: the csv module's guard of 131,072 characters is not ours
     # utf-8-sig: MRPC's files begin with a byte-order mark, which would stick to the first column's name
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        return list(csv.reader(f, delimiter="\t" if tsv else ",",
-                               quoting=csv.QUOTE_NONE if tsv else csv.QUOTE_MINIMAL))
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            return list(csv.reader(f, delimiter="\t" if tsv else ",",
+                                   quoting=csv.QUOTE_NONE if tsv else csv.QUOTE_MINIMAL))
+    except UnicodeDecodeError:
+        with open(path, "rb") as f:
+            raw = f.read()
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as e:  # where, in the file's bytes (the reader's chunks do not say)
+            line = raw[:e.start].count(b"\n") + 1
+            raise ValueError(f"{path}, line {line}: byte 0x{raw[e.start]:02x} is not UTF-8 (a Latin-1 or "
+                             "Windows-1252 file?): save the file as UTF-8") from None
+        raise
 
 
 def read_rows(path, columns, header):

@@ -29,7 +29,7 @@ import machine
 import model
 import result
 import trainable
-from plan import fail, parse_args, plan_run
+from plan import check_files, fail, parse_args, plan_run
 
 
 def interrupt(signum, frame):
@@ -87,7 +87,8 @@ def prepare(plan, task, indices):
 
 
 def load_task_and_subset(args):
-    """The task's splits and the training subset's row indices."""
+    """The task's splits and the training subset's row indices (your own files' options checked first)."""
+    check_files(args)
     if args.train_file:
         task = data.load_csv_task(args.train_file, args.dev_file, args.text_column, args.label_column,
                                   args.text_pair_column, args.regression, args.test_file)

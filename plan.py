@@ -197,6 +197,20 @@ def misfit(name, method):
     return None
 
 
+def check_files(args):
+    """Your own files' options that cannot go together, refused in one line before any file is read."""
+    if args.train_file and not args.dev_file:
+        raise ValueError(f"--train-file {args.train_file} needs --dev-file, the labelled examples every run is scored "
+                         "on (make: DEV_FILE=...): hold some of your labels out as a dev file")
+    if args.dev_file and not args.train_file:
+        raise ValueError(f"--dev-file {args.dev_file} goes with --train-file, your own training examples "
+                         "(make: TRAIN_FILE=...); without both, a run reads GLUE's --dataset")
+    if args.test_file and not args.train_file:
+        raise ValueError("--test-file goes with your own --train-file and --dev-file: GLUE's test labels are not public")
+    if not args.train_file and (args.text_pair_column or args.regression):
+        raise ValueError("--text-pair-column and --regression describe your own files: they go with --train-file")
+
+
 def check_options(args, method, task):
     """The options that cannot go together, each refused in one line."""
     for name in ("lr", "epochs", "batch_size"):
@@ -204,12 +218,7 @@ def check_options(args, method, task):
             raise ValueError(f"--{name.replace('_', '-')} must be positive (got {getattr(args, name)})")
     if args.num_iterations is not None and args.num_iterations < 1:
         raise ValueError("--num-iterations is a positive number of SetFit's pairs per example")
-    if bool(args.train_file) != bool(args.dev_file):
-        raise ValueError("--train-file and --dev-file go together")
-    if args.test_file and not args.train_file:
-        raise ValueError("--test-file goes with your own --train-file and --dev-file: GLUE's test labels are not public")
-    if not args.train_file and (args.text_pair_column or args.regression):
-        raise ValueError("--text-pair-column and --regression describe your own files: they go with --train-file")
+    check_files(args)
     if args.size == "all" and args.splits_dir:
         raise ValueError("--size all trains on the whole train split: --splits-dir (subsets) does not apply")
     for name in given_options(args):

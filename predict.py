@@ -34,7 +34,8 @@ def parse_args(argv):
     p.add_argument("--input", required=True, help="a CSV or TSV file with a header")
     p.add_argument("--text-column", default="sentence")
     p.add_argument("--text-pair-column", help="the second text of a sentence pair")
-    p.add_argument("--out", required=True, help="the labelled file (CSV)")
+    p.add_argument("--out", required=True, help="the labelled file (CSV), new unless --overwrite")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists (never --input)")
     p.add_argument("--device", default="cpu")
     p.error = lambda message: fail(message)
     return p.parse_args(argv)
@@ -45,8 +46,17 @@ def fail(message):
     sys.exit(2)
 
 
+def check_out(args):
+    """Refuse, before any work, an --out that would replace the input or, unasked, any existing file."""
+    if os.path.exists(args.out) and os.path.exists(args.input) and os.path.samefile(args.out, args.input):
+        raise ValueError(f"--out {args.out} is the input: name a new file for the labelled rows")
+    if os.path.exists(args.out) and not args.overwrite:
+        raise ValueError(f"--out {args.out} exists: name a new file, or pass --overwrite to replace it")
+
+
 def labelled_rows(args):
     """The input's header and rows, each with its prediction appended."""
+    check_out(args)
     rows = data.read_table(args.input)
     if not rows:
         raise ValueError(f"{args.input}: no header")

@@ -12,6 +12,7 @@ import torch
 
 import cache
 import checkpoint
+import data
 import freeze_study
 import machine
 from conftest import ROOT, run
@@ -175,6 +176,24 @@ def test_bad_test_file_is_one_line(tmp_path, tiny_bert, glue_dir, capsys):
                             "none.csv: no such file")):
         assert_refused_in_one_line(common + extra, message, capsys)
     assert not (tmp_path / "r.json").exists()
+
+
+def test_one_of_your_own_files_alone_a_long_text_and_latin_1_bytes_are_one_line(tmp_path, tiny_bert, capsys):
+    """--train-file without --dev-file (and the reverse), before any file is read; a field past the
+    csv module's 131,072 characters is a text; bytes that are not UTF-8 are named by file and line."""
+    train, dev, _ = sentiment_csvs(tmp_path)
+    common = ["--model", tiny_bert, "--text-column", "text", "--size", "24", "--out", str(tmp_path / "r.json"),
+              "--splits-dir", str(tmp_path / "splits"), "--quiet"]
+    (tmp_path / "latin.csv").write_bytes(b"text,label\ngood,positive\ncaf\xe9 bad,negative\n")
+    for extra, message in ((["--train-file", train], "needs --dev-file"), (["--dev-file", dev], "goes with --train-file"),
+                           (["--train-file", str(tmp_path / "latin.csv"), "--dev-file", dev],
+                            "latin.csv, line 3: byte 0xe9 is not UTF-8")):
+        assert_refused_in_one_line(common + extra, message, capsys)
+    assert not (tmp_path / "r.json").exists() and not (tmp_path / "splits").exists()
+    long = tmp_path / "long.csv"
+    long.write_text("text,label\n" + "".join(f"{'good ' * 30000 if i == 0 else 'good'},positive\nbad,negative\n"
+                                             for i in range(12)))
+    assert data.read_table(str(long))[1][0].startswith("good good")
 
 
 def test_bad_pair_or_regression_file_is_one_line(tmp_path, tiny_bert, capsys):

@@ -51,3 +51,18 @@ def test_predict_labels_a_csv_with_the_class_names(tmp_path, tiny_bert, capsys):
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.count("\n") == 1 and "no column 'body'" in err
     assert not (tmp_path / "bad.csv").exists()
+
+
+def test_predict_never_replaces_a_file_unasked_nor_its_input(tmp_path, tiny_bert, capsys):
+    checkpoint.save_pretrained(checkpoint.from_pretrained(tiny_bert).eval(), str(tmp_path / "saved"), label_names=["neg", "pos"])
+    (tmp_path / "in.csv").write_text("text\ngood\n")
+    (tmp_path / "out.csv").write_text("mine\n")
+    argv = ["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--text-column", "text", "--out"]
+    for out, extra, words in ((tmp_path / "out.csv", [], "exists"), (tmp_path / "in.csv", ["--overwrite"], "is the input")):
+        with pytest.raises(SystemExit) as exit_:
+            predict.main(argv + [str(out), *extra])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and err.count("\n") == 1 and words in err
+    assert (tmp_path / "out.csv").read_text() == "mine\n" and (tmp_path / "in.csv").read_text() == "text\ngood\n"
+    predict.main(argv + [str(tmp_path / "out.csv"), "--overwrite"])
+    assert (tmp_path / "out.csv").read_text().startswith("text,prediction")
