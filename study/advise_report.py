@@ -19,7 +19,7 @@ import result
 from study import paired, policy
 from study.answer import fair_score
 from study.search_folder import halves_read
-from study.standing import examples_of, standing
+from study.standing import PICK_SEEDS, anchor_of, by_cost, examples_of, standing
 from study.stats import counted
 
 
@@ -32,7 +32,7 @@ def cell_rows(observed, by_cell, metric, dev_size, waiting=None, label=lambda ce
               prefer="cost"):
     """Per cell that ran ({Cell: [its runs]} `by_cell`): its runs, the mean the search read
     (`observed`), the second half's where it read the first (else None), the whole split's, cost
-    and why it stopped getting seeds (`waiting`: as policy.stop_reason reads it); the full cells
+    and why it stopped getting seeds (`waiting`: as stop_reason reads it); the full cells
     cheapest first, or best first where the answer is the best (`prefer`)."""
     state = standing(observed, metric, dev_size)
     mean = lambda values: sum(values) / len(values)
@@ -42,9 +42,9 @@ def cell_rows(observed, by_cell, metric, dev_size, waiting=None, label=lambda ce
         reported=mean([reported_score(r, metric) for r in by_cell[cell]]) if halves else None,
         whole=mean([fair_score(r, metric) for r in by_cell[cell]]),
         cost=cost, why=why)
-    order = policy.by_cost(state, list(state.means)) if prefer == "cost" else \
+    order = by_cost(state, list(state.means)) if prefer == "cost" else \
         sorted(state.means, key=lambda cell: (-state.means[cell], state.costs[cell], cell))
-    return [row(cell, policy.stop_reason(cell, state, observed, waiting), state.costs[cell]) for cell in order], state
+    return [row(cell, stop_reason(cell, state, observed, waiting), state.costs[cell]) for cell in order], state
 
 
 def honest_of(space, observed, metric, dev_size, pick):
@@ -52,7 +52,7 @@ def honest_of(space, observed, metric, dev_size, pick):
     made again on each bootstrap draw's in-bag dev examples, read on its out-of-bag ones), by the
     search's own rule (space.prefer); None for runs from before outputs were kept."""
     cells = {cell: examples_of(runs) for cell, runs in observed.items() if runs}
-    state, anchor = standing(observed, metric, dev_size), policy.anchor_of(space)
+    state, anchor = standing(observed, metric, dev_size), anchor_of(space)
     if space.prefer == "best" and anchor in cells:
         margins = {cell: state.margin(cell, anchor) if cell != anchor else 0.0 for cell in cells}
         return paired.honest_score(cells, metric, lambda in_bag: paired.highest_unless_near(in_bag, anchor, margins), pick)
@@ -60,6 +60,34 @@ def honest_of(space, observed, metric, dev_size, pick):
         return paired.honest_score(cells, metric, paired.highest, pick)
     return paired.honest_score(cells, metric, lambda in_bag: paired.cheapest_in_band(
         in_bag, {cell: state.costs[cell] for cell in in_bag}, {cell: state.band_of(cell) for cell in in_bag}), pick, "cost")
+
+
+def stop_reason(cell, state, observed, waiting=None):
+    """Why a cell got no more seeds, for the search's report. `waiting`: None for a decided search,
+    else the cells of the round it stopped before (the budget could not pay for it; none: nothing
+    that could decide it can run)."""
+    runs = len(observed.get(cell, []))
+    if cell in state.out and cell in state.repeats:
+        return f"out: {state.means[cell]:.3f} on each of its {runs} runs, below the band"
+    if cell in state.out:
+        return f"out: {state.means[cell]:.3f} + {state.rise:.3f}/√{runs} below the band"
+    if cell in state.inside:
+        return ("in the band" + (", the best" if cell == state.best else "")
+                + (f" (the same score on each of its {runs} runs)" if cell in state.repeats else ""))
+    if cell == state.best:
+        return "the best"
+    if not runs:
+        return "not run"
+    if state.settled(cell):
+        return (f"tied with the best: {state.means[cell]:.3f} against {state.means[state.best]:.3f}, paired error "
+                f"{state.paired[cell]:.3f}: more seeds could not tell them apart")
+    if runs >= PICK_SEEDS:  # neither out nor in: its mean just below the band on every seed it can have
+        return f"below the band on its {runs} seeds: {state.means[cell]:.3f} < {state.floor_of(cell):.3f}"
+    if waiting is None and state.reach(cell, runs) <= state.means[state.best]:
+        return f"cannot overtake the best: {state.means[cell]:.3f} + {state.rise:.3f}/√{runs} below {state.means[state.best]:.3f}"
+    if waiting is None:
+        return "open: cheaper cells decided the answer"
+    return "open: next to run when the search stopped" if cell in waiting else "open: the search stopped first"
 
 
 def rate_text(cell):

@@ -174,7 +174,7 @@ def highest(in_bag):
 def highest_unless_near(in_bag, anchor, margins):
     """The choice of make advise's default answer on each draw: the highest mean, unless it is within
     its margin of the anchor's (`margins`: {cell: how far it must score above the anchor}): then the
-    anchor (policy.answer_of)."""
+    anchor (study/standing.py's answer_of)."""
     cells = list(in_bag)
     table = np.stack([in_bag[cell] for cell in cells])  # (cells, DRAWS)
     tops = table.argmax(0)

@@ -1,7 +1,8 @@
 """
 The search's policy (`make advise`): given what has run, which runs come next, and when the answer
-is decided. Its answer (Space.prefer) is the cell of the highest fair mean (make advise's default),
-or the report's (study/answer.py): the cheapest cell whose fair mean is within noise of the best.
+is decided. Its answer (Space.prefer) is the cell of the highest fair mean, unless the examples
+cannot tell it from the defaults a user would run alone (make advise's default; answer_of), or the
+report's (study/answer.py): the cheapest cell whose fair mean is within noise of the best.
 Noise is the paired difference on the same dev examples where the runs kept their outputs
 (study/standing.py, study/paired.py). The search only spends its runs where they can change that
 answer, in rounds:
@@ -41,7 +42,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 import methods
-from study.standing import PICK_SEEDS, Cell, same_work, standing
+from study.standing import PICK_SEEDS, Cell, answer_of, by_cost, cheapest_in, same_work, standing
 
 # the best cell's seeds before its level counts as fixed, unless it could push the pick out of the
 # band: then it is read as the pick is, with PICK_SEEDS
@@ -63,8 +64,9 @@ class Space:
     ladder: dict  # {(model, method name): [rates, ascending]} ([] for the probe)
     available: callable  # Cell -> how many more seeds of it can run (0, or False: none)
     # the answer sought: "cost", the cheapest cell within noise of the best (the report's, the blog
-    # study's question: what does freezing save?), or "best", the cell of the highest mean, its
-    # contenders seeded until they are out or the examples can no longer tell them apart
+    # study's question: what does freezing save?), or "best", the cell of the highest mean unless it
+    # is not told apart from the anchor (answer_of), its contenders seeded until they are out or the
+    # examples can no longer tell them apart
     prefer: str = "cost"
 
 
@@ -304,58 +306,6 @@ def fits(cell, observed, space, spent, budget_seconds):
     return spent + expected_seconds(cell, observed, space) <= budget_seconds
 
 
-def cheapest_in(state, space):
-    """(the answer's candidate, or None; the cells before it that are neither out nor in and can
-    still run). Where the answer is the cheapest in the band: the cheapest cell in the band, and the
-    cheaper cells open; where it is the best: the best, once in, else it is the one open. A cell that
-    can run no more seeds is in with those it has if its mean is in the band, else it stays out of
-    the answer."""
-    if space.prefer == "best":
-        return best_or_anchor(state, space)
-    cheaper_open = []
-    for cell in by_cost(state, [cell for cell in state.means if cell not in state.out]):
-        if cell in state.inside or (not space.available(cell) and state.means[cell] >= state.floor_of(cell)):
-            return cell, cheaper_open  # in the band with PICK_SEEDS seeds, or every seed it can have
-        if space.available(cell):
-            cheaper_open.append(cell)
-    return None, cheaper_open
-
-
-def anchor_of(space):
-    """The defaults a user would run alone (methods.py's anchor: SetFit fast, or the fine-tune where
-    SetFit cannot run) at k = 0 and its own rate, on the first checkpoint that has it; None: none."""
-    anchors = [(methods.get(name).anchor, -i, Cell(name, 0, space.default_rate[model, name], model))
-               for i, ((model, name), depths) in enumerate(space.depths.items())
-               if methods.get(name).anchor and 0 in depths]
-    return max(anchors)[2] if anchors else None
-
-
-def answer_of(state, space):
-    """Where the answer is the best: the best cell, unless it is not told apart from the anchor
-    (Standing.apart): then the anchor, the defaults the user would have run alone. A search cannot
-    do worse than them but by the noise of telling two cells apart (docs/findings-advise.md)."""
-    anchor = anchor_of(space)
-    if anchor is None or anchor not in state.means or state.best == anchor or state.apart(state.best, anchor):
-        return state.best
-    return anchor
-
-
-def best_or_anchor(state, space):
-    """cheapest_in where the answer is the best: (answer_of, once the best is in and the anchor too
-    or told apart from it, or tied with it; else None and those of the two still open)."""
-    anchor, best = anchor_of(space), state.best
-    open_ = [best] if best not in state.inside and space.available(best) else []
-    if anchor in state.means and anchor != best and anchor not in state.inside and space.available(anchor) \
-            and not state.apart(best, anchor) and not state.settled(anchor):
-        open_.append(anchor)
-    return (answer_of(state, space), []) if not open_ else (None, open_)
-
-
-def by_cost(state, cells):
-    """Cheapest first; of equal costs, the better mean (the report's order)."""
-    return sorted(cells, key=lambda cell: (state.costs[cell], -state.means[cell], cell))
-
-
 def pick(space, observed, metric, dev_size):
     """(the answer, decided). Decided: nothing is left to screen or search, the best is fixed, and
     the cheapest cell not out is in the band with its seeds: that cell. Else (a budget spent) the
@@ -371,32 +321,3 @@ def pick(space, observed, metric, dev_size):
     if space.prefer == "best":
         return answer_of(state, space), False
     return by_cost(state, [cell for cell in state.means if state.means[cell] >= state.floor_of(cell)])[0], False
-
-
-def stop_reason(cell, state, observed, waiting=None):
-    """Why a cell got no more seeds, for the search's report. `waiting`: None for a decided search,
-    else the cells of the round it stopped before (the budget could not pay for it; none: nothing
-    that could decide it can run)."""
-    runs = len(observed.get(cell, []))
-    if cell in state.out and cell in state.repeats:
-        return f"out: {state.means[cell]:.3f} on each of its {runs} runs, below the band"
-    if cell in state.out:
-        return f"out: {state.means[cell]:.3f} + {state.rise:.3f}/√{runs} below the band"
-    if cell in state.inside:
-        return ("in the band" + (", the best" if cell == state.best else "")
-                + (f" (the same score on each of its {runs} runs)" if cell in state.repeats else ""))
-    if cell == state.best:
-        return "the best"
-    if not runs:
-        return "not run"
-    if state.settled(cell):
-        return (f"tied with the best: {state.means[cell]:.3f} against {state.means[state.best]:.3f}, paired error "
-                f"{state.paired[cell]:.3f}: more seeds could not tell them apart")
-    if runs >= PICK_SEEDS:  # neither out nor in: its mean just below the band on every seed it can have
-        return f"below the band on its {runs} seeds: {state.means[cell]:.3f} < {state.floor_of(cell):.3f}"
-    if waiting is None and state.reach(cell, runs) <= state.means[state.best]:
-        return f"cannot overtake the best: {state.means[cell]:.3f} + {state.rise:.3f}/√{runs} below {state.means[state.best]:.3f}"
-    if waiting is None:
-        return "open: cheaper cells decided the answer"
-    return "open: next to run when the search stopped" if cell in waiting else "open: the search stopped first"
-

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import methods
 from study.answer import dev_standard_error
 from study.paired import paired_error
 
@@ -228,3 +229,58 @@ def standing(observed, metric, dev_size):
         if cell not in state.out and reach(cell) >= means[best] and same_work(cell) not in map(same_work, state.contenders):
             state.contenders.append(cell)
     return state
+
+
+# ----------------------------------------------------------------------------------------------
+# The answer the search stands at (`space`: study/policy.py's Space)
+
+def cheapest_in(state, space):
+    """(the answer's candidate, or None; the cells before it that are neither out nor in and can
+    still run). Where the answer is the cheapest in the band: the cheapest cell in the band, and the
+    cheaper cells open; where it is the best: the best, once in, else it is the one open. A cell that
+    can run no more seeds is in with those it has if its mean is in the band, else it stays out of
+    the answer."""
+    if space.prefer == "best":
+        return best_or_anchor(state, space)
+    cheaper_open = []
+    for cell in by_cost(state, [cell for cell in state.means if cell not in state.out]):
+        if cell in state.inside or (not space.available(cell) and state.means[cell] >= state.floor_of(cell)):
+            return cell, cheaper_open  # in the band with PICK_SEEDS seeds, or every seed it can have
+        if space.available(cell):
+            cheaper_open.append(cell)
+    return None, cheaper_open
+
+
+def anchor_of(space):
+    """The defaults a user would run alone (methods.py's anchor: SetFit fast, or the fine-tune where
+    SetFit cannot run) at k = 0 and its own rate, on the first checkpoint that has it; None: none."""
+    anchors = [(methods.get(name).anchor, -i, Cell(name, 0, space.default_rate[model, name], model))
+               for i, ((model, name), depths) in enumerate(space.depths.items())
+               if methods.get(name).anchor and 0 in depths]
+    return max(anchors)[2] if anchors else None
+
+
+def answer_of(state, space):
+    """Where the answer is the best: the best cell, unless it is not told apart from the anchor
+    (Standing.apart): then the anchor, the defaults the user would have run alone. A search cannot
+    do worse than them but by the noise of telling two cells apart (docs/findings-advise.md)."""
+    anchor = anchor_of(space)
+    if anchor is None or anchor not in state.means or state.best == anchor or state.apart(state.best, anchor):
+        return state.best
+    return anchor
+
+
+def best_or_anchor(state, space):
+    """cheapest_in where the answer is the best: (answer_of, once the best is in and the anchor too
+    or told apart from it, or tied with it; else None and those of the two still open)."""
+    anchor, best = anchor_of(space), state.best
+    open_ = [best] if best not in state.inside and space.available(best) else []
+    if anchor in state.means and anchor != best and anchor not in state.inside and space.available(anchor) \
+            and not state.apart(best, anchor) and not state.settled(anchor):
+        open_.append(anchor)
+    return (answer_of(state, space), []) if not open_ else (None, open_)
+
+
+def by_cost(state, cells):
+    """Cheapest first; of equal costs, the better mean (the report's order)."""
+    return sorted(cells, key=lambda cell: (state.costs[cell], -state.means[cell], cell))

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import ROOT, result_record, write_result
 from study import advise, policy, search_folder
-from study.advise_report import check_save, keep
+from study.advise_report import check_save, keep, stop_reason
 from study.answer import answer_cells, fair_score, recommend
 from study import replay as replay_module
 from study.replay import Made, replay
@@ -148,7 +148,7 @@ def test_a_cell_whose_runs_repeat_themselves_is_settled_on_two():
     assert policy.pick(no_rates, observed, "accuracy", 436) == (Cell("probe", 3, None), True)
     once = observed_of(scores | {("probe", 3, None): [0.80]}, SECONDS)  # one run cannot tell
     assert policy.next_runs(no_rates, once, "accuracy", 436).cells == [Cell("probe", 3, None)]
-    assert policy.stop_reason(Cell("probe", 3, None), state, observed) == \
+    assert stop_reason(Cell("probe", 3, None), state, observed) == \
         "in the band, the best (the same score on each of its 2 runs)"
 
 
@@ -185,13 +185,13 @@ def test_an_undecided_search_says_what_it_stopped_before_and_no_cell_reads_as_de
     observed = observed_of(scores, SECONDS)
     waiting = policy.next_runs(no_rates, observed, "accuracy", 436)  # the probe's in/out seeds, unpaid
     state = standing(observed, "accuracy", 436)
-    why = {cell: policy.stop_reason(cell, state, observed, set(waiting.cells)) for cell in observed}
+    why = {cell: stop_reason(cell, state, observed, set(waiting.cells)) for cell in observed}
     assert why[Cell("probe", 3, None)] == "open: next to run when the search stopped"
     assert why[Cell("finetune", 0, 5e-5)] == "open: the search stopped first"
-    assert policy.stop_reason(Cell("finetune", 0, 5e-5), state, observed) == "open: cheaper cells decided the answer"
+    assert stop_reason(Cell("finetune", 0, 5e-5), state, observed) == "open: cheaper cells decided the answer"
     # a cell with every seed it can have, just below the band, is neither out nor open
     near = observed | observed_of({("finetune", 1, 5e-5): [0.765, 0.805, 0.785, 0.765, 0.805]}, SECONDS)
-    assert policy.stop_reason(Cell("finetune", 1, 5e-5), standing(near, "accuracy", 436), near).startswith(
+    assert stop_reason(Cell("finetune", 1, 5e-5), standing(near, "accuracy", 436), near).startswith(
         "below the band on its 5 seeds: 0.785 < 0.79")
     words, short = verdict(waiting, 3600, 1800)
     assert words.startswith("**not decided**: its next round (in/out, 1 run, the first probe at freeze 3) did not "

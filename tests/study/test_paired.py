@@ -10,7 +10,8 @@ import pytest
 import metrics
 import result
 from study import paired, policy
-from study.standing import Cell, seen, standing
+from study.advise_report import stop_reason
+from study.standing import Cell, anchor_of, seen, standing
 
 
 def resampled(size, rows, seed=0):
@@ -172,7 +173,7 @@ def test_a_contender_the_examples_cannot_tell_from_the_best_is_settled_not_seede
     observed = observed_with({rival: seeds(base, 2), best_cell: seeds(other, 5)}, truth)
     state = standing(observed, "accuracy", 400)
     assert state.best == best_cell and 0 < state.means[best_cell] - state.means[rival] < 0.01
-    assert state.settled(rival) and "tied with the best" in policy.stop_reason(rival, state, observed)
+    assert state.settled(rival) and "tied with the best" in stop_reason(rival, state, observed)
     assert policy.unfixed_best(state, observed, space, best_cell) == []
 
 
@@ -236,7 +237,7 @@ def test_the_pick_stays_with_the_defaults_unless_a_cell_is_told_apart_from_them(
     anchor_cell, rival = Cell("setfit-fast", 0, 5e-5), Cell("finetune", 2, 5e-5)
     space = policy.space_for(200, 6, [0, 2], ["setfit-fast", "finetune"], lambda cell: 5)
     space = policy.replace(space, prefer="best", ladder={key: [] for key in space.ladder})  # no line search
-    assert policy.anchor_of(space) == anchor_cell
+    assert anchor_of(space) == anchor_cell
     base = np.where(np.arange(400) < 300, truth, 1 - truth)  # right on the first 300
     seeds = lambda x: [np.where((np.arange(400) >= 200) & (np.arange(400) < 200 + s), 1 - x, x) for s in range(5)]
     for won, told_apart in ((34, False), (50, True)):
