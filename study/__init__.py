@@ -22,7 +22,8 @@ cell at once, which bench/batched_rates.py measures).
     advise.py      make advise: the grid's answer at one size without the grid (and which checkpoint), its Python call
     search.py      its loop: the runs the policy asks for, round by round, until decided or the budget is spent
     policy.py      its rounds: which runs come next (screen, refine, rates, in/out, best)
-    standing.py    where a search stands: the cells, the best, the band, which cells are out or in
+    standing.py    where a search stands: the cells, the best, the band, which cells are out or in, the answer now
+    paired.py      two cells told apart on the same dev examples, and the pick's honest score (BBC)
     search_folder.py  a search's results folder: its runs (a folder a checkpoint), test runs and rounds
     advise_report.py  what a search ends with: advise.md, the pick kept, its score on your test file
     replay.py      the policy driven by a committed grid's runs instead of new ones
