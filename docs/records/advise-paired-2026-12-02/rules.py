@@ -3,6 +3,7 @@ code: the pick, its seeds' mean on the test file, its honest score (run from the
 import os, shutil, sys
 import numpy as np
 sys.path.insert(0, os.getcwd())
+import methods
 from study import policy
 from study.replay import replay
 from study.advise_report import honest_of
@@ -22,8 +23,8 @@ for prefer in ("best", "cost"):
     out = replay(merged, size, prefer=prefer)
     pick = Cell(out["pick"]["method"], out["pick"]["freeze"], out["pick"]["lr"])
     tests = [r["test_at_score"][metric] for r in runs if Cell.of(r["config"]) == pick]
-    space = policy.replace(policy.space_for(size, 6, list(range(-1, 7)), ["finetune", "lora", "bitfit", "setfit-fast", "probe"]),
-                           prefer=prefer)
+    searched = [method.name for method in methods.METHODS if method.searched]  # make advise's methods
+    space = policy.replace(policy.space_for(size, 6, list(range(-1, 7)), searched), prefer=prefer)
     honest = honest_of(space, out["observed"], metric, out["dev_size"], pick)
     print(f"{name} {prefer}: {pick.method} k={pick.freeze} lr={pick.lr} | test {np.mean(tests):.3f} ({len(tests)} seeds) | "
           f"honest {honest.score:.3f} ± {honest.error:.3f} | decided {out['decided']} | runs {out['runs']}, {out['seconds'] / 60:.1f} min of runs")
