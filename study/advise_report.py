@@ -162,7 +162,7 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judge
                 "(each run scored it as it ended; no choice read it)."] if test else []),
              f"- The best cell on {read_on}: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
              f"{best['picked']:.3f} ({counted(best['runs'], 'run')}); noise band ± {state.band_of(chosen) if chosen != state.best else state.band:.3f}"
-             + (" (the paired difference's, on the same examples)." if chosen in state.bands else ".")
+             + (" (the paired difference's, on the same examples)." if chosen in state.paired else ".")
              + (f" It leads the pick by {best['picked'] - chosen_row['picked']:.3f}, within the "
                 f"{state.margin(state.best, chosen):.3f} that would tell them apart: the pick stays with the defaults a "
                 "user would run alone." if honest and honest.rule == "best" and chosen != state.best else ""),

@@ -68,9 +68,6 @@ class Standing:
     contenders: list  # cells that could still be the best, best mean first
     repeats: set = frozenset()  # cells whose runs all scored alike: more seeds cannot move their mean
     z: float = Z_OUT  # standard errors a cell's mean may still rise: Z_OUT, or t at the spread's degrees of freedom
-    # {cell: the band it is held to against the best}: the paired rule's where both kept their
-    # outputs (band_of), else absent and the level's `band`
-    bands: dict = field(default_factory=dict)
     paired: dict = field(default_factory=dict)  # {cell: paired_error against the best}, where both kept outputs
     counts: dict = field(default_factory=dict)  # {cell: its runs}
     spread: float = 0.0  # the best's seed spread, best_spread: every band's floor
@@ -80,7 +77,7 @@ class Standing:
     def band_of(self, cell):
         """The noise band `cell` is held to against the best: the paired rule's where both kept their
         outputs, else the level's (the report's, on runs from before outputs were kept)."""
-        return self.bands.get(cell, self.band)
+        return max(self.spread, self.paired[cell]) if cell in self.paired else self.band
 
     def noise_between(self, a, b):
         """The band two cells are told apart by: the larger of the best's seed spread and their paired
@@ -220,7 +217,7 @@ def standing(observed, metric, dev_size):
     for cell in ran:  # the paired rule, where both cells kept their outputs on the same examples
         error = None if cell == best else paired_error(examples_of(ran[best]), examples_of(ran[cell]), metric)
         if error is not None:
-            state.paired[cell], state.bands[cell] = error, max(spread, error)
+            state.paired[cell] = error
     reach = lambda cell: state.reach(cell, len(ran[cell]))
     state.out = {cell for cell in ran if reach(cell) < state.floor_of(cell)}
     state.inside = {cell for cell in ran if means[cell] >= state.floor_of(cell)
