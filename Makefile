@@ -125,15 +125,18 @@ check-quotes:
 
 # FREEZE is read once, in grid's recipe, and handed to the sub-make that runs the grid: only
 # `make grid` and `make status` ask for the model's depth.
+# your own files come as a pair: said once, before make reads a depth or a grid's names
+FILES_CHECK = $(if $(TRAIN_FILE),$(if $(DEV_FILE),,echo "make $@: TRAIN_FILE needs DEV_FILE, the labelled examples every run is scored on: hold some of your labels out as a dev file" >&2; exit 2;))
 grid:
-	@freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; }; \
+	@$(FILES_CHECK) freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'" >&2; exit 2; }; \
 	  $(MAKE) --no-print-directory runs FREEZE="$$freeze"
 	@$(MAKE) --no-print-directory report
 
 # the grid's missing runs, by make -j N's N worker processes, each running one run after another
 # without a start-up each (study/worker.py); each run's output in its log beside its result
 runs:
-	@$(PYTHON) -m study.worker $(SHARED_FLAGS) $(RUNS) -- $(RUN_OPTIONS)
+	@runs="$(RUNS)"; test -n "$$runs" || exit 2; \
+	  $(PYTHON) -m study.worker $(SHARED_FLAGS) $$runs -- $(RUN_OPTIONS)
 
 # one result file, in a process of its own (`make <result>`): the same run and log
 $(RESULTS)/freeze%.json:
@@ -156,7 +159,7 @@ SBATCH_FLAGS ?=
 GRID_VARIABLES = PYTHON DATASET MODEL FREEZE SIZES SEEDS EPOCHS NUM_ITERATIONS PROTOCOL LR LRS REINITS PROBE METHOD GLUE_DIR \
   TRAIN_FILE DEV_FILE CACHE_DIR SPLITS_DIR RUN_FLAGS PRECISION METRIC RESULTS REPORT_DIR AGAINST
 slurm:
-	@freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; }; \
+	@freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'" >&2; exit 2; }; \
 	  $(MAKE) --no-print-directory slurm-array FREEZE="$$freeze"
 slurm-array:
 	@$(PYTHON) -m study.slurm submit $(foreach v,$(GRID_VARIABLES),--var '$(v)=$($(v))') --max $(SLURM_MAX) --runs-per-task $(SLURM_RUNS_PER_TASK) \
@@ -165,9 +168,9 @@ slurm-array:
 
 report:
 ifeq ($(PROTOCOL),lee)
-	$(PYTHON) -m study.lee_report $(RESULTS) --out $(REPORT_DIR)
+	@$(PYTHON) -m study.lee_report $(RESULTS) --out $(REPORT_DIR)
 else
-	$(PYTHON) -m study.report $(RESULTS) --seeds $(words $(SEEDS)) --out $(REPORT_DIR) $(if $(AGAINST),--against $(AGAINST))
+	@$(PYTHON) -m study.report $(RESULTS) --seeds $(words $(SEEDS)) --out $(REPORT_DIR) $(if $(AGAINST),--against $(AGAINST))
 endif
 
 # the report's recommended cell at SIZE, trained once more with SEED and kept (--save: a classifier, or
@@ -181,7 +184,7 @@ best:
 	$(PYTHON) freeze_study.py $$flags $(PROTOCOL_FLAG) $(if $(EPOCHS),--epochs $(EPOCHS)) \
 	  $(if $(filter-out all,$(SIZE)),--splits-dir $(SPLITS_DIR)) $(RUN_OPTIONS) --quiet --save $(SAVE) --out $(SAVE).json
 
-# the grid's answer at SIZE without the grid: cheapest first, seeds where they decide (study/advise.py),
+# the grid's answer at SIZE without the grid: cheapest first, seeds where they decide (study/search/advise.py),
 # for at most BUDGET hours of runs (each run's own seconds; -j N runs N at once), over METHODS (empty:
 # every method methods.py marks searched: SetFit's fast body, not the library's); its runs go to RESULTS as the grid's do, its pick to SAVE, its report
 # to RESULTS/advise.md; MODEL="minilm mpnet": which checkpoint too, each at its protocol's depths, its
@@ -197,8 +200,8 @@ METHODS ?=
 TEST_FILE ?=
 ONE_MODEL = $(filter 1,$(words $(MODEL)))
 advise:
-	@$(if $(ONE_MODEL),freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'"; exit 2; };) \
-	$(PYTHON) -m study.advise $(RESULTS) --size $(SIZE) --budget $(BUDGET) --models $(MODEL) \
+	@$(if $(ONE_MODEL),freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'" >&2; exit 2; };) \
+	$(PYTHON) -m study.search.advise $(RESULTS) --size $(SIZE) --budget $(BUDGET) --models $(MODEL) \
 	  $(if $(ONE_MODEL),--depths $$freeze) --save $(SAVE) \
 	  $(if $(METHODS),--methods $(METHODS)) $(if $(TEST_FILE),--test-file $(TEST_FILE)) $(if $(PREFER),--prefer $(PREFER)) $(SHARED_FLAGS) \
 	  $(if $(SLURM),--slurm --slurm-max $(SLURM_MAX) $(if $(SLURM_PARTITION),--slurm-partition $(SLURM_PARTITION)) \

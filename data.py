@@ -1,22 +1,21 @@
 """
 The data side of the study: a task's train and dev examples (GLUE SST-2, CoLA, MRPC, STS-B or RTE
 from the hub or a local GLUE folder, or a user's own CSV/TSV files: single sentences or pairs,
-classes or regression scores), the stratified nested training subsets every run of a cell shares,
-and tokenization (cache.py keeps the token ids).
+classes or regression scores, read and checked by tables.py), the stratified nested training
+subsets every run of a cell shares, and tokenization (cache.py keeps the token ids).
 
 An example is known by its index in its split (GLUE's `idx`), so a subset drawn as a list of
 indices names the same sentences whichever source the data came from.
 """
 
-import csv
 import hashlib
-import math
 import os
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+import tables
 from atomic import write_atomically
 
 DEFAULT_SIZES = (50, 100, 200, 500, 1000)
@@ -69,116 +68,7 @@ class Task:
 
 
 # ----------------------------------------------------------------------------------------------
-# Reading examples
-
-def read_table(path):
-    """Every row of a .csv file, or of a .tsv file read with quoting off (GLUE's sentences hold
-    stray quote characters that are text, not quoting)."""
-    if not os.path.exists(path):
-        raise ValueError(f"{path}: no such file")
-    tsv = path.endswith(".tsv")
-    csv.field_size_limit(2**31 - 1)  # a long text is a text: the csv module's guard of 131,072 characters is not ours
-    # utf-8-sig: MRPC's files begin with a byte-order mark, which would stick to the first column's name
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as f:
-            return list(csv.reader(f, delimiter="\t" if tsv else ",",
-                                   quoting=csv.QUOTE_NONE if tsv else csv.QUOTE_MINIMAL))
-    except UnicodeDecodeError:
-        with open(path, "rb") as f:
-            raw = f.read()
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError as e:  # where, in the file's bytes (the reader's chunks do not say)
-            line = raw[:e.start].count(b"\n") + 1
-            raise ValueError(f"{path}, line {line}: byte 0x{raw[e.start]:02x} is not UTF-8 (a Latin-1 or "
-                             "Windows-1252 file?): save the file as UTF-8") from None
-        raise
-
-
-def read_rows(path, columns, header):
-    """Rows of a table as (line number, list of fields); every row must have `columns`."""
-    rows = read_table(path)
-    first = 1 if header else 0
-    for number, row in enumerate(rows[first:], start=first + 1):
-        if len(row) != columns:
-            raise ValueError(f"{path}, line {number}: expected {columns} columns, found {len(row)}")
-        yield number, row
-
-
-def read_split(path, header, columns, text, pair, label):
-    """One split's texts, second texts (None for single sentences) and labels as written, each
-    label with where it came from (path, line, string), for the error that names a bad one."""
-    texts, pairs, labels = [], None if pair is None else [], []
-    for number, row in read_rows(path, columns, header):
-        for column in (text,) if pair is None else (text, pair):
-            if not row[column].strip():
-                raise ValueError(f"{path}, line {number}: empty text")
-        texts.append(row[text])
-        if pair is not None:
-            pairs.append(row[pair])
-        labels.append((path, number, row[label].strip()))
-    if not texts:
-        raise ValueError(f"{path}: no examples")
-    return texts, pairs, labels
-
-
-def is_integer(string):
-    try:
-        int(string)
-        return True
-    except ValueError:
-        return False
-
-
-def class_names(labels):
-    """The classes a train split's labels name: None when every label is an integer (the integers
-    are the classes), else the distinct names in sorted order, so class 0 is the first name
-    alphabetically ('neg' 0, 'pos' 1; 'entailment' 0, 'not_entailment' 1)."""
-    integers = [is_integer(label) for _, _, label in labels]
-    if all(integers):
-        return None
-    if any(integers):
-        path, number, label = labels[integers.index(False)]
-        raise ValueError(f"{path}, line {number}: label {label!r} is a name, but other labels are integers: "
-                         "use names or integers 0..C-1 throughout")
-    return sorted({label for _, _, label in labels})
-
-
-def parse_labels(labels, regression, names):
-    """(path, line, string) labels -> float32 scores (regression), or int64 classes: names[i] is
-    class i, or with names None the strings are the class numbers."""
-    if regression:
-        scores = []
-        for path, number, label in labels:
-            try:
-                scores.append(float(label))  # STS-B mixes 5.000, 3 and 1.53333333333333
-            except ValueError:
-                scores.append(math.nan)
-            if not math.isfinite(scores[-1]):
-                raise ValueError(f"{path}, line {number}: regression target {label!r} is not a number")
-        return np.array(scores, dtype=np.float32)
-    classes = []
-    for path, number, label in labels:
-        if names is not None and label not in names:
-            raise ValueError(f"{path}, line {number}: label {label!r} is not one of the train split's "
-                             f"classes ({', '.join(names)})")
-        if names is None and not is_integer(label):
-            raise ValueError(f"{path}, line {number}: label {label!r} is not an integer")
-        classes.append(names.index(label) if names is not None else int(label))
-    return np.array(classes, dtype=np.int64)
-
-
-def check_labels(task_name, train_labels, dev_labels, dev_source):
-    classes = np.unique(train_labels)
-    if len(classes) < 2 or classes[0] != 0 or classes[-1] != len(classes) - 1:
-        raise ValueError(f"{task_name}: train labels must be the classes 0..C-1 with C >= 2, "
-                         f"found {classes.tolist()}")
-    unknown = np.flatnonzero((dev_labels < 0) | (dev_labels >= len(classes)))
-    if len(unknown):
-        raise ValueError(f"{dev_source}, example {unknown[0]}: label {dev_labels[unknown[0]]} "
-                         f"is not a class of the train split (0..{len(classes) - 1})")
-    return len(classes)
-
+# Tasks
 
 def examples_from_hf(split):
     """A `datasets` split of GLUE (sentence or sentence1 and sentence2, label, idx) as texts,
@@ -207,12 +97,17 @@ def load_glue_hub(task):
     return examples_from_hf(glue["train"]), examples_from_hf(glue["validation"])
 
 
-def make_task(name, train, dev, dev_source, regression, names, metric) -> Task:
-    """A Task from its train and dev (texts, pairs, labels as numbers), the labels checked."""
+def make_task(name, train, dev, sources, regression, names, metric, dev_lines=None) -> Task:
+    """A Task from its train and dev (texts, pairs, labels as numbers), the labels checked; sources:
+    where each came from, (train, dev), for the line that names a bad label (dev_lines: each dev
+    example's line in its file)."""
     (train_texts, train_pairs, train_labels), (dev_texts, dev_pairs, dev_labels) = train, dev
     dtype = np.float32 if regression else np.int64
     train_labels, dev_labels = np.asarray(train_labels, dtype=dtype), np.asarray(dev_labels, dtype=dtype)
-    num_labels = 1 if regression else check_labels(name, train_labels, dev_labels, dev_source)
+    num_labels = 1
+    if not regression:
+        num_labels = tables.check_classes(sources[0], train_labels, names)
+        tables.check_known(sources[1], dev_labels, num_labels, dev_lines)
     return Task(name, train_texts, train_labels, dev_texts, dev_labels, num_labels, train_pairs,
                 dev_pairs, names and list(names), metric)
 
@@ -232,13 +127,13 @@ def load_glue(task, glue_dir=None) -> Task:
         splits = []
         for split in ("train", "dev"):
             path = os.path.join(glue_dir, layout.folder, f"{split}.tsv")
-            texts, pairs, labels = read_split(path, layout.header, layout.columns, layout.text,
-                                              layout.pair, layout.label)
-            splits.append((texts, pairs, parse_labels(labels, layout.regression, layout.label_names)))
-        dev_source = os.path.join(glue_dir, layout.folder, "dev.tsv")
+            texts, pairs, labels = tables.read_split(path, layout.header, layout.columns, layout.text,
+                                                     layout.pair, layout.label)
+            splits.append((texts, pairs, tables.parse_labels(labels, layout.regression, layout.label_names)))
+        sources = tuple(os.path.join(glue_dir, layout.folder, f"{split}.tsv") for split in ("train", "dev"))
     else:
-        splits, dev_source = load_glue_hub(task), f"glue/{task} validation"
-    return make_task(task, *splits, dev_source, layout.regression, layout.label_names, layout.metric)
+        splits, sources = load_glue_hub(task), (f"glue/{task} train", f"glue/{task} validation")
+    return make_task(task, *splits, sources, layout.regression, layout.label_names, layout.metric)
 
 
 def load_csv_task(train_file, dev_file, text_column="sentence", label_column="label",
@@ -247,26 +142,25 @@ def load_csv_task(train_file, dev_file, text_column="sentence", label_column="la
     label column and, for sentence pairs, the second text's column, and a third (test_file) with
     the same columns if given. Labels are integers 0..C-1, class names (numbered in sorted order),
     or with `regression` numbers to predict."""
+    paths = [path for path in (train_file, dev_file, test_file) if path]
+    columns = {text_column: "--text-column", pair_column: "--text-pair-column", label_column: "--label-column"}
     splits = []
-    for path in filter(None, (train_file, dev_file, test_file)):
-        header = (read_table(path) or [[]])[0]
-        for column, flag in ((text_column, "--text-column"), (pair_column, "--text-pair-column"),
-                             (label_column, "--label-column")):
-            if column is not None and column not in header:
-                raise ValueError(f"{path}: no column {column!r} in the header {header}; set {flag}")
-        splits.append(read_split(path, True, len(header), header.index(text_column),
-                                 None if pair_column is None else header.index(pair_column),
-                                 header.index(label_column)))
-    names = None if regression else class_names(splits[0][2])
-    splits = [(texts, pairs, parse_labels(labels, regression, names)) for texts, pairs, labels in splits]
+    for path in paths:
+        header = tables.read_header(path, columns)
+        splits.append(tables.read_split(path, True, len(header), header.index(text_column),
+                                        None if pair_column is None else header.index(pair_column),
+                                        header.index(label_column)))
+    lines = [[number for _, number, _ in labels] for _, _, labels in splits]  # each example's line, for the errors
+    names = None if regression else tables.class_names(splits[0][2])
+    splits = [(texts, pairs, tables.parse_labels(labels, regression, names)) for texts, pairs, labels in splits]
     # the subsets' folder is named by the train file's content, so two files never share one
     with open(train_file, "rb") as f:
         name = os.path.splitext(os.path.basename(train_file))[0] + "-" + hashlib.sha256(f.read()).hexdigest()[:8]
-    task = make_task(name, *splits[:2], dev_file, regression, names, "spearman" if regression else "accuracy")
+    task = make_task(name, *splits[:2], paths[:2], regression, names, "spearman" if regression else "accuracy", lines[1])
     if test_file:
         task.test_texts, task.test_pairs, task.test_labels = splits[2]
         if not regression:
-            check_labels(name, task.train_labels, task.test_labels, test_file)
+            tables.check_known(test_file, task.test_labels, task.num_labels, lines[2])
     return task
 
 

@@ -308,8 +308,19 @@ def deberta_keys(hf):
 
 
 def read_config(folder: str, num_labels: int = 2) -> EncoderConfig:
+    return EncoderConfig.from_hf(read_config_json(folder), num_labels)
+
+
+def read_config_json(folder: str) -> dict:
+    """A checkpoint's config.json as transformers wrote it; a missing or broken one named."""
     path = os.path.join(folder, "config.json")
     if not os.path.exists(path):
         raise ValueError(f"checkpoint folder {folder!r} has no config.json")
-    with open(path) as f:
-        return EncoderConfig.from_hf(json.load(f), num_labels)
+    try:
+        with open(path) as f:
+            config = json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path} is not a JSON config ({e}): copy the checkpoint again, or point --model at another folder") from None
+    if not isinstance(config, dict):
+        raise ValueError(f"{path} is not a JSON config (a {type(config).__name__}, not an object)")
+    return config

@@ -54,10 +54,11 @@ def main(argv=None):
 def run(args, log=print):
     """One run; returns its result (result.build), written to plan.out."""
     began = time.perf_counter()
-    task, indices = load_task_and_subset(args)
+    task = load_task(args)
     plan = plan_run(args, task)
-    machine.prepare(plan.device)
     result.check_folder(os.path.dirname(plan.out) or ".", cell_config(plan), plan.precision_chosen)
+    indices = data.load_subset(task, plan.size, args.splits_dir or "splits")  # drawn once every check has passed
+    machine.prepare(plan.device)
     classifier, inputs, max_length, prefix_seconds = prepare(plan, task, indices)
     if plan.device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(plan.device)
@@ -86,14 +87,19 @@ def prepare(plan, task, indices):
     return classifier, inputs, max_length, time.perf_counter() - prefix_began
 
 
-def load_task_and_subset(args):
-    """The task's splits and the training subset's row indices (your own files' options checked first)."""
+def load_task(args):
+    """The task's splits (your own files' options checked first)."""
     check_files(args)
     if args.train_file:
-        task = data.load_csv_task(args.train_file, args.dev_file, args.text_column, args.label_column,
+        return data.load_csv_task(args.train_file, args.dev_file, args.text_column, args.label_column,
                                   args.text_pair_column, args.regression, args.test_file)
-    else:
-        task = data.load_glue(args.dataset, args.glue_dir)
+    return data.load_glue(args.dataset, args.glue_dir)
+
+
+def load_task_and_subset(args):
+    """The task and its training subset's row indices, for a tool that needs them without a plan (the
+    prior's features, the benchmarks)."""
+    task = load_task(args)
     return task, data.load_subset(task, args.size, args.splits_dir or "splits")
 
 

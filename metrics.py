@@ -88,7 +88,7 @@ def scores(labels, predictions, num_labels):
 def halves(size):
     """Two fixed halves of a dev split of `size` examples, the same for every run (a seeded
     permutation): `make advise` picks on the first and reports its pick's score on the second,
-    which the pick never saw (study/advise.py)."""
+    which the pick never saw (study/search/advise.py)."""
     order = np.random.default_rng(0).permutation(size)
     return np.sort(order[:size // 2]), np.sort(order[size // 2:])
 

@@ -49,7 +49,9 @@ def parser():
     p.add_argument("--lr", type=float, help="default: the method's at this train size (python -m methods lists them)")
     p.add_argument("--batch-size", type=int, help="default: the protocol's, 16")
     add_task_options(p)
-    p.add_argument("--out", help="result JSON (default results/<dataset>/<model>/ and the run's name, result.py)")
+    p.add_argument("--out", help="result JSON (default results/<dataset>/<model>/ and the run's name, result.py), "
+                                 "a new file unless --overwrite")
+    p.add_argument("--overwrite", action="store_true", help="run again where the result file exists, replacing it")
     p.add_argument("--method", choices=methods.NAMES, default=methods.FINETUNE.name,
                    help="finetune: the protocol's head and fine-tune (the default); lora, bitfit: trainable.py; setfit: "
                         "SetFit's contrastive fine-tuning, then a logistic-regression head (contrastive.py); setfit-fast: "
@@ -280,6 +282,9 @@ def result_path(args, task, options):
     if result.NAME.fullmatch(os.path.basename(out)) and os.path.basename(out) != run_name.file_name():
         raise ValueError(f"{out}: a result's name says what ran, and this run is {run_name.file_name()} "
                          "(learning rates written as 3e-4, the method's own at this train size left out)")
+    if os.path.exists(out) and not args.overwrite:
+        raise ValueError(f"{out} exists (a result written before): name a new file (--out), or pass --overwrite to "
+                         "run again and replace it")
     return out
 
 

@@ -13,7 +13,6 @@ sentence-transformers files say, and the head scores that embedding.
 import argparse
 import csv
 import io
-import json
 import os
 import sys
 
@@ -21,11 +20,13 @@ import torch
 
 import atomic
 import checkpoint
-import hub
 import data
+import families
+import hub
 import loop
 import machine
 import probe
+import tables
 
 
 def parse_args(argv):
@@ -57,16 +58,11 @@ def check_out(args):
 def labelled_rows(args):
     """The input's header and rows, each with its prediction appended."""
     check_out(args)
-    rows = data.read_table(args.input)
-    if not rows:
-        raise ValueError(f"{args.input}: no header")
-    header, rows = rows[0], rows[1:]
-    for column in filter(None, (args.text_column, args.text_pair_column)):
-        if column not in header:
-            raise ValueError(f"{args.input}: no column {column!r} in the header {header}; set --text-column")
+    folder = saved_model_folder(args.model)
+    header = tables.read_header(args.input, {args.text_column: "--text-column", args.text_pair_column: "--text-pair-column"})
+    rows = tables.read_table(args.input)[1:]
     if not rows:
         raise ValueError(f"{args.input}: no rows to label")
-    folder = hub.checkpoint_folder(args.model)
     column = lambda name: [row[header.index(name)] for row in rows] if name else None
     texts, pairs, device = column(args.text_column), column(args.text_pair_column), torch.device(args.device)
     head = checkpoint.read_head(folder)  # SetFit's and the probe's fitted head, or None: a classifier
@@ -78,6 +74,15 @@ def labelled_rows(args):
     return header + ["prediction"], [row + [label] for row, label in zip(rows, labels)]
 
 
+def saved_model_folder(name):
+    """The folder --model names, checked to hold a model (its config.json) before the input is read."""
+    folder = hub.checkpoint_folder(name)
+    if not os.path.isfile(os.path.join(folder, "config.json")):
+        raise ValueError(f"--model {name}: {folder} holds no saved model (no config.json): give the folder that "
+                         "freeze_study.py --save (or make advise's SAVE) wrote")
+    return folder
+
+
 def token_ids(folder, model, texts, pairs, max_length=None):
     tokenizer = checkpoint.load_tokenizer(folder)
     limit = min(tokenizer.model_max_length, model.config.max_length, max_length or model.config.max_length)
@@ -86,8 +91,7 @@ def token_ids(folder, model, texts, pairs, max_length=None):
 
 def predict_with_classifier(folder, texts, pairs, device):
     """A saved classifier's predictions: (per text, the number of labels, the class names or None)."""
-    with open(os.path.join(folder, "config.json")) as f:
-        config = json.load(f)
+    config = families.read_config_json(folder)
     num_labels = config.get("num_labels", len(config.get("id2label", {})) or 2)
     names = [config["id2label"][str(i)] for i in range(num_labels)] if "id2label" in config else None
     model = checkpoint.from_pretrained(folder, num_labels=num_labels).to(device)

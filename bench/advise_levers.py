@@ -1,6 +1,6 @@
 """
 What would bring make advise's search, left to decide on its own, down to a few percent of a grid's
-compute (#79): the search replayed over committed grids (study/replay.py), with no budget, and
+compute (#79): the search replayed over committed grids (study/search/replay.py), with no budget, and
 three levers tried one at a time, each read by what it saves and whether the pick stays in the
 grid's band at every size.
 
@@ -31,11 +31,11 @@ import collections
 
 import numpy as np
 
-from study import policy
-from study import standing as where
+from study.search import policy
+from study.search import standing as where
 from study.answer import answer_cells, fair_score, recommend
-from study.replay import grid_answer, grid_at, replay, runs_of, search_cost
-from study.standing import Cell, standing
+from study.search.replay import grid_answer, grid_at, replay, runs_of, search_cost
+from study.search.standing import Cell, standing
 
 SIZES = (50, 100, 200, 500, 1000)
 SHARES = (1 / 3, 1 / 2, 2 / 3)  # of a run's steps, where a stopping rule reads its curve

@@ -30,9 +30,9 @@ import result
 
 from study import worker
 from study.answer import answer_cells, recommend, size_order
-from study.replay import Made, grid_at, made_runs, replay, runs_of
+from study.search.replay import Made, grid_at, made_runs, replay, runs_of
 from study.stats import counted, number
-from study.standing import Cell
+from study.search.standing import Cell
 
 
 def grid_row(folders, size, made=None):

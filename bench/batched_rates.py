@@ -12,7 +12,7 @@ import time
 import freeze_study
 import loop
 from plan import plan_run
-from study import batched
+from bench import batched
 
 
 def main():

@@ -28,6 +28,7 @@ import torch
 import checkpoint
 import data
 import predict
+import tables
 
 
 def logistic_head(weight, bias):
@@ -55,7 +56,7 @@ def main():
     p.add_argument("--text-column", default="text")
     args = p.parse_args()
     if args.saved:
-        saved, rows = args.saved, data.read_table(args.input)
+        saved, rows = args.saved, tables.read_table(args.input)
         texts = [row[rows[0].index(args.text_column)] for row in rows[1:]]
         print(f"{saved} on {args.input}: {len(texts)} sentences")
     else:

@@ -390,7 +390,7 @@ EOF
 phase_advise() {
   # #80: make advise on all-mpnet-base-v2, SST-2 at n = 200, from an empty folder, every method:
   # the weights came in two calls as int8 rows (bench/carry_mpnet.sh), made float32 here once.
-  # ADVISE_TIMEOUT stops make (the search's runs stay, to replay: study/advise.py --replay)
+  # ADVISE_TIMEOUT stops make (the search's runs stay, to replay: study/search/advise.py --replay)
   local parts=() part where folder=checkpoints/all-mpnet-base-v2 results=$work/advise/sst2-mpnet began
   for part in 1 2; do
     for where in .carry/mpnet-$part /tmp/carry/mpnet-$part; do [ -d $where ] && { parts+=($where); break; }; done

@@ -19,7 +19,7 @@ import metrics
 from methods import lr_text
 from result import cell_of, method_of, mixed_setting
 from study.folder import device_of
-from study.paired import examples_of, paired_error
+from study.paired import examples_of, noise_between
 from study.stats import describe, median_of
 
 
@@ -146,11 +146,9 @@ def recommend(cells, metric):
 
 
 def band_between(row, best, band, metric):
-    """The band `row` is held to against the best row: where both kept their dev outputs, the larger of
-    the best's seed std and their paired error on the same examples (study/paired.py, the search's
-    rule); else `band`, the level's."""
-    error = paired_error(row.get("examples"), best.get("examples"), metric)
-    return band if error is None else max(np.nan_to_num(best["fair_std"]), error)
+    """The band `row` is held to against the best row (paired.noise_between: the paired rule where
+    both kept their dev outputs, else `band`, the level's)."""
+    return noise_between(row.get("examples"), best.get("examples"), metric, np.nan_to_num(best["fair_std"]), band)
 
 
 def within_noise(rows, best, band, metric):

@@ -14,13 +14,13 @@ import sys
 import methods
 from result import name_of
 from study.answer import answer_cells, judged_by, recommend
-from study.folder import load_results
+from study.folder import load_results, no_results
 def best_flags(folder, size, seed):
     """The options of the recommended cell at `size` (its method, depth, rate, reset, pooling, and
     its method's own settings as its runs recorded them: SetFit's pairs, LoRA's rank)."""
     runs = load_results(folder, figure="score")
     if not runs:
-        raise ValueError(f"no run results in {folder}; run the grid first (make grid)")
+        raise ValueError(no_results(folder))
     metric = judged_by(runs)
     cells = [row for row in answer_cells(runs, metric) if str(row["size"]) == str(size)]
     if not cells:

@@ -211,7 +211,7 @@ def label_offsets(anchors, sizes, x_range, gap):
 def write_search_figure(folder, rows, pick, several):
     """make advise's advise.png: every cell it ran, the mean it was read by against its seconds a run,
     one colour per checkpoint where it searched several (else per method), one marker per method,
-    the pick ringed. `rows`: study/advise_report.py's cell_rows. Returns whether it was written."""
+    the pick ringed. `rows`: study/search/advise_report.py's cell_rows. Returns whether it was written."""
     plt = pyplot()
     if plt is None or not rows:
         return False

@@ -16,6 +16,13 @@ import numpy as np
 from study.stats import counted, describe, median_of
 
 
+def no_results(folder):
+    """Why a report has nothing to read in `folder`, in one line."""
+    if not os.path.isdir(folder):
+        return f"{folder}: no such folder; name the grid's results folder (make: RESULTS=... or DATASET=, MODEL=)"
+    return f"no run results in {folder}; run the grid first (make grid)"
+
+
 def load_results(folder, figure="best_accuracy"):
     """Every parsable run result in `folder` that holds `figure` (the blog study's best accuracy;
     lee_report.py asks for the score); a file that cannot be read is named and skipped. A run that

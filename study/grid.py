@@ -53,6 +53,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m study.grid", description="Result file names, for make: a grid's, or one name's options.")
     sub = p.add_subparsers(dest="command", required=True)
     names = sub.add_parser("names", help="every result file of a grid, one per line")
+    names.error = lambda message: sys.exit(f"make: {message} (make's FREEZE, SIZES, SEEDS, LRS, REINITS)")
     names.add_argument("folder")
     for option, kind in (("--freeze", int), ("--sizes", str), ("--seeds", int), ("--lrs", float), ("--reinits", int)):
         names.add_argument(option, type=kind, nargs="+", required=option in ("--freeze", "--sizes", "--seeds"))
@@ -69,6 +70,9 @@ def main(argv=None):
                      f"[_reinit<N>][{'|'.join(filter(None, SUFFIXES))}].json, rates written as 3e-4)")
         print(" ".join(run.flags(shared_options(args))))
         return
+    bad = [size for size in args.sizes if size != "all" and not size.isdigit()]
+    if bad:
+        sys.exit(f"make: SIZES: {bad[0]!r} is neither a number of training examples nor all")
     sizes = [size if size == "all" else int(size) for size in args.sizes]
     print("\n".join(grid_names(args.folder, args.freeze, sizes, args.seeds, args.lrs or [None],
                                args.reinits or [0], args.probe, args.method)))

@@ -32,7 +32,7 @@ import methods
 from methods import lr_text
 from result import method_of, model_label
 from study.published import LEE_MODELS, LORA_PAPER_METHODS, LORA_PAPER_ROWS, REFERENCE_LAYERS, lee_rows, lora_paper_rows
-from study.folder import devices_line, load_results, pool_devices, precision_of
+from study.folder import devices_line, load_results, no_results, pool_devices, precision_of
 from study.stats import median_of, number
 def summarize(results):
     """One task's runs -> the line search (each rate's k = 0 runs by seed, and its score: their mean
@@ -288,6 +288,8 @@ def main(argv=None):
     try:
         results = []
         for folder in args.folders:
+            if not os.path.isdir(folder):
+                raise ValueError(no_results(folder))
             runs = [r for r in load_results(folder, figure="score") if r["config"]["size"] == "all"]
             if not runs:
                 raise ValueError(f"no runs on the whole train split (--size all) in {folder}; "

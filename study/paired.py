@@ -13,7 +13,7 @@ shared. This module is the one home of that comparison and of the honest score i
                       examples, scored on that draw's out-of-bag ones (BBC: Tsamardinos et al. 2018)
 
 The draws are the same for every run of a split (a seeded generator, by the split's size), so two
-cells' draws pair example by example. Seeds enter as the search reads them (study/standing.py): a
+cells' draws pair example by example. Seeds enter as the search reads them (study/search/standing.py): a
 cell's mean over its seeds, the seed spread beside it.
 """
 
@@ -124,11 +124,20 @@ def cell_draws(examples, metric, out_of_bag=False):
 def paired_error(a, b, metric):
     """The standard error, over the dev examples, of the difference between two cells' seed-mean
     scores read on the same examples (a, b: each cell's runs' Examples); None where a run kept no
-    outputs, or the two were read on different examples. The one rule that tells two cells apart:
-    study/standing.py reads a cell against the best by it, the report likewise."""
+    outputs, or the two were read on different examples."""
     if not a or not b or any(run is None for run in [*a, *b]) or a[0].size != b[0].size:
         return None
     return float(np.std(cell_draws(a, metric) - cell_draws(b, metric), ddof=1))
+
+
+def noise_between(a, b, metric, spread, level_band):
+    """How far apart two cells' means may lie and still be within noise of each other: the one rule
+    the search (study/search/standing.py), its replay and the grid's report (study/answer.py) all
+    call. Where both kept their outputs on the same dev examples (a, b: their runs' Examples), the
+    larger of the seeds' spread and the paired error of their difference; else, for runs from
+    before outputs were kept, `level_band`, the noise of one cell's level on the dev split."""
+    error = paired_error(a, b, metric)
+    return level_band if error is None else max(spread, error)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -174,7 +183,7 @@ def highest(in_bag):
 def highest_unless_near(in_bag, anchor, margins):
     """The choice of make advise's default answer on each draw: the highest mean, unless it is within
     its margin of the anchor's (`margins`: {cell: how far it must score above the anchor}): then the
-    anchor (study/standing.py's answer_of)."""
+    anchor (study/search/standing.py's answer_of)."""
     cells = list(in_bag)
     table = np.stack([in_bag[cell] for cell in cells])  # (cells, DRAWS)
     tops = table.argmax(0)

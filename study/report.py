@@ -28,7 +28,7 @@ from study.published import REFERENCE_LAYERS, blog_rows, reference_depth, report
 from study.answer import answer_cells, cheapest_within, judged_by
 from study.answer_text import answer_lines, summary_lines
 from study.sections import method_lines, probe_lines, reinit_lines
-from study.folder import cells_of, devices_line, load_results, precision_of, table
+from study.folder import cells_of, devices_line, load_results, no_results, precision_of, table
 from study.stats import STATISTICS, difference, number
 def recommendation(rows, size, figure="accuracy"):
     """The cheapest depth (median seconds a run) whose mean figure (accuracy, or CoLA's MCC) is within
@@ -303,7 +303,7 @@ def main(argv=None):
     other = load_results(args.against) if args.against else None
     for folder, runs in [(args.folder, results)] + ([(args.against, other)] if args.against else []):
         if not runs:
-            print(f"report.py: error: no run results in {folder}; run the grid first (make grid)", file=sys.stderr)
+            print(f"report.py: error: {no_results(folder)}", file=sys.stderr)
             sys.exit(2)
     out = args.out or args.folder
     try:

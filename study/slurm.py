@@ -14,7 +14,7 @@ tasks' output beside it; a resubmission skips the runs that are done or still in
 
 A search's rounds (make advise SLURM=1) go the same way, a round an array (Rounds, below):
 
-    study/advise.py ─► round ─► Rounds.run_asked ─► sbatch --array (a task a run: python -m study.worker)
+    study/search/advise.py ─► round ─► Rounds.run_asked ─► sbatch --array (a task a run: python -m study.worker)
                         ▲                                │
                         └──── squeue: the array gone ◄───┘  (its results read as they land)
 """

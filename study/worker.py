@@ -104,13 +104,17 @@ def job_of(path, shared, run_flags):
     return dict(argv=run.flags(shared) + run_flags + ["--out", path], log=result.log_of(path))
 
 
-def run_grid(runs, shared, run_flags, jobs, echo=print):
+def to_stderr(line):
+    print(line, file=sys.stderr, flush=True)  # a failed run's last line: make's error, not its progress
+
+
+def run_grid(runs, shared, run_flags, jobs, echo=print, warn=to_stderr):
     """Every run of `runs` (result paths) whose result is missing, by `jobs` workers; after each
-    finished run its progress line. The first failure stops the handing out (the runs under way
+    finished run its progress line (echo), after a failed one its last line (warn). The first failure stops the handing out (the runs under way
     finish, as under make); returns the exit code: 0, or the first failed run's. With several
     workers the longest runs go first, so that no long run starts when the others are ending."""
     with Workers(jobs) as workers:
-        return workers.run_all(longest_first(runs) if jobs > 1 else runs, shared, run_flags, echo)
+        return workers.run_all(longest_first(runs) if jobs > 1 else runs, shared, run_flags, echo, warn)
 
 
 def longest_first(runs):
@@ -156,15 +160,15 @@ class Workers:
             self.started.append(process)
             return process
 
-    def run_all(self, runs, shared, run_flags, echo=print):
+    def run_all(self, runs, shared, run_flags, echo=print, warn=to_stderr):
         """run_grid's work, with these workers: each run whose result is missing, by the next worker free."""
         pending = [path for path in runs if not os.path.exists(path)]
         for path in pending:
             job_of(path, shared, run_flags)  # every name checked before any run
         rounds = iter([[(path, shared) for path in pending]])
-        return self.run_asked(lambda in_flight: next(rounds, []), run_flags, echo, runs)
+        return self.run_asked(lambda in_flight: next(rounds, []), run_flags, echo, runs, warn)
 
-    def run_asked(self, ask, run_flags, echo=print, runs=None):
+    def run_asked(self, ask, run_flags, echo=print, runs=None, warn=to_stderr):
         """Rounds of runs as `ask(in_flight)` hands them out, [(result path, its options)]: a round's
         runs go to the workers as they are free, and once all have started, the next worker free asks
         for the next round, without waiting for the runs under way (make advise asks its policy,
@@ -191,7 +195,7 @@ class Workers:
                 echo(progress_line(path, runs or handed))
             else:
                 failures.append(code)
-                echo(last_log_line(path) or f"study.worker: {path} failed (exit code {code})")
+                warn(last_log_line(path) or f"study.worker: {path} failed (exit code {code})")
 
     def stop(self, paths):
         """The runs under way at `paths` interrupted (SIGTERM, as when make is stopped; a run writes

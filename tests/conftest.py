@@ -150,11 +150,19 @@ def tiny_hf_model(family, tmp_path, num_labels=3, buckets=32):
     return hf.eval(), str(tmp_path)
 
 
-def run(tmp_path, checkpoint, glue_dir, *extra, out="result.json"):
+def files_in(folder):
+    """{path under folder: its bytes} for every file there: what a refused command must leave as it was."""
+    import pathlib
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(pathlib.Path(folder).rglob("*")) if p.is_file()}
+
+
+def run(tmp_path, checkpoint, glue_dir, *extra, out=None):
     """freeze_study.run on 50 examples of GLUE (SST-2 unless extra says), 2 epochs (where the
-    method has epochs), quiet, its caches and subsets under tmp_path; returns the result."""
+    method has epochs), quiet, its caches and subsets under tmp_path; returns the result, written to
+    `out` or a new result<i>.json (a run never replaces a file unasked)."""
     import freeze_study
     import methods
+    out = out or f"result{len(list(tmp_path.glob('result*.json')))}.json"
     argv = ["--model", checkpoint, "--glue-dir", glue_dir, "--size", "50", "--cache-dir", str(tmp_path / "cache"),
             "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / out), "--quiet", *extra]
     if "epochs" not in methods.get(freeze_study.parse_args(argv).method).ignores:

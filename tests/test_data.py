@@ -209,8 +209,9 @@ def test_user_tsv(tmp_path):
      r"dev.csv, line 3: label 'neutral' is not one of the train split's classes \(neg, pos\)"),
     ("sentence,label\na,0\nb,1\n", "sentence,label\na,0\nb,pos\n", r"dev.csv, line 3: label 'pos' is not an integer"),
     ("sentence,label\na,0\n ,1\n", None, r"train.csv, line 3: empty text"),
-    ("sentence,label\na,0\nb,1\n", "sentence,label\na,0\nb,2\n", r"dev.csv, example 1: label 2 is not a class"),
-    ("sentence,label\na,1\nb,2\n", None, r"train labels must be the classes 0..C-1"),
+    ("sentence,label\na,0\nb,1\n", "sentence,label\na,0\nb,2\n", r"dev.csv, line 3: label 2 is not a class"),
+    ("sentence,label\na,1\nb,2\n", None, r"train.csv: integer labels are the classes 0..C-1, and these are \[1, 2\]"),
+    ("sentence,label\na,anger\nb,anger\n", None, r"train.csv: every label is 'anger': a classifier needs two classes"),
     ("text,label\na,0\nb,1\n", None, r"no column 'sentence'"),
 ])
 def test_bad_user_files_are_named(tmp_path, train_text, dev_text, message):

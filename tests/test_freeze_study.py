@@ -3,6 +3,7 @@ reproducibility, the cache files, bad input and interruption."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,10 +13,10 @@ import torch
 
 import cache
 import checkpoint
-import data
 import freeze_study
 import machine
-from conftest import ROOT, run
+import tables
+from conftest import ROOT, files_in, run
 
 
 @pytest.mark.parametrize("k", [-1, 1, 3])
@@ -193,7 +194,7 @@ def test_one_of_your_own_files_alone_a_long_text_and_latin_1_bytes_are_one_line(
     long = tmp_path / "long.csv"
     long.write_text("text,label\n" + "".join(f"{'good ' * 30000 if i == 0 else 'good'},positive\nbad,negative\n"
                                              for i in range(12)))
-    assert data.read_table(str(long))[1][0].startswith("good good")
+    assert tables.read_table(str(long))[1][0].startswith("good good")
 
 
 def test_bad_pair_or_regression_file_is_one_line(tmp_path, tiny_bert, capsys):
@@ -208,7 +209,7 @@ def test_bad_pair_or_regression_file_is_one_line(tmp_path, tiny_bert, capsys):
 
 
 def test_result_file_holds_the_run(tmp_path, tiny_bert, glue_dir):
-    result = run(tmp_path, tiny_bert, glue_dir, "--freeze", "2")
+    result = run(tmp_path, tiny_bert, glue_dir, "--freeze", "2", out="result.json")
     saved = json.loads((tmp_path / "result.json").read_text())
     assert saved["best_accuracy"] == result["best_accuracy"] == max(p["accuracy"] for p in saved["curve"])
     assert saved["config"]["freeze"] == 2 and saved["config"]["size"] == 50
@@ -392,7 +393,57 @@ def test_a_save_that_fails_after_training_leaves_the_result_whole(tmp_path, tiny
         raise OSError("No space left on device")
     monkeypatch.setattr(checkpoint, "save_classifier", full_disk)  # how the fine-tune is kept (methods.py)
     with pytest.raises(OSError, match="No space left"):
-        run(tmp_path, tiny_bert, glue_dir, "--freeze", "1", "--save", str(tmp_path / "saved"))
+        run(tmp_path, tiny_bert, glue_dir, "--freeze", "1", "--save", str(tmp_path / "saved"), out="result.json")
     record = json.loads((tmp_path / "result.json").read_text())  # whole: it was written before the save
     assert record["total_steps"] == 8 and record["config"]["save"] == str(tmp_path / "saved")
     assert not (tmp_path / "saved").exists()
+
+
+def bad_files(folder):
+    """Your own files as users get them wrong, each beside a good train.csv and dev.csv (sentiment_csvs)."""
+    rows = lambda label: "".join(f"good fun {i},{label(i)}\n" for i in range(24))
+    (folder / "scores.csv").write_text("text,label\n" + rows(lambda i: ["0.25", "0.5", "0.75", "1.0"][i % 4]))
+    (folder / "twice.csv").write_text("text,text,label\n" + "".join(f"a {i},b {i},{'pos' if i % 2 else 'neg'}\n" for i in range(24)))
+    (folder / "empty.csv").write_text("")
+    (folder / "tabs.csv").write_text("text\tlabel\n" + "".join(f"good {i}\t{'pos' if i % 2 else 'neg'}\n" for i in range(24)))
+    (folder / "anger.csv").write_text("text,label\n" + rows(lambda i: "anger"))
+    (folder / "numbers.csv").write_text("text,label\n" + rows(lambda i: i % 2))
+    (folder / "seven.csv").write_text("text,label\n" + rows(lambda i: 7 if i == 2 else i % 2))
+
+
+@pytest.mark.parametrize("files, extra, message", [
+    (("scores.csv", "dev.csv"), [], "scores.csv, line 2: label '0.25' is a number, not a class: pass --regression"),
+    (("twice.csv", "dev.csv"), [], "twice.csv: the header names the column 'text' twice"),
+    (("empty.csv", "dev.csv"), [], "empty.csv: the file is empty: it needs a header naming its columns (text,label)"),
+    (("tabs.csv", "dev.csv"), [], "tabs.csv: its header 'text\\tlabel' is one column split by tabs: name it .tsv"),
+    (("anger.csv", "anger.csv"), [], "anger.csv: every label is 'anger': a classifier needs two classes or more"),
+    (("numbers.csv", "seven.csv"), [], "seven.csv, line 4: label 7 is not a class of the train split (0..1)"),
+    (("train.csv", "dev.csv"), ["--lr", "0"], "--lr must be positive"),
+    (("train.csv", "dev.csv"), ["--model", "broken"], "broken/config.json is not a JSON config (Expecting value"),
+    (("train.csv", "dev.csv"), ["--out", "other.json"], "other.json exists (a result written before): name a new file"),
+])
+def test_your_own_files_wrong_are_one_line_and_touch_no_file(tmp_path, tiny_bert, capsys, files, extra, message):
+    """Each refused in one line naming the file, the line and the fix, before any file is written:
+    no subset drawn, no cache, no result; a result already there (another run's) left as it was."""
+    sentiment_csvs(tmp_path)
+    bad_files(tmp_path)
+    shutil.copytree(tiny_bert, tmp_path / "broken")
+    (tmp_path / "broken" / "config.json").write_text("")
+    (tmp_path / "other.json").write_text('{"config": {}}')
+    extra = [str(tmp_path / e) if e in ("broken", "other.json") else e for e in extra]
+    before = files_in(tmp_path)
+    assert_refused_in_one_line(["--model", tiny_bert, "--train-file", str(tmp_path / files[0]), "--dev-file",
+                                str(tmp_path / files[1]), "--text-column", "text", "--size", "20", "--quiet",
+                                "--splits-dir", str(tmp_path / "splits"), "--cache-dir", str(tmp_path / "cache"),
+                                "--out", str(tmp_path / "r.json"), *extra], message, capsys)
+    assert files_in(tmp_path) == before
+
+
+def test_overwrite_runs_again_where_the_result_exists(tmp_path, tiny_bert, glue_dir, capsys):
+    first = run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--epochs", "1", out="r.json")
+    assert_refused_in_one_line(["--model", tiny_bert, "--glue-dir", glue_dir, "--size", "50", "--freeze", "3", "--quiet",
+                                "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json")],
+                               "r.json exists (a result written before)", capsys)
+    again = run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--epochs", "1", "--overwrite", out="r.json")
+    assert again["train_losses"] == first["train_losses"]
+    assert json.loads((tmp_path / "r.json").read_text())["seconds"] == again["seconds"]

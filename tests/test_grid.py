@@ -100,7 +100,7 @@ def test_grid_does_not_fill_a_folder_s_gaps_in_another_precision(grid):
     precision = "bf16" if "fp32" in (folder / "report.md").read_text() else "fp32"
     other = subprocess.run(command + [f"PRECISION={precision}"], capture_output=True, text=True)
     assert other.returncode != 0 and runs_started(other.stdout) == 0
-    assert f"and this run would be {precision}" in other.stdout
+    assert f"and this run would be {precision}" in other.stderr  # a failed run's line is make's error
     assert not (folder / "freeze1_size8_seed1.json").exists()
 
 
@@ -191,3 +191,23 @@ def test_a_grid_of_one_method_ends_in_its_report(grid, tmp_path, method):
     import methods
     title = (tmp_path / "report.md").read_text().splitlines()[0]
     assert title.endswith("with tiny" if method == "probe" else f"with tiny ({methods.get(method).label})")
+
+
+@pytest.mark.parametrize("variables, message", [
+    (["SIZES=abc"], "make: SIZES: 'abc' is neither a number of training examples nor all"),
+    (["SEEDS=x"], "make: argument --seeds: invalid int value: 'x'"),
+    (["DEV_FILE="], "make grid: TRAIN_FILE needs DEV_FILE"),
+    (["RESULTS=/no/such/folder", "report"], "/no/such/folder: no such folder"),
+    (["SIZE=abc", "advise"], "advise: error: --size abc (make: SIZE=) is neither a number of training examples nor all"),
+])
+def test_make_refuses_a_bad_variable_in_one_line_of_its_own(grid, tmp_path, variables, message):
+    """The tool's one line on stderr (make adds its own "Error 2" lines), nothing on stdout, and no
+    run started, no folder or file written."""
+    _, command = grid
+    target = [v for v in variables if "=" not in v] or ["grid"]
+    command = [arg for arg in command if arg != "grid" and not arg.startswith("RESULTS=")]
+    command += [f"RESULTS={tmp_path / 'results'}", *[v for v in variables if "=" in v], *target]
+    done = subprocess.run(command, capture_output=True, text=True)
+    ours = [line for line in done.stderr.splitlines() if not line.startswith("make: ***") and "*** [" not in line]
+    assert done.returncode == 2 and ours == [ours[0]] and message in ours[0] and done.stdout == "", done.stdout + done.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -1,12 +1,13 @@
 """No two modules import each other, directly or round a longer circle: every module of the project
-(top level, study/, bench/) read for its imports, those inside functions included."""
+(top level, parts/, study/, study/search/, bench/, tools/) read for its imports, those inside
+functions included."""
 
 import ast
 import os
 
 from conftest import ROOT
 
-FOLDERS = ("", "parts", "study", "bench")  # bench's scripts import each other by file name, with the top level on the path
+FOLDERS = ("", "parts", "study", "study/search", "bench", "tools")  # bench's scripts import each other by file name
 
 
 def project_modules(root):
@@ -15,7 +16,7 @@ def project_modules(root):
     for folder in FOLDERS:
         for name in sorted(os.listdir(os.path.join(root, folder))):
             if name.endswith(".py") and name != "__init__.py":
-                modules[".".join(filter(None, (folder, name[:-3])))] = os.path.join(root, folder, name)
+                modules[".".join(filter(None, (folder.replace("/", "."), name[:-3])))] = os.path.join(root, folder, name)
     return modules
 
 
@@ -72,7 +73,7 @@ def test_no_module_imports_itself_back():
 
 def test_a_circle_is_found_however_the_import_is_written(tmp_path):
     for folder in FOLDERS[1:]:
-        (tmp_path / folder).mkdir()
+        (tmp_path / folder).mkdir(parents=True)
     (tmp_path / "study" / "__init__.py").write_text("")
     (tmp_path / "study" / "report.py").write_text("from study import figures\n")
     (tmp_path / "study" / "figures.py").write_text("def f():\n    from study.report import table  # lazily\n")
@@ -104,3 +105,16 @@ def test_model_py_takes_a_family_s_parts_from_its_block_alone():
     imported += [(alias.name, None) for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
     assert not [module for module, _ in imported if module.startswith("parts")]
     assert [name for module, name in imported if module == "families" and name] == ["EncoderConfig"]
+
+
+def test_the_search_is_a_package_the_study_does_not_reach_into():
+    """study/search/ (make advise) reads study/'s modules; nothing of the top level or study/ reads
+    it (bench/ measures its internals, tests test them), and it never imports the grid report's text."""
+    graph = import_graph(ROOT)
+    search = [name for name in graph if name.startswith("study.search.")]
+    assert {"study.search.advise", "study.search.rounds", "study.search.standing"} <= set(search)
+    outside = [name for name in graph if not name.startswith(("study.search.", "bench."))]
+    assert {name: sorted(m for m in graph[name] if m.startswith("study.search.")) for name in outside
+            if any(m.startswith("study.search.") for m in graph[name])} == {}
+    assert {name: sorted(graph[name] & {"study.report", "study.answer_text", "study.sections"}) for name in search
+            if graph[name] & {"study.report", "study.answer_text", "study.sections"}} == {}

@@ -9,7 +9,7 @@ import transformers
 import checkpoint
 import data
 import predict
-from conftest import run
+from conftest import files_in, run
 
 
 @pytest.mark.parametrize("method", ["finetune", "lora", "bitfit"])  # LoRA's update merged into the weights it adapts
@@ -31,7 +31,7 @@ def test_a_classifier_saved_reads_the_first_token(tmp_path, tiny_bert, glue_dir)
     # pooling in a sentence embedder: tests/test_matrix.py)
     with pytest.raises(ValueError, match="reads the first token"):
         run(tmp_path, tiny_bert, glue_dir, "--pooling", "mean", "--save", str(tmp_path / "saved"))
-    assert not (tmp_path / "saved").exists() and not (tmp_path / "result.json").exists()
+    assert not (tmp_path / "saved").exists() and not list(tmp_path.glob("*.json"))
 
 
 def test_predict_labels_a_csv_with_the_class_names(tmp_path, tiny_bert, capsys):
@@ -66,3 +66,22 @@ def test_predict_never_replaces_a_file_unasked_nor_its_input(tmp_path, tiny_bert
     assert (tmp_path / "out.csv").read_text() == "mine\n" and (tmp_path / "in.csv").read_text() == "text\ngood\n"
     predict.main(argv + [str(tmp_path / "out.csv"), "--overwrite"])
     assert (tmp_path / "out.csv").read_text().startswith("text,prediction")
+
+
+@pytest.mark.parametrize("model, words", [
+    ("notmodel", "notmodel holds no saved model (no config.json): give the folder that freeze_study.py --save"),
+    ("empty", "empty holds no saved model"),
+    ("badconfig", "config.json is not a JSON config (Expecting value: line 1 column 1"),
+    ("nothere", "checkpoint folder '{tmp}/nothere' does not exist"),
+])
+def test_predict_on_a_folder_that_is_not_a_saved_model_is_one_line(tmp_path, capsys, model, words):
+    (tmp_path / "notmodel").mkdir(), (tmp_path / "notmodel" / "notes.txt").write_text("x")
+    (tmp_path / "empty").mkdir(), (tmp_path / "badconfig").mkdir(), (tmp_path / "badconfig" / "config.json").write_text("")
+    (tmp_path / "in.csv").write_text("text\ngood\n")
+    before = files_in(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        predict.main(["--model", str(tmp_path / model), "--input", str(tmp_path / "in.csv"), "--text-column", "text",
+                      "--out", str(tmp_path / "out.csv")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and words.format(tmp=tmp_path) in err, err
+    assert files_in(tmp_path) == before

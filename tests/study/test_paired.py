@@ -9,9 +9,10 @@ import pytest
 
 import metrics
 import result
-from study import paired, policy
-from study.advise_report import stop_reason
-from study.standing import Cell, anchor_of, seen, standing
+from study import paired
+from study.search import policy
+from study.search.advise_report import stop_reason
+from study.search.standing import Cell, anchor_of, seen, standing
 
 
 def resampled(size, rows, seed=0):

@@ -109,9 +109,12 @@ def test_cola_table_has_mcc_and_empty_folder_fails(tmp_path, capsys):
     report.main([str(tmp_path), "--seeds", "1"])
     with open(tmp_path / "report.csv") as f:
         assert float(next(csv.DictReader(f))["mcc_mean"]) == pytest.approx(0.31)
-    with pytest.raises(SystemExit) as exit_:
-        report.main([str(tmp_path / "nothing")])
-    assert exit_.value.code == 2 and "no run results" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    for folder, words in (("empty", "no run results in"), ("nothing", "nothing: no such folder")):
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exit_:
+            report.main([str(tmp_path / folder)])
+        assert exit_.value.code == 2 and words in capsys.readouterr().err
 
 
 def test_against_a_second_folder_weighs_the_difference_against_seed_noise(tmp_path, capsys):
@@ -129,7 +132,7 @@ def test_against_a_second_folder_weighs_the_difference_against_seed_noise(tmp_pa
     assert "| 200 | 4 | accuracy" not in text and (out / "report.csv").exists() and not (uncached / "report.md").exists()
     with pytest.raises(SystemExit) as exit_:
         report.main([str(uncached), "--against", str(tmp_path / "nothing")])
-    assert exit_.value.code == 2 and "no run results in" in capsys.readouterr().err
+    assert exit_.value.code == 2 and "nothing: no such folder" in capsys.readouterr().err
 
 
 def test_cost_per_depth_and_the_recommendation(tmp_path, drawn):

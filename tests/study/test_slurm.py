@@ -15,7 +15,7 @@ import time
 import pytest
 
 from conftest import ROOT, save_tiny_bert
-from study import prior
+from study.search import prior
 
 pytestmark = [pytest.mark.skipif(shutil.which("sbatch") is None or shutil.which("slurmctld") is None,
                                  reason="Slurm is not installed (apt-get install slurmctld slurmd slurm-client munge)"),
@@ -114,7 +114,7 @@ def test_a_search_s_rounds_go_as_job_arrays_and_pick_as_a_local_search_on_the_sa
     run_flags = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
                  "--dev-file", str(tmp_path / "dev.tsv"), "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"]
     search = lambda folder, *more: subprocess.run(
-        [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "2",
+        [sys.executable, "-m", "study.search.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "2",
          "--depths", "2", "3", "--methods", "finetune", "probe", "--save", str(tmp_path / "saved"),
          "--splits-dir", str(tmp_path / "splits"), "--epochs", "2", *more, "--", *run_flags],
         cwd=ROOT, env=cluster, capture_output=True, text=True)
@@ -153,7 +153,7 @@ def test_a_search_over_two_checkpoints_sends_each_array_task_its_own_checkpoint(
     (tmp_path / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:24]))
     folder = tmp_path / "both"
     done = subprocess.run(
-        [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
+        [sys.executable, "-m", "study.search.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
          "--models", tiny_bert, tiny_bert_no_dropout, "--methods", "probe", "--save", str(tmp_path / "saved"),
          "--splits-dir", str(tmp_path / "splits"), "--slurm", "--slurm-max", "2", "--", "--dataset", "tiny",
          "--train-file", str(tmp_path / "train.tsv"), "--dev-file", str(tmp_path / "dev.tsv"),

@@ -49,7 +49,7 @@ def test_runs_in_one_worker_equal_runs_in_processes_of_their_own_and_a_failure_s
     # the worker, one process: the runs above, then one the 3-layer model refuses, then one never started
     lines = []
     runs = [str(together / name) for name in NAMES + ["freeze9_size8_seed1.json", "freeze2_size8_seed1.json"]]
-    code = worker.run_grid(runs, shared, options, jobs=1, echo=lines.append)
+    code = worker.run_grid(runs, shared, options, jobs=1, echo=lines.append, warn=lines.append)
     for name in NAMES:
         assert record(together / name) == record(alone / name), name
     assert [line.split("]")[0] + "]" for line in lines[:len(NAMES)]] == [f"[{i}/6]" for i in range(1, 5)]

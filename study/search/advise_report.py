@@ -1,7 +1,7 @@
 """
-What `make advise` ends with (study/advise.py): its report, RESULTS/advise.md (the pick and its
+What `make advise` ends with (study/search/advise.py): its report, RESULTS/advise.md (the pick and its
 honest score first, then score against cost in a figure, each checkpoint's layers scored before any
-run (study/prior.py), every cell with why it stopped getting seeds, and every round), the pick
+run (study/search/prior.py), every cell with why it stopped getting seeds, and every round), the pick
 kept as a checkpoint, as make best keeps the report's pick, and the pick's seeds scored on the
 user's test file.
 """
@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 import methods
 import result
-from study import paired, policy
+from study import paired
+from study.search import policy
 from study.answer import fair_score
-from study.search_folder import halves_read
-from study.standing import PICK_SEEDS, anchor_of, by_cost, examples_of, standing
+from study.search.search_folder import halves_read
+from study.search.standing import PICK_SEEDS, anchor_of, by_cost, examples_of, label_of, rate_text, standing
 from study.stats import counted
 
 
@@ -88,10 +89,6 @@ def stop_reason(cell, state, observed, waiting=None):
     if waiting is None:
         return "open: cheaper cells decided the answer"
     return "open: next to run when the search stopped" if cell in waiting else "open: the search stopped first"
-
-
-def rate_text(cell):
-    return methods.lr_text(cell.lr) if cell.lr is not None else "fitted"
 
 
 def verdict(waiting, budget_seconds, spent_seconds, prefer="cost"):
@@ -196,11 +193,6 @@ def cells_header(halves):
     return ["*Read*: the mean fair score on the dev split the search picks by (the report's *whole* is the same "
             "reading of each run, kept for a search of the halves); " + cost, "",
             "| method | frozen | rate | runs | read | whole | s / run | why it stopped |", "|---|---|---|---|---|---|---|---|"]
-
-
-def label_of(cell, several):
-    """A cell's method, and its checkpoint where the search had several: 'SetFit fast (mpnet)'."""
-    return methods.get(cell.method).label + (f" ({result.model_label(cell.model)})" if several and cell.model else "")
 
 
 def check_save(save, size, tasks):

@@ -12,9 +12,9 @@ import pytest
 
 import data
 from conftest import ROOT, save_tiny_bert, write_result
-from study import advise, policy, prior
-from study.replay import replay
-from study.standing import Cell
+from study.search import advise, policy, prior
+from study.search.replay import replay
+from study.search.standing import Cell
 
 # ----------------------------------------------------------------------------------------------
 # The replay over two grids
@@ -84,7 +84,7 @@ def two_tiny(tmp_path_factory):
 
 
 def command(tmp, folder, *models, run_options=()):
-    return [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
+    return [sys.executable, "-m", "study.search.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
             "--methods", "finetune", "probe", "--jobs", "1", "--save", str(folder) + "-saved", "--splits-dir",
             str(tmp / "splits"), "--epochs", "1", "--models", *models, "--", "--train-file", str(tmp / "train.csv"),
             "--dev-file", str(tmp / "dev.csv"), "--text-column", "text", "--cache-dir", str(tmp / "cache"),
@@ -114,7 +114,7 @@ def test_a_search_over_two_checkpoints_keeps_each_one_s_runs_and_the_python_call
     assert table.index(priors[first]["label"]) < table.index(priors[second]["label"])
     assert f"| 1 | {priors[first]['layers'][1]:.3f} |" in table
     made = {p: p.stat().st_mtime_ns for p in folder.rglob("*.json")}
-    from study.advise import advise as advise_call
+    from study.search.advise import advise as advise_call
     options = dict(methods=["finetune", "probe"], cache_dir=str(tmp / "cache"), splits_dir=str(tmp / "splits"),
                    precision="fp32", epochs=1, seeds=1, save=str(folder) + "-saved")
     with pytest.raises(ValueError, match="takes no folders"):

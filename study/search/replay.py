@@ -2,8 +2,8 @@
 The search's policy driven by a committed grid instead of new runs: what `make advise` would have
 run and answered at one train size, and what it would have cost, without running anything.
 
-    python -m study.advise --replay docs/results/sst2-minilm/runs --size 200
-    python -m study.advise --replay docs/results/sst2-minilm/runs docs/results/sst2-mpnet/runs --size 200
+    python -m study.search.advise --replay docs/results/sst2-minilm/runs --size 200
+    python -m study.search.advise --replay docs/results/sst2-minilm/runs docs/results/sst2-mpnet/runs --size 200
 
 Over several grids (one checkpoint each, one task), the search chooses the checkpoint too: a
 cell names its grid's checkpoint, and the grid's answer is the report's rule over all of them.
@@ -24,12 +24,11 @@ import os
 from dataclasses import dataclass, field, replace
 
 import methods
-from study import policy
-from study.advise_report import label_of, rate_text
+from study.search import policy
 from study.answer import answer_cells, fair_scores, judged_by, recommend
 from study.folder import load_results
-from study.search_folder import reading
-from study.standing import PICK_SEEDS, Cell, seen, standing
+from study.search.search_folder import reading
+from study.search.standing import PICK_SEEDS, Cell, label_of, rate_text, seen, standing
 
 
 def search_cost(run):
@@ -228,13 +227,13 @@ def round_seconds(costs, jobs):
 
 
 def band_floor(observed, metric, dev_size):
-    """The lowest fair mean still in the band of the best so far (-inf before any run)."""
+    """The lowest fair mean still within noise of the best so far, over the cells run (-inf before any run)."""
     state = standing(observed, metric, dev_size)
-    return state.means[state.best] - state.band if state.best else float("-inf")
+    return min(state.floor_of(cell) for cell in state.means) if state.best else float("-inf")
 
 
 def print_replay(folders, size, budget_hours=None, prefer="cost"):
-    """The replay as `python -m study.advise --replay` prints it: each run it would make, then its outcome."""
+    """The replay as `python -m study.search.advise --replay` prints it: each run it would make, then its outcome."""
     size = size if size == "all" else int(size)
     outcome = replay(folders, size, budget_seconds=(budget_hours or math.inf) * 3600, prefer=prefer)
     for cell, seed, seconds, step in outcome["order"]:

@@ -1,5 +1,5 @@
 """
-Where make advise's search stands (study/policy.py decides from it what runs next): the cells, what
+Where make advise's search stands (study/search/policy.py decides from it what runs next): the cells, what
 each has scored, the best, the noise band around it, and which cells are out of it or in it. The
 band is the report's (study/answer.py) once the best has the pick's seeds; before, its spread is
 every cell's pooled (best_spread).
@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import methods
+import result
 from study.answer import dev_standard_error
-from study.paired import paired_error
+from study.paired import noise_between, paired_error
 
 # A cell is out when even Z_OUT of its mean's standard errors above its mean fall short of the band
 # (with a spread measured on few seeds, Student's t at Z_OUT's level, within bounds: Standing.rise)
@@ -50,6 +51,16 @@ class Cell:
         return cls(config["method"], config["freeze"], config["lr"], model)
 
 
+def label_of(cell, several):
+    """A cell's method, and its checkpoint where the search had several: 'SetFit fast (mpnet)'."""
+    return methods.get(cell.method).label + (f" ({result.model_label(cell.model)})" if several and cell.model else "")
+
+
+def rate_text(cell):
+    """A cell's rate as its result's name writes it, or "fitted" (the probe's, which has none)."""
+    return methods.lr_text(cell.lr) if cell.lr is not None else "fitted"
+
+
 def same_work(cell):
     """What a run's seconds depend on: its checkpoint, method and depth, never its rate (as the report reads cost)."""
     return cell.model, cell.method, cell.freeze
@@ -75,15 +86,14 @@ class Standing:
     metric: str = ""
 
     def band_of(self, cell):
-        """The noise band `cell` is held to against the best: the paired rule's where both kept their
-        outputs, else the level's (the report's, on runs from before outputs were kept)."""
-        return max(self.spread, self.paired[cell]) if cell in self.paired else self.band
+        """The noise band `cell` is held to against the best (noise_between)."""
+        return self.noise_between(cell, self.best)
 
     def noise_between(self, a, b):
-        """The band two cells are told apart by: the larger of the best's seed spread and their paired
-        error where both kept their outputs, else the level's band."""
-        error = paired_error(examples_of(self.runs.get(a, [])), examples_of(self.runs.get(b, [])), self.metric)
-        return self.band if error is None else max(self.spread, error)
+        """The band two cells are told apart by: paired.noise_between, the one rule, over the best's
+        seed spread and, for runs that kept no outputs, the level's band."""
+        return noise_between(examples_of(self.runs.get(a, [])), examples_of(self.runs.get(b, [])), self.metric,
+                             self.spread, self.band)
 
     def margin(self, a, b):
         """How far `a` must score above `b` to be told apart from it: Z_OUT standard errors of their
@@ -229,7 +239,7 @@ def standing(observed, metric, dev_size):
 
 
 # ----------------------------------------------------------------------------------------------
-# The answer the search stands at (`space`: study/policy.py's Space)
+# The answer the search stands at (`space`: study/search/policy.py's Space)
 
 def cheapest_in(state, space):
     """(the answer's candidate, or None; the cells before it that are neither out nor in and can

@@ -4,7 +4,7 @@ is decided. Its answer (Space.prefer) is the cell of the highest fair mean, unle
 cannot tell it from the defaults a user would run alone (make advise's default; answer_of), or the
 report's (study/answer.py): the cheapest cell whose fair mean is within noise of the best.
 Noise is the paired difference on the same dev examples where the runs kept their outputs
-(study/standing.py, study/paired.py). The search only spends its runs where they can change that
+(study/search/standing.py, study/paired.py). The search only spends its runs where they can change that
 answer, in rounds:
 
     screen   one seed of every method at every other depth down to 0, at its own ───┐
@@ -30,8 +30,8 @@ otherwise ask for one round at a time, while the other workers wait (filled).
 
 (next_runs takes the first of these that has a run to make.)
 
-What has run is `observed` (study/standing.py: the cells, and where the search stands). These
-functions are plain and deterministic: the real search (study/advise.py) and its replay over a
+What has run is `observed` (study/search/standing.py: the cells, and where the search stands). These
+functions are plain and deterministic: the real search (study/search/advise.py) and its replay over a
 committed grid's runs call the same ones. The constants are named below;
 docs/findings-advise.md justifies them by that replay.
 """
@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 import methods
-from study.standing import PICK_SEEDS, Cell, answer_of, by_cost, cheapest_in, same_work, standing
+from study.search.standing import PICK_SEEDS, Cell, answer_of, by_cost, cheapest_in, same_work, standing
 
 # the best cell's seeds before its level counts as fixed, unless it could push the pick out of the
 # band: then it is read as the pick is, with PICK_SEEDS
@@ -94,7 +94,7 @@ def models_of(space):
 
 
 def ordered(space, models):
-    """The space with its checkpoints in the order of `models` (the zero-training step's, study/prior.py):
+    """The space with its checkpoints in the order of `models` (the zero-training step's, study/search/prior.py):
     their first runs and their screens go in that order."""
     position = {model: i for i, model in enumerate(models)}
     by_model = lambda part: dict(sorted(getattr(space, part).items(), key=lambda item: position[item[0][0]]))

@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, result_record, write_result
-from study import advise, policy, search_folder
-from study.advise_report import check_save, keep, stop_reason
+from study.search import advise, policy, search_folder
+from study.search.advise_report import check_save, keep, stop_reason
 from study.answer import answer_cells, fair_score, recommend
-from study import replay as replay_module
-from study.replay import Made, replay
+from study.search import replay as replay_module
+from study.search.replay import Made, replay
 from study.folder import load_results
-from study.standing import PRIOR_SEED_STD, Cell, standing
+from study.search.standing import PRIOR_SEED_STD, Cell, standing
 
 # ----------------------------------------------------------------------------------------------
 # The policy, on made-up scores
@@ -101,7 +101,7 @@ def test_a_cells_seeds_are_read_at_their_own_spread_not_the_dev_splits_noise():
 
 
 def test_a_spread_measured_on_few_seeds_is_read_with_students_t():
-    from study.standing import t_multiplier
+    from study.search.standing import t_multiplier
     level = 0.5 * (1 + math.erf(2 / math.sqrt(2)))  # two standard errors of the normal: 97.7%
     assert t_multiplier(0) == 2.0  # the prior: known, not measured
     assert abs(t_multiplier(1) - math.tan(math.pi * (level - 0.5))) < 1e-3  # t's closed forms at 1 and 2
@@ -156,7 +156,7 @@ def test_two_runs_alike_in_one_metric_alone_are_not_a_fit_without_randomness():
     # SetFit fast on mpnet at n = 1000 (k = 8, 1e-5): seeds 1 and 2 both 0.9025 accuracy on SST-2's
     # 872 sentences, 0.8057 and 0.8059 MCC. Read on accuracy alone they repeated themselves and the
     # cell was in on two seeds; read on every metric they are two seeds of a spread, and it is not
-    from study.standing import seen
+    from study.search.standing import seen
     cell, probe = Cell("finetune", 2, 5e-5), Cell("probe", 3, None)
     chance = {cell: [seen({"accuracy": 0.9025, "mcc": mcc}, "accuracy", 10.0) for mcc in (0.8057, 0.8059)],
               probe: [seen({"accuracy": 0.90, "mcc": 0.80}, "accuracy", 5.0)] * 2}
@@ -178,7 +178,7 @@ def test_a_cheaper_cell_near_the_band_gets_seeds_before_the_answer_is_decided():
 
 
 def test_an_undecided_search_says_what_it_stopped_before_and_no_cell_reads_as_decided():
-    from study.advise_report import verdict
+    from study.search.advise_report import verdict
     scores = {("probe", 3, None): [0.78], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80] * 5,
               ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.82, 0.79], ("finetune", -1, 5e-5): [0.83, 0.80]}
     no_rates = policy.Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
@@ -365,7 +365,7 @@ def searched(tiny_bert, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("advise")
     tiny_task(tmp)
     folder = tmp / "results"
-    command = [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "2",
+    command = [sys.executable, "-m", "study.search.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "2",
                "--depths", "1", "2", "3", "--methods", "finetune", "probe", "--save", str(tmp / "saved"),
                "--splits-dir", str(tmp / "splits"), "--epochs", "2", "--test-file", str(tmp / "test.tsv"),
                "--", "--dataset", "tiny", "--model", tiny_bert,
@@ -541,7 +541,7 @@ def test_a_save_holding_anything_but_this_searchs_pick_is_refused_before_any_run
         check_save(str(save), 100, {"cola"})
     check_save(str(save), 200, {"cola"})  # its own earlier pick: the keep may replace it
     folder = tmp_path / "results"
-    refused = subprocess.run([sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "1",
+    refused = subprocess.run([sys.executable, "-m", "study.search.advise", str(folder), "--size", "16", "--budget", "1",
                               "--depths", "1", "2", "--save", str(save), "--", "--dataset", "sst2"],
                              cwd=ROOT, capture_output=True, text=True)
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
@@ -549,7 +549,7 @@ def test_a_save_holding_anything_but_this_searchs_pick_is_refused_before_any_run
 
 
 def test_the_printed_predict_command_names_the_user_s_columns():
-    from study.advise_report import text_columns
+    from study.search.advise_report import text_columns
     assert text_columns(["--train-file", "t.csv", "--text-column", "tweet"]) == "--text-column tweet"
     assert text_columns(["--text-column", "q", "--text-pair-column", "a"]) == "--text-column q --text-pair-column a"
     assert text_columns(["--dataset", "sst2"]) == "--text-column sentence"  # GLUE's own column
@@ -568,7 +568,7 @@ def test_the_grid_a_search_stands_in_for_is_costed_at_this_machine_s_seconds():
 def test_a_search_runs_setfit_s_fast_body_at_its_depths(tiny_bert, tmp_path):
     tiny_task(tmp_path)
     folder = tmp_path / "results"
-    command = [sys.executable, "-m", "study.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
+    command = [sys.executable, "-m", "study.search.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
                "--depths", "1", "2", "3", "--methods", "setfit-fast", "probe", "--save", str(tmp_path / "saved"),
                "--jobs", "2", "--splits-dir", str(tmp_path / "splits"), "--", "--dataset", "tiny", "--model", tiny_bert,
                "--train-file", str(tmp_path / "train.tsv"), "--dev-file", str(tmp_path / "dev.tsv"),
@@ -587,8 +587,8 @@ def test_the_search_s_steps_share_one_object_and_take_at_most_seven_parameters()
     """The search's folder, space, workers and budget travel in one Search (#88), not by hand."""
     import ast
     from conftest import ROOT
-    for name in ("advise.py", "advise_report.py", "search.py"):
-        tree = ast.parse(open(os.path.join(ROOT, "study", name)).read())
+    for name in ("advise.py", "advise_report.py", "rounds.py"):
+        tree = ast.parse(open(os.path.join(ROOT, "study", "search", name)).read())
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef):
                 a = node.args
@@ -597,7 +597,7 @@ def test_the_search_s_steps_share_one_object_and_take_at_most_seven_parameters()
 
 
 def test_a_search_trains_setfit_s_fast_body_unless_its_methods_name_the_library_s():
-    from study import advise
+    from study.search import advise
     searched = advise.parser().parse_args(["--size", "200"]).methods
     assert "setfit-fast" in searched and "setfit" not in searched and "probe" in searched
     assert advise.parser().parse_args(["--size", "200", "--methods", "setfit"]).methods == ["setfit"]

@@ -1,5 +1,5 @@
 """
-A search's results folder (make advise, study/advise.py): what has run in it, where each run's
+A search's results folder (make advise, study/search/advise.py): what has run in it, where each run's
 result goes, the options it runs with, and the history of its rounds. The folder is an ordinary
 results folder (the report reads it, a later make grid reuses it) with these additions:
 
@@ -24,8 +24,8 @@ import result
 from study.answer import fair_scores, judged_by
 from study.folder import load_results
 from study.paired import examples_of
-from study.policy import models_of
-from study.standing import Cell, seen
+from study.search.policy import models_of
+from study.search.standing import Cell, seen
 
 ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes
 STOPPED = "advise.stopped"  # every run stopped once the answer was decided, and the seconds it had run

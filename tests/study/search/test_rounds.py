@@ -1,4 +1,4 @@
-"""study/search.py: a worker that is free asks for the policy's next round, less the runs under way,
+"""study/search/rounds.py: a worker that is free asks for the policy's next round, less the runs under way,
 which count toward the budget; the likely pick's last seed saves its model for the keep, or, where
 it ran unsaved, a worker with nothing to run trains the pick to keep (a real search end to end:
 test_advise.py)."""
@@ -8,9 +8,9 @@ import os
 
 import methods
 from conftest import result_record
-from study import policy, search
-from study.search_folder import kept_folder, kept_path, kept_run, path_of, read_folder, stopped_seconds
-from study.standing import Cell
+from study.search import policy, rounds
+from study.search.search_folder import kept_folder, kept_path, kept_run, path_of, read_folder, stopped_seconds
+from study.search.standing import Cell
 
 SPACE = policy.space_for(200, 4, [0, 1, 2, 3, 4], ["finetune", "bitfit", "lora"])
 
@@ -44,9 +44,9 @@ def screened(folder):
 
 
 def search_with(folder, budget_seconds, script, keeps_ahead=False, seeds=5, workers=None):
-    s = search.Search(str(folder), 200, SPACE, budget_seconds, {}, [], workers or Asking(script), seeds=seeds,
+    s = rounds.Search(str(folder), 200, SPACE, budget_seconds, {}, [], workers or Asking(script), seeds=seeds,
                       echo=lambda line: None, keeps_ahead=keeps_ahead)
-    return search.run_rounds(s)
+    return rounds.run_rounds(s)
 
 
 def test_a_free_worker_asks_for_the_next_round_less_the_runs_under_way(tmp_path):
@@ -68,7 +68,7 @@ def test_with_several_workers_a_screen_the_budget_pays_for_goes_longest_first(tm
     cost = lambda cell: policy.expected_seconds(cell, observed, SPACE)
     longest = sorted(screen, key=cost, reverse=True)
     assert longest != screen and len({cost(cell) for cell in screen}) > 2
-    for budget, order in ((1e9, longest), (search.spent(observed) + sum(map(cost, screen)) - 1, screen)):
+    for budget, order in ((1e9, longest), (rounds.spent(observed) + sum(map(cost, screen)) - 1, screen)):
         asked = []
         search_with(tmp_path, budget, lambda ask: asked.append(ask(frozenset())))
         assert [path for path, _ in asked[0]] == [path_of(str(tmp_path), cell, 200, 1) for cell in order][:len(asked[0])], budget
@@ -80,7 +80,7 @@ def test_the_runs_under_way_count_toward_the_budget(tmp_path):
     ran(tmp_path, screen[0], 1, 0.7)
     observed = read_folder(str(tmp_path), 200, SPACE)[1]
     cost = lambda cell: policy.expected_seconds(cell, observed, SPACE)
-    exact = search.spent(observed) + cost(screen[1]) + cost(screen[2])
+    exact = rounds.spent(observed) + cost(screen[1]) + cost(screen[2])
     first_run = lambda cell: path_of(str(tmp_path), cell, 200, 1)
     for budget, runs in ((exact, 2), (exact - 1, 1)):  # what ended, then the screen's next two
         asked = []

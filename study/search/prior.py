@@ -2,7 +2,7 @@
 The zero-training step (#87): how well each layer's frozen features of the training examples fit
 the labels, before anything trains, in seconds at any number of classes.
 
-    python -m study.prior --model minilm --glue-dir ../shared/glue --dataset sst2 --size 200 \
+    python -m study.search.prior --model minilm --glue-dir ../shared/glue --dataset sst2 --size 200 \
         [--against docs/results/sst2-minilm/runs]
 
 The score is LogME (You et al., "LogME: Practical Assessment of Pre-trained Models for Transfer
@@ -195,7 +195,7 @@ def table_lines(model_name, size, scores, seconds, best):
 
 
 # ----------------------------------------------------------------------------------------------
-# A search's zero-training step (study/advise.py): each checkpoint's layers, before any run
+# A search's zero-training step (study/search/advise.py): each checkpoint's layers, before any run
 
 # in a search's folder, read back on resuming: {size: {checkpoint: its prior}} (JSON, named apart
 # from the results, as advise.rounds is)
@@ -248,7 +248,7 @@ def checkpoint_prior(run_argv, label):
     try:
         plan, task, indices, model, train_ids = prepared(run_argv)
     except ValueError as e:
-        raise ValueError(f"{label or 'the checkpoint'}: {e}") from None  # a run of it would refuse the same
+        raise ValueError(f"{label}: {e}" if label else str(e)) from None  # a run of it would refuse the same
     label = label or result.model_label(plan.options["model"])
     unknown, token = unknown_share(model, train_ids)
     if unknown > UNKNOWN_SHARE:
@@ -297,7 +297,7 @@ def report_lines(priors):
     cell = lambda model, layer: f"{priors[model]['layers'][layer]:.3f}" if layer < len(priors[model]["layers"]) else ""
     seconds = ", ".join(f"{priors[model]['label']} {sum(priors[model]['seconds'].values()):.1f} s" for model in order)
     return ["## Before any training: LogME of each layer's frozen features", "",
-            f"LogME (You et al., ICML 2021; study/prior.py) of the training examples' features after each layer, "
+            f"LogME (You et al., ICML 2021; study/search/prior.py) of the training examples' features after each layer, "
             f"as each checkpoint pools its sentence, higher better: the search screens the checkpoints in this order "
             f"(the best layer's score first). It scores where training starts, not what training makes of it, so it "
             f"orders the checkpoints and decides nothing ({seconds}).", "",
@@ -306,10 +306,10 @@ def report_lines(priors):
 
 
 def main(argv=None):
-    """python -m study.prior [--against GRID_RUNS] RUN_OPTIONS: a run's task, subset and checkpoint
+    """python -m study.search.prior [--against GRID_RUNS] RUN_OPTIONS: a run's task, subset and checkpoint
     options (freeze_study.py's), its method and depth aside."""
     import plan as planning
-    p = argparse.ArgumentParser(prog="python -m study.prior", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m study.search.prior", description=__doc__.split("\n\n")[0])
     p.add_argument("--against", help="a grid's runs folder: its best fair mean at each depth beside the prior")
     ours, run_argv = p.parse_known_args(argv)
     try:

@@ -1,19 +1,19 @@
 """
 `make advise`: the grid's answer for one train size without the grid, and with several
-checkpoints, which checkpoint too. The search (study/search.py) runs the runs the policy
-(study/policy.py) asks for, round by round, as ordinary runs in ordinary results folders (the
+checkpoints, which checkpoint too. The search (study/search/rounds.py) runs the runs the policy
+(study/search/policy.py) asks for, round by round, as ordinary runs in ordinary results folders (the
 report reads them, a later `make grid` reuses them), until the answer is decided or the budget
-spent; then this module keeps the pick and writes its report (study/advise_report.py). Before
-any run, each checkpoint's layers are scored without training (study/prior.py: the report's table,
+spent; then this module keeps the pick and writes its report (study/search/advise_report.py). Before
+any run, each checkpoint's layers are scored without training (study/search/prior.py: the report's table,
 and the order the checkpoints are screened in), and a checkpoint that cannot take the task refused.
 
     make advise DATASET=sst2 MODEL=minilm SIZE=200 BUDGET=2
     make advise DATASET=sst2 MODEL="minilm mpnet" SIZE=200 BUDGET=2       (which checkpoint too)
-    python -m study.advise results/sst2/minilm --size 200 --budget 2 --depths -1 0 1 2 3 4 5 6 -- RUN_OPTIONS
-    python -m study.advise results/sst2/minilm+mpnet --models minilm mpnet --size 200 --budget 2 -- RUN_OPTIONS
-    python -m study.advise --replay docs/results/sst2-minilm/runs [MORE GRIDS] --size 200   (study/replay.py)
+    python -m study.search.advise results/sst2/minilm --size 200 --budget 2 --depths -1 0 1 2 3 4 5 6 -- RUN_OPTIONS
+    python -m study.search.advise results/sst2/minilm+mpnet --models minilm mpnet --size 200 --budget 2 -- RUN_OPTIONS
+    python -m study.search.advise --replay docs/results/sst2-minilm/runs [MORE GRIDS] --size 200   (study/search/replay.py)
 
-    from study.advise import advise                                       (a notebook's way in)
+    from study.search.advise import advise                                       (a notebook's way in)
     advice = advise(("train.csv", "dev.csv"), ["minilm", "mpnet"], size=200, budget=2, folder="results/mine")
 
 Picked on the whole dev split, cells told apart on its examples: every run keeps its outputs on
@@ -23,7 +23,7 @@ each dev example (result.outputs_in), so two cells are compared by their paired 
 within noise of the best, the grid report's. A folder a search of the halves began (its runs keep
 no outputs) is read as then: picked on the first half, judged on the second (search_folder.reading).
 A run evaluates once (--evaluations last): the search reads nothing else. With several
-checkpoints, each one's runs go to a folder of its own inside the search's (study/search_folder.py),
+checkpoints, each one's runs go to a folder of its own inside the search's (study/search/search_folder.py),
 at its protocol's depths. A folder holds one search at a time (a lock file names its process).
 """
 
@@ -40,15 +40,16 @@ import methods
 import protocol
 import result
 from atomic import write_atomically
-from study import figures, grid, policy, prior, slurm, worker
-from study.advise_report import (Judged, Spending, cell_rows, check_save, honest_of, keep, label_of, rate_text, report_lines,
-                                 scored_on, scores_on_test, verdict, with_dev_file)
-from study.lock import holder, refuse_if_held, take_lock
+from study import figures, grid, slurm, worker
 from study.progress import make_jobs
-from study.search import Search, search, spent
-from study.search_folder import (TEST, drop_kept, kept_run, options_of, path_of, reading, rounds_of, runs_by_cell,
-                                 stopped_seconds)
-from study.standing import Cell
+from study.search import policy, prior
+from study.search.advise_report import (Judged, Spending, cell_rows, check_save, honest_of, keep, report_lines, scored_on,
+                                        scores_on_test, verdict, with_dev_file)
+from study.search.lock import holder, refuse_if_held, take_lock
+from study.search.rounds import Search, search, spent
+from study.search.search_folder import (TEST, drop_kept, kept_run, options_of, path_of, reading, rounds_of, runs_by_cell,
+                                        stopped_seconds)
+from study.search.standing import Cell, label_of, rate_text
 
 LOCK = "advise.lock"
 REPORT = "advise.md"
@@ -96,7 +97,7 @@ def one_checkpoint(args, run_flags):
 # The command line, and the Python call
 
 def parser():
-    p = argparse.ArgumentParser(prog="python -m study.advise", description="The grid's answer at one train size, "
+    p = argparse.ArgumentParser(prog="python -m study.search.advise", description="The grid's answer at one train size, "
                                 "searched cheapest first (make advise), or replayed over committed grids' runs.")
     p.add_argument("folder", nargs="?", help="the results folder the search's runs go to")
     p.add_argument("--size", required=True, help="the train size (a number, or all)")
@@ -157,7 +158,7 @@ class Advice:
 
 
 def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
-    """RESULTS/advise.md (study/advise_report.py), and its first lines printed. `waiting`: None for a
+    """RESULTS/advise.md (study/search/advise_report.py), and its first lines printed. `waiting`: None for a
     decided search, else the round it stopped before. Returns the pick's row."""
     observed, runs, metric = found.observed, found.runs, found.metric
     dev_size = reading(runs)[1]
@@ -193,7 +194,7 @@ def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
 
 
 def zero_training_step(folder, size, space, run_flags, shared):
-    """Each checkpoint's layers scored before any run, on the subset its runs train on (study/prior.py):
+    """Each checkpoint's layers scored before any run, on the subset its runs train on (study/search/prior.py):
     {checkpoint: its prior}; ValueError's one line where a checkpoint cannot take the task."""
     models = policy.models_of(space)
     subsets = ["--splits-dir", shared["splits_dir"]] if shared["splits_dir"] and size != "all" else []
@@ -212,6 +213,8 @@ def checked(args, run_flags):
         if not os.path.isfile(args.test_file):
             raise ValueError(f"--test-file {args.test_file}: no such file")
     args, run_flags = one_checkpoint(args, run_flags)
+    if args.size != "all" and not args.size.isdigit():
+        raise ValueError(f"--size {args.size} (make: SIZE=) is neither a number of training examples nor all")
     size = args.size if args.size == "all" else int(args.size)
     return args, run_flags, size, replace(space_of(args, size, run_flags), prefer=args.prefer)
 
@@ -335,7 +338,7 @@ def main(argv=None):
     args = p.parse_args(ours)
     try:
         if args.replay:
-            from study.replay import print_replay
+            from study.search.replay import print_replay
             return print_replay(args.replay, args.size, args.budget, args.prefer)
         advise_in(args, run_flags)
     except RunFailed as e:

@@ -1,5 +1,5 @@
 """
-The search's loop (make advise; study/advise.py is its command line and its Python call): round
+The search's loop (make advise; study/search/advise.py is its command line and its Python call): round
 after round, the runs policy.py asks for, made as ordinary runs in ordinary results folders, until
 the answer is decided or the budget spent.
 
@@ -23,10 +23,10 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import methods
-from study import policy
-from study.search_folder import (available_in, kept_folder, kept_path, kept_run, log_round, log_stopped, options_of,
-                                 path_of, read_folder, reading, round_paths)
-from study.standing import Cell
+from study.search import policy
+from study.search.search_folder import (available_in, kept_folder, kept_path, kept_run, log_round, log_stopped, options_of,
+                                        path_of, read_folder, reading, round_paths)
+from study.search.standing import Cell
 
 SEED_STEPS = ("in/out", "best", "best ahead")  # the policy's steps that ask for a cell's next seeds
 
@@ -56,7 +56,7 @@ class Search:
     rounds: list = field(default_factory=list)
 
     def read(self):
-        """(the full runs at the size, what ran as policy.py observes it, their metric): study/search_folder.py."""
+        """(the full runs at the size, what ran as policy.py observes it, their metric): study/search/search_folder.py."""
         return read_folder(self.folder, self.size, self.space)
 
 

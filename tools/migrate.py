@@ -2,7 +2,7 @@
 Brings run results written by earlier versions of freeze_study.py to today's format, once, so that
 no reader keeps a code path for an old one:
 
-    python -m study.migrate docs/results --glue-dir ../shared/glue
+    python -m tools.migrate docs/results --glue-dir ../shared/glue
 
 For every run result below the folders: the keys it lacks, from what it recorded (a run from before
 --pooling read the first token; one from before --method fine-tuned; an unrecorded processor or

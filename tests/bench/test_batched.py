@@ -1,11 +1,11 @@
-"""study/batched.py: several rates of one cell trained at once are each rate's run alone (loop.train)."""
+"""bench/batched.py: several rates of one cell trained at once are each rate's run alone (loop.train)."""
 
 import dataclasses
 
 import pytest
 import torch
 
-from study import batched
+from bench import batched
 import freeze_study
 import loop
 from plan import plan_run

@@ -1,9 +1,10 @@
-"""study/migrate.py: an earlier version's run results brought to today's format, once."""
+"""tools/migrate.py: an earlier version's run results brought to today's format, once."""
 
 import json
 
 from conftest import result_record
-from study import migrate, report
+from study import report
+from tools import migrate
 
 
 def test_old_runs_gain_what_they_lack_and_today_s_name(tmp_path, capsys):

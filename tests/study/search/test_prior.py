@@ -1,4 +1,4 @@
-"""study/prior.py: LogME is the maximum of the Bayesian linear model's evidence, computed densely
+"""study/search/prior.py: LogME is the maximum of the Bayesian linear model's evidence, computed densely
 here; every layer's features are the frozen prefix's output, pooled as the model pools a sentence."""
 
 import math
@@ -9,7 +9,7 @@ import torch
 
 import checkpoint
 import probe
-from study import prior
+from study.search import prior
 
 
 def dense_evidence(x, y, alpha, beta):

@@ -1,0 +1,23 @@
+"""
+make advise's search: the grid's answer at one train size without the grid (and which checkpoint),
+cheapest runs first, seeds only where two cells are not yet told apart. It reads study/'s modules
+(the runs' folder, the answer's reading, the paired rule); nothing outside this folder imports it
+but the Makefile's and a notebook's way in, advise.py.
+
+      advise.py ─┬─► rounds.py ──► policy.py ──► standing.py ──► study/paired.py (the rule)
+                 ├─► advise_report.py ──► policy.py, standing.py
+                 ├─► replay.py ─────────► policy.py, standing.py
+                 └─► prior.py, lock.py    (search_folder.py: the folder, read by each step)
+
+    advise.py         make advise and its Python call: the search asked, the pick kept, the report written
+    rounds.py         its loop: the runs the policy asks for, round by round, until decided or the budget is spent
+    policy.py         its rounds: which runs come next (screen, refine, rates, in/out, best)
+    standing.py       where a search stands: the cells, the best, each cell's band, which are out or in, the answer now
+    search_folder.py  a search's results folder: its runs (a folder a checkpoint), how they are read, test runs, rounds
+    advise_report.py  what a search ends with: advise.md, the pick kept, its score on your test file
+    replay.py         the policy driven by a committed grid's runs instead of new ones
+    prior.py          the zero-training step: LogME of every layer's frozen features, before anything trains
+    lock.py           a folder's lock (one search a folder)
+
+Run from the project's top level: python -m study.search.advise ..., as the Makefile does.
+"""

@@ -1,0 +1,167 @@
+"""
+A task's examples read from a table: GLUE's .tsv files, or your own CSV/TSV with a header. Each
+bad row, header or label is refused with the file and line that hold it and what would mend it,
+before any training: data.py builds the task from what these functions return.
+
+    header  = read_header(path, columns)          your own file: one delimiter, distinct names, the columns there
+    rows    = read_split(path, header?, ...)      texts, second texts and labels as written, each with its line
+    names   = class_names(labels)                 None (integer classes) or the names, sorted
+    numbers = parse_labels(labels, ...)           classes 0..C-1 or regression scores
+    check_classes(...) / check_known(...)         two classes or more; no label the train split lacks
+"""
+
+import csv
+import math
+import os
+
+import numpy as np
+
+
+def read_table(path):
+    """Every row of a .csv file, or of a .tsv file read with quoting off (GLUE's sentences hold
+    stray quote characters that are text, not quoting)."""
+    if not os.path.exists(path):
+        raise ValueError(f"{path}: no such file")
+    tsv = path.endswith(".tsv")
+    csv.field_size_limit(2**31 - 1)  # a long text is a text: the csv module's guard of 131,072 characters is not ours
+    # utf-8-sig: MRPC's files begin with a byte-order mark, which would stick to the first column's name
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            return list(csv.reader(f, delimiter="\t" if tsv else ",",
+                                   quoting=csv.QUOTE_NONE if tsv else csv.QUOTE_MINIMAL))
+    except UnicodeDecodeError:
+        with open(path, "rb") as f:
+            raw = f.read()
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as e:  # where, in the file's bytes (the reader's chunks do not say)
+            line = raw[:e.start].count(b"\n") + 1
+            raise ValueError(f"{path}, line {line}: byte 0x{raw[e.start]:02x} is not UTF-8 (a Latin-1 or "
+                             "Windows-1252 file?): save the file as UTF-8") from None
+        raise
+
+
+def read_header(path, columns):
+    """The header of your own file, checked: the file is not empty, it is split by the delimiter its
+    name says (.tsv: tabs, else commas), it names each column once, and it has `columns` ({name:
+    the option that sets it}, a name None where the option is not given)."""
+    rows = read_table(path)
+    if not rows or not any(field.strip() for field in rows[0]):
+        wanted = ",".join(name for name in columns if name)
+        raise ValueError(f"{path}: the file is empty: it needs a header naming its columns ({wanted}) and a row an example")
+    header, delimiter = rows[0], "\t" if path.endswith(".tsv") else ","
+    for other, what, fix in (("\t", "tabs", "name it .tsv"), (",", "commas", "name it .csv"),
+                             (";", "semicolons", "write it with commas")):
+        if len(header) == 1 and other != delimiter and other in header[0]:
+            raise ValueError(f"{path}: its header {header[0]!r} is one column split by {what}: {fix}")
+    repeated = [name for i, name in enumerate(header) if name in header[:i]]
+    if repeated:
+        raise ValueError(f"{path}: the header names the column {repeated[0]!r} twice: give each column its own name")
+    for name, flag in columns.items():
+        if name is not None and name not in header:
+            raise ValueError(f"{path}: no column {name!r} in the header {header}; set {flag}")
+    return header
+
+
+def read_rows(path, columns, header):
+    """Rows of a table as (line number, list of fields); every row must have `columns`."""
+    rows = read_table(path)
+    first = 1 if header else 0
+    for number, row in enumerate(rows[first:], start=first + 1):
+        if len(row) != columns:
+            raise ValueError(f"{path}, line {number}: expected {columns} columns, found {len(row)}")
+        yield number, row
+
+
+def read_split(path, header, columns, text, pair, label):
+    """One split's texts, second texts (None for single sentences) and labels as written, each
+    label with where it came from (path, line, string), for the error that names a bad one."""
+    texts, pairs, labels = [], None if pair is None else [], []
+    for number, row in read_rows(path, columns, header):
+        for column in (text,) if pair is None else (text, pair):
+            if not row[column].strip():
+                raise ValueError(f"{path}, line {number}: empty text")
+        texts.append(row[text])
+        if pair is not None:
+            pairs.append(row[pair])
+        labels.append((path, number, row[label].strip()))
+    if not texts:
+        raise ValueError(f"{path}: no examples")
+    return texts, pairs, labels
+
+
+def is_integer(string):
+    try:
+        int(string)
+        return True
+    except ValueError:
+        return False
+
+
+def is_number(string):
+    try:
+        return math.isfinite(float(string))
+    except ValueError:
+        return False
+
+
+def class_names(labels):
+    """The classes a train split's labels name: None when every label is an integer (the integers
+    are the classes), else the distinct names in sorted order, so class 0 is the first name
+    alphabetically ('neg' 0, 'pos' 1; 'entailment' 0, 'not_entailment' 1). Numbers that are not
+    integers (0.25, 4.0) are scores, not names: refused, pointing at --regression."""
+    integers = [is_integer(label) for _, _, label in labels]
+    if all(integers):
+        return None
+    if all(is_number(label) for _, _, label in labels):
+        path, number, label = labels[integers.index(False)]
+        raise ValueError(f"{path}, line {number}: label {label!r} is a number, not a class: pass --regression "
+                         "(make: RUN_FLAGS=--regression) to predict the numbers, or write the classes as 0..C-1 or names")
+    if any(integers):
+        path, number, label = labels[integers.index(False)]
+        raise ValueError(f"{path}, line {number}: label {label!r} is a name, but other labels are integers: "
+                         "use names or integers 0..C-1 throughout")
+    return sorted({label for _, _, label in labels})
+
+
+def parse_labels(labels, regression, names):
+    """(path, line, string) labels -> float32 scores (regression), or int64 classes: names[i] is
+    class i, or with names None the strings are the class numbers."""
+    if regression:
+        scores = []
+        for path, number, label in labels:
+            scores.append(float(label) if is_number(label) else math.nan)  # STS-B mixes 5.000, 3 and 1.53333333333333
+            if not math.isfinite(scores[-1]):
+                raise ValueError(f"{path}, line {number}: regression target {label!r} is not a number")
+        return np.array(scores, dtype=np.float32)
+    classes = []
+    for path, number, label in labels:
+        if names is not None and label not in names:
+            raise ValueError(f"{path}, line {number}: label {label!r} is not one of the train split's "
+                             f"classes ({', '.join(names)})")
+        if names is None and not is_integer(label):
+            raise ValueError(f"{path}, line {number}: label {label!r} is not an integer")
+        classes.append(names.index(label) if names is not None else int(label))
+    return np.array(classes, dtype=np.int64)
+
+
+def check_classes(source, labels, names=None):
+    """The train split's classes are 0..C-1 with C >= 2 (names: what the file calls them); C."""
+    classes = np.unique(labels)
+    if len(classes) < 2:
+        only = names[classes[0]] if names else int(classes[0])
+        raise ValueError(f"{source}: every label is {only!r}: a classifier needs two classes or more")
+    if classes[0] != 0 or classes[-1] != len(classes) - 1:
+        raise ValueError(f"{source}: integer labels are the classes 0..C-1, and these are {classes.tolist()}: "
+                         "number them from 0 without a gap, or name them")
+    return len(classes)
+
+
+def check_known(source, labels, num_classes, lines=None):
+    """Every label of a dev or test split is one of the train split's classes; a bad one named by its
+    line in the file (lines: each example's), else by its index (GLUE's idx)."""
+    unknown = np.flatnonzero((labels < 0) | (labels >= num_classes))
+    if len(unknown):
+        where = f"line {lines[unknown[0]]}" if lines is not None else f"example {unknown[0]}"
+        raise ValueError(f"{source}, {where}: label {labels[unknown[0]]} is not a class of the train split "
+                         f"(0..{num_classes - 1})")

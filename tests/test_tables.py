@@ -1,0 +1,55 @@
+"""tables.py: a table's header and labels checked, each bad one named by its file and line."""
+
+import numpy as np
+import pytest
+
+import tables
+
+
+def write(path, text):
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("name, text, message", [
+    ("a.csv", "", "a.csv: the file is empty: it needs a header naming its columns (text,label)"),
+    ("a.csv", "\n\n", "a.csv: the file is empty"),
+    ("a.csv", "text\tlabel\nhi\t0\n", "its header 'text\\tlabel' is one column split by tabs: name it .tsv"),
+    ("a.tsv", "text,label\nhi,0\n", "its header 'text,label' is one column split by commas: name it .csv"),
+    ("a.csv", "text;label\nhi;0\n", "split by semicolons: write it with commas"),
+    ("a.csv", "label,text,label\n0,hi,0\n", "the header names the column 'label' twice"),
+    ("a.csv", "sentence,label\nhi,0\n", "no column 'text' in the header ['sentence', 'label']; set --text-column"),
+])
+def test_a_header_that_cannot_be_read_as_asked_is_named(tmp_path, name, text, message):
+    with pytest.raises(ValueError) as e:
+        tables.read_header(write(tmp_path / name, text), {"text": "--text-column", None: "--text-pair-column",
+                                                          "label": "--label-column"})
+    assert message in str(e.value)
+
+
+def test_a_good_header_is_its_columns(tmp_path):
+    assert tables.read_header(write(tmp_path / "a.tsv", "text\tlabel\nhi\t0\n"), {"text": "--text-column"}) == ["text", "label"]
+
+
+def labels(*strings):
+    return [("f.csv", line, s) for line, s in enumerate(strings, start=2)]
+
+
+def test_numbers_that_are_not_integers_are_scores_not_classes():
+    assert tables.class_names(labels("0", "1", "1")) is None
+    assert tables.class_names(labels("pos", "neg", "3 stars")) == ["3 stars", "neg", "pos"]
+    for strings in (("0.25", "0.5"), ("1", "2.0")):
+        with pytest.raises(ValueError, match=r"line \d: label '[\d.]+' is a number, not a class: pass --regression"):
+            tables.class_names(labels(*strings))
+
+
+def test_classes_and_the_labels_beside_them_name_what_is_wrong():
+    assert tables.check_classes("t.csv", np.array([0, 1, 1, 2])) == 3
+    with pytest.raises(ValueError, match="t.csv: every label is 'anger'"):
+        tables.check_classes("t.csv", np.array([0, 0]), ["anger"])
+    with pytest.raises(ValueError, match=r"t.csv: integer labels are the classes 0..C-1, and these are \[1, 3\]"):
+        tables.check_classes("t.csv", np.array([1, 3]))
+    with pytest.raises(ValueError, match=r"d.csv, line 9: label 2 is not a class of the train split \(0..1\)"):
+        tables.check_known("d.csv", np.array([0, 2]), 2, lines=[5, 9])
+    with pytest.raises(ValueError, match=r"glue/sst2 validation, example 1: label 2"):
+        tables.check_known("glue/sst2 validation", np.array([0, 2]), 2)
