@@ -59,8 +59,9 @@ def labelled_rows(args):
     """The input's header and rows, each with its prediction appended."""
     check_out(args)
     folder = saved_model_folder(args.model)
-    header = tables.read_header(args.input, {args.text_column: "--text-column", args.text_pair_column: "--text-pair-column"})
-    rows = tables.read_table(args.input)[1:]
+    rows = tables.read_table(args.input)
+    header = tables.check_header(args.input, rows, {args.text_column: "--text-column", args.text_pair_column: "--text-pair-column"})
+    rows = rows[1:]
     if not rows:
         raise ValueError(f"{args.input}: no rows to label")
     column = lambda name: [row[header.index(name)] for row in rows] if name else None

@@ -45,7 +45,11 @@ def read_header(path, columns):
     """The header of your own file, checked: the file is not empty, it is split by the delimiter its
     name says (.tsv: tabs, else commas), it names each column once, and it has `columns` ({name:
     the option that sets it}, a name None where the option is not given)."""
-    rows = read_table(path)
+    return check_header(path, read_table(path), columns)
+
+
+def check_header(path, rows, columns):
+    """read_header's checks on a table's rows already read (predict.py labels them after)."""
     if not rows or not any(field.strip() for field in rows[0]):
         wanted = ",".join(name for name in columns if name)
         raise ValueError(f"{path}: the file is empty: it needs a header naming its columns ({wanted}) and a row an example")

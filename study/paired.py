@@ -136,7 +136,11 @@ def noise_between(a, b, metric, spread, level_band):
     call. Where both kept their outputs on the same dev examples (a, b: their runs' Examples), the
     larger of the seeds' spread and the paired error of their difference; else, for runs from
     before outputs were kept, `level_band`, the noise of one cell's level on the dev split."""
-    error = paired_error(a, b, metric)
+    return noise_of(paired_error(a, b, metric), spread, level_band)
+
+
+def noise_of(error, spread, level_band):
+    """noise_between from a paired error already computed (None: the runs kept no outputs)."""
     return level_band if error is None else max(spread, error)
 
 

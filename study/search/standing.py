@@ -22,7 +22,7 @@ import numpy as np
 import methods
 import result
 from study.answer import dev_standard_error
-from study.paired import noise_between, paired_error
+from study.paired import noise_between, noise_of, paired_error
 
 # A cell is out when even Z_OUT of its mean's standard errors above its mean fall short of the band
 # (with a spread measured on few seeds, Student's t at Z_OUT's level, within bounds: Standing.rise)
@@ -86,8 +86,9 @@ class Standing:
     metric: str = ""
 
     def band_of(self, cell):
-        """The noise band `cell` is held to against the best (noise_between)."""
-        return self.noise_between(cell, self.best)
+        """The noise band `cell` is held to against the best: noise_between, from the paired error
+        standing() measured once per cell (the best's own is the level's band)."""
+        return noise_of(self.paired.get(cell), self.spread, self.band)
 
     def noise_between(self, a, b):
         """The band two cells are told apart by: paired.noise_between, the one rule, over the best's
