@@ -126,7 +126,7 @@ check-quotes:
 # FREEZE is read once, in grid's recipe, and handed to the sub-make that runs the grid: only
 # `make grid` and `make status` ask for the model's depth.
 # your own files come as a pair: said once, before make reads a depth or a grid's names
-FILES_CHECK = $(if $(TRAIN_FILE),$(if $(DEV_FILE),,echo "make $@: TRAIN_FILE needs DEV_FILE, the labelled examples every run is scored on: hold some of your labels out as a dev file" >&2; exit 2;))
+FILES_CHECK = $(if $(TRAIN_FILE),$(if $(DEV_FILE),,echo "make $@: TRAIN_FILE needs DEV_FILE, the labelled examples every run is scored on: hold some of your labels out as a dev file (make advise TRAIN_FILE alone cross-validates it)" >&2; exit 2;))
 grid:
 	@$(FILES_CHECK) freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'" >&2; exit 2; }; \
 	  $(MAKE) --no-print-directory runs FREEZE="$$freeze"
@@ -188,7 +188,10 @@ best:
 # for at most BUDGET hours of runs (each run's own seconds; -j N runs N at once), over METHODS (empty:
 # every method methods.py marks searched: SetFit's fast body, not the library's); its runs go to RESULTS as the grid's do, its pick to SAVE, its report
 # to RESULTS/advise.md; MODEL="minilm mpnet": which checkpoint too, each at its protocol's depths, its
-# runs in RESULTS/<its name>/; TEST_FILE (with TRAIN_FILE): every run scores it, the report the pick's seeds' mean. A killed search
+# runs in RESULTS/<its name>/; TEST_FILE (with TRAIN_FILE): every run scores it, the report the pick's seeds' mean.
+# TRAIN_FILE without DEV_FILE: one labelled file, cross-validated (a fold a seed) and the pick kept trained on all of
+# it (study/search/folds.py), FOLDS of them (the most seeds a cell gets, 5); with DEV_FILE, FINAL=all keeps the pick
+# trained on both files together. A killed search
 # resumes with the same command. SLURM=1: each round's runs as one Slurm job array (a task a run, at
 # most SLURM_MAX at once, the SLURM_ settings above), read when the array has left the queue
 SLURM ?=
@@ -198,12 +201,14 @@ BUDGET ?= 2
 PREFER ?=
 METHODS ?=
 TEST_FILE ?=
+FINAL ?=
+FOLDS ?=
 ONE_MODEL = $(filter 1,$(words $(MODEL)))
 advise:
 	@$(if $(ONE_MODEL),freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'" >&2; exit 2; };) \
 	$(PYTHON) -m study.search.advise $(RESULTS) --size $(SIZE) --budget $(BUDGET) --models $(MODEL) \
 	  $(if $(ONE_MODEL),--depths $$freeze) --save $(SAVE) \
-	  $(if $(METHODS),--methods $(METHODS)) $(if $(TEST_FILE),--test-file $(TEST_FILE)) $(if $(PREFER),--prefer $(PREFER)) $(SHARED_FLAGS) \
+	  $(if $(METHODS),--methods $(METHODS)) $(if $(TEST_FILE),--test-file $(TEST_FILE)) $(if $(FINAL),--final $(FINAL)) $(if $(FOLDS),--seeds $(FOLDS)) $(if $(PREFER),--prefer $(PREFER)) $(SHARED_FLAGS) \
 	  $(if $(SLURM),--slurm --slurm-max $(SLURM_MAX) $(if $(SLURM_PARTITION),--slurm-partition $(SLURM_PARTITION)) \
 	    $(if $(SLURM_TIME),--slurm-time $(SLURM_TIME)) $(if $(SLURM_GPUS),--slurm-gpus $(SLURM_GPUS)) --slurm-sbatch '$(SBATCH_FLAGS)') \
 	  -- $(TASK_OPTIONS)

@@ -10,7 +10,7 @@ indices names the same sentences whichever source the data came from.
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -100,8 +100,9 @@ def load_glue_hub(task):
 def make_task(name, train, dev, sources, regression, names, metric, dev_lines=None) -> Task:
     """A Task from its train and dev (texts, pairs, labels as numbers), the labels checked; sources:
     where each came from, (train, dev), for the line that names a bad label (dev_lines: each dev
-    example's line in its file)."""
-    (train_texts, train_pairs, train_labels), (dev_texts, dev_pairs, dev_labels) = train, dev
+    example's line in its file). dev None: one labelled file, its dev split drawn from it later
+    (held_out_fold) or none at all (every_label)."""
+    (train_texts, train_pairs, train_labels), (dev_texts, dev_pairs, dev_labels) = train, dev or (None, None, [])
     dtype = np.float32 if regression else np.int64
     train_labels, dev_labels = np.asarray(train_labels, dtype=dtype), np.asarray(dev_labels, dtype=dtype)
     num_labels = 1
@@ -141,7 +142,8 @@ def load_csv_task(train_file, dev_file, text_column="sentence", label_column="la
     """A user's own task: two CSV (or .tsv) files with a header naming the text column, the
     label column and, for sentence pairs, the second text's column, and a third (test_file) with
     the same columns if given. Labels are integers 0..C-1, class names (numbered in sorted order),
-    or with `regression` numbers to predict."""
+    or with `regression` numbers to predict. dev_file None: one labelled file (its folds are the
+    dev splits, held_out_fold)."""
     paths = [path for path in (train_file, dev_file, test_file) if path]
     columns = {text_column: "--text-column", pair_column: "--text-pair-column", label_column: "--label-column"}
     splits = []
@@ -156,11 +158,13 @@ def load_csv_task(train_file, dev_file, text_column="sentence", label_column="la
     # the subsets' folder is named by the train file's content, so two files never share one
     with open(train_file, "rb") as f:
         name = os.path.splitext(os.path.basename(train_file))[0] + "-" + hashlib.sha256(f.read()).hexdigest()[:8]
-    task = make_task(name, *splits[:2], paths[:2], regression, names, "spearman" if regression else "accuracy", lines[1])
+    dev, dev_lines = (splits[1], lines[1]) if dev_file else (None, None)
+    task = make_task(name, splits[0], dev, (train_file, dev_file), regression, names,
+                     "spearman" if regression else "accuracy", dev_lines)
     if test_file:
-        task.test_texts, task.test_pairs, task.test_labels = splits[2]
+        task.test_texts, task.test_pairs, task.test_labels = splits[-1]
         if not regression:
-            tables.check_known(test_file, task.test_labels, task.num_labels, lines[2])
+            tables.check_known(test_file, task.test_labels, task.num_labels, lines[-1])
     return task
 
 
@@ -226,18 +230,91 @@ def load_subset(task: Task, size, splits_dir="splits", seed=0):
     drawn and written on first use only, so every later run of the task trains on the same ones.
     size "all": the whole train split, in its own order.
     """
+    indices = subset_indices(task, size, splits_dir, seed)
+    path = os.path.join(splits_dir, task.name, f"size{size}.npy")
+    if size != "all" and not os.path.exists(path):
+        write_atomically(path, lambda f: np.save(f, indices))
+    return indices
+
+
+def subset_indices(task: Task, size, splits_dir="splits", seed=0):
+    """load_subset's indices, read or drawn, but not written: what a check before the run reads."""
     if size == "all":
         return np.arange(len(task.train_labels))
     check_size(size, strata(task))
     path = os.path.join(splits_dir, task.name, f"size{size}.npy")
     if not os.path.exists(path):
-        indices = make_subsets(strata(task), (size,), seed)[size]
-        write_atomically(path, lambda f: np.save(f, indices))
+        return make_subsets(strata(task), (size,), seed)[size]
     indices = np.load(path)
     if len(indices) != size or len(np.unique(indices)) != size or indices.max() >= len(task.train_labels):
         raise ValueError(f"{path} does not hold {size} distinct indices of the {task.name} train "
                          "split; delete it to draw the subset again")
     return indices
+
+
+# ----------------------------------------------------------------------------------------------
+# One labelled file: its subset cross-validated, then trained on every label
+
+def fold_of(strata, folds, seed=0):
+    """Each example's fold, 1..folds, stratified: a class's examples, in a random order fixed by
+    `seed`, dealt round the folds, each class starting where the last left off (so the folds' sizes
+    differ by one at most), the same on any machine."""
+    strata = np.asarray(strata)
+    rng, fold, start = np.random.default_rng(seed), np.zeros(len(strata), dtype=np.int64), 0
+    for c in np.unique(strata):
+        members = rng.permutation(np.flatnonzero(strata == c))
+        fold[members] = (start + np.arange(len(members))) % folds + 1
+        start = (start + len(members)) % folds
+    return fold
+
+
+def check_folds(task: Task, subset, folds, source):
+    """The subset cross-validates into `folds` folds, each scored on one of each class at least (a
+    regression task: two examples a fold); else ValueError's one line naming `source` and the class."""
+    labels = task.train_labels[subset]
+    if task.regression:
+        if len(labels) < 2 * folds:
+            raise ValueError(f"{source}: {len(labels)} examples cannot make {folds} folds of two examples at least")
+        return
+    classes, counts = np.unique(labels, return_counts=True)
+    if len(labels) < folds * len(classes):
+        raise ValueError(f"{source}: {len(labels)} examples cannot make {folds} folds that each hold one of each of "
+                         f"its {len(classes)} classes: that needs {folds * len(classes)} at least")
+    if counts.min() < folds:
+        c, fewest = classes[counts.argmin()], int(counts.min())
+        name = task.label_names[c] if task.label_names else int(c)
+        raise ValueError(f"{source}: the class {name!r} has {fewest} example{'s' * (fewest > 1)}, fewer "
+                         f"than the {folds} folds, each of which is scored on one of each class: give more of it, or "
+                         "fewer folds (--folds; make advise: FOLDS=)")
+
+
+def fold_positions(task: Task, subset, folds, fold):
+    """(the positions in `subset` the run trains on, those of fold `fold`, which it is scored on)."""
+    assigned = fold_of(strata(task)[subset], folds)
+    return np.flatnonzero(assigned != fold), np.flatnonzero(assigned == fold)
+
+
+def held_out_fold(task: Task, rows) -> Task:
+    """The task with its train split's `rows` (a fold) as its dev split."""
+    pick = lambda values: values and [values[i] for i in rows]
+    return replace(task, dev_texts=pick(task.train_texts), dev_pairs=pick(task.train_pairs),
+                   dev_labels=task.train_labels[rows])
+
+
+def every_label(task: Task, subset):
+    """(the task the final model trains on, its rows): the subset and the dev split together (one
+    file: the subset alone), its dev split the test file, else what it trained on: a score no choice
+    reads (the record's config says which: test_file)."""
+    pick = lambda values: values and [values[i] for i in subset]
+    dev_pairs = task.dev_pairs if task.dev_texts else None
+    train = replace(task, train_texts=pick(task.train_texts) + (task.dev_texts or []),
+                    train_pairs=task.train_pairs and pick(task.train_pairs) + (dev_pairs or []),
+                    train_labels=np.concatenate([task.train_labels[subset], task.dev_labels]))
+    scored = (train.test_texts, train.test_pairs, train.test_labels) if task.test_texts is not None else \
+        (train.train_texts, train.train_pairs, train.train_labels)
+    final = replace(train, dev_texts=scored[0], dev_pairs=scored[1], dev_labels=scored[2],
+                    test_texts=None, test_pairs=None, test_labels=None)  # the test file is its dev split: scored once
+    return final, np.arange(len(final.train_labels))
 
 
 # ----------------------------------------------------------------------------------------------

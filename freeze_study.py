@@ -57,13 +57,17 @@ def run(args, log=print):
     task = load_task(args)
     plan = plan_run(args, task)
     result.check_folder(os.path.dirname(plan.out) or ".", cell_config(plan), plan.precision_chosen)
+    if args.folds:  # before the subset is written
+        data.check_folds(task, data.subset_indices(task, plan.size, args.splits_dir or "splits"), args.folds, args.train_file)
     indices = data.load_subset(task, plan.size, args.splits_dir or "splits")  # drawn once every check has passed
+    task, indices, held = one_file_splits(args, task, indices)
     machine.prepare(plan.device)
-    classifier, inputs, max_length, prefix_seconds = prepare(plan, task, indices)
+    classifier, inputs, max_length, prefix_seconds = prepare(plan, task, indices, held)
     if plan.device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(plan.device)
     history = plan.method.train(classifier, plan.train_config, inputs, (lambda line: None) if plan.quiet else log)
-    record = result.build(run_config(plan, task, classifier, max_length), task, history,
+    config = {**run_config(plan, task, classifier, max_length), "train_examples": len(inputs.train_labels)}
+    record = result.build(config, task, history,
                           *trained_parameters(classifier, plan.method, task.num_labels),
                           seconds=dict(prefix=prefix_seconds, total=time.perf_counter() - began),
                           peak_memory_mb=machine.peak_memory_mb(plan.device),
@@ -75,14 +79,33 @@ def run(args, log=print):
     return record
 
 
-def prepare(plan, task, indices):
+def one_file_splits(args, task, indices):
+    """(task, the rows it trains on, None) as drawn; with --folds, the subset's fold --seed as the dev
+    split, and (task, the subset, (the positions in it trained on, those scored on)); with --final,
+    every label given as the train split (data.every_label)."""
+    if args.folds:
+        trained, scored = data.fold_positions(task, indices, args.folds, args.seed)
+        return data.held_out_fold(task, indices[scored]), indices, (trained, scored)
+    if args.final:
+        return *data.every_label(task, indices), None
+    return task, indices, None
+
+
+def prepare(plan, task, indices, held=None):
     """The run's model, built from its seed and frozen as planned, and what it trains on: (model,
-    loop.RunInputs, the longest sequence, the seconds the frozen prefix took)."""
+    loop.RunInputs, the longest sequence, the seconds the frozen prefix took). `held`: (the positions
+    of `indices` trained on, those of the fold scored on), whose frozen prefix is the whole subset's,
+    computed once for every fold."""
     classifier = build_and_freeze(plan, task)
-    token_ids, max_length = tokenize_task(plan, classifier, task, indices)
+    token_ids, max_length = tokenize_task(plan, classifier, task, indices, with_dev=held is None)
     prefix_began = time.perf_counter()
     states = frozen_prefix_states(plan, classifier, task, token_ids)
-    inputs = loop.RunInputs(states["train"], task.train_labels[indices], states["dev"], task.dev_labels, plan.cached_depth,
+    labels = task.train_labels[indices]
+    if held is not None:
+        trained, scored = held
+        states["dev"] = [states["train"][i] for i in scored]
+        states["train"], labels = [states["train"][i] for i in trained], labels[trained]
+    inputs = loop.RunInputs(states["train"], labels, states["dev"], task.dev_labels, plan.cached_depth,
                             plan.device, states.get("test"), task.test_labels)
     return classifier, inputs, max_length, time.perf_counter() - prefix_began
 
@@ -115,12 +138,14 @@ def build_and_freeze(plan, task):
     return classifier.to(plan.device)
 
 
-def tokenize_task(plan, classifier, task, indices):
-    """The token ids of the subset, the dev split and a test file if the task has one ({set's name:
-    ids}), and the longest sequence: cut at the shortest of the tokenizer's, the model's and the
-    plan's limits, tokenized once per tokenizer and texts, then read from the cache."""
-    sets = {"train": ([task.train_texts[i] for i in indices], task.train_pairs and [task.train_pairs[i] for i in indices]),
-            "dev": (task.dev_texts, task.dev_pairs)}
+def tokenize_task(plan, classifier, task, indices, with_dev=True):
+    """The token ids of the subset, the dev split (with_dev, where the task has one) and a test file if
+    the task has one ({set's name: ids}), and the longest sequence: cut at the shortest of the
+    tokenizer's, the model's and the plan's limits, tokenized once per tokenizer and texts, then read
+    from the cache."""
+    sets = {"train": ([task.train_texts[i] for i in indices], task.train_pairs and [task.train_pairs[i] for i in indices])}
+    if with_dev and task.dev_texts is not None:
+        sets["dev"] = (task.dev_texts, task.dev_pairs)
     if task.test_texts is not None:
         sets["test"] = (task.test_texts, task.test_pairs)
     limit = min(classifier.config.max_length, plan.max_length)

@@ -90,8 +90,13 @@ def parser():
 def add_task_options(p):
     """Where the task's examples come from: GLUE's files, or your own, and what judges it."""
     p.add_argument("--glue-dir", help="local GLUE folder (SST-2/, CoLA/, MRPC/, STS-B/, RTE/); default $GLUE_DIR, else the hub")
-    p.add_argument("--train-file", help="your own task: a CSV/TSV with a header (needs --dev-file)")
+    p.add_argument("--train-file", help="your own task: a CSV/TSV with a header (with --dev-file, or --folds or --final)")
     p.add_argument("--dev-file")
+    p.add_argument("--folds", type=int, help="one labelled file, no --dev-file: its subset cut into this many stratified "
+                   "folds, and the run with --seed s (1..folds) scored on fold s, trained on the others (make advise "
+                   "TRAIN_FILE alone)")
+    p.add_argument("--final", action="store_true", help="train on every label given: the subset and the dev file "
+                   "together (one file: the whole subset), scored on --test-file, else on what it trained on")
     p.add_argument("--test-file", help="your own task: a third file with the same columns, scored once at the end "
                                        "with the chosen weights; no choice reads it (make advise's TEST_FILE)")
     p.add_argument("--text-column", default="sentence")
@@ -201,9 +206,17 @@ def misfit(name, method):
 
 def check_files(args):
     """Your own files' options that cannot go together, refused in one line before any file is read."""
-    if args.train_file and not args.dev_file:
+    if args.train_file and not args.dev_file and not (args.folds or args.final):
         raise ValueError(f"--train-file {args.train_file} needs --dev-file, the labelled examples every run is scored "
-                         "on (make: DEV_FILE=...): hold some of your labels out as a dev file")
+                         "on (make: DEV_FILE=...), or --folds K to be scored on the file's own folds (make advise "
+                         "TRAIN_FILE alone cross-validates it)")
+    if args.folds is not None and (args.dev_file or not args.train_file):
+        raise ValueError("--folds cross-validates one labelled file: it goes with --train-file and no --dev-file")
+    if args.folds is not None and not (args.folds >= 2 and 1 <= args.seed <= args.folds):
+        raise ValueError(f"--folds {args.folds} --seed {args.seed}: two folds or more, and the seed names the fold "
+                         f"scored, 1..{max(args.folds, 2)}")
+    if args.final and args.folds is not None:
+        raise ValueError("--final trains on every label, and --folds holds one fold out: give one of them")
     if args.dev_file and not args.train_file:
         raise ValueError(f"--dev-file {args.dev_file} goes with --train-file, your own training examples "
                          "(make: TRAIN_FILE=...); without both, a run reads GLUE's --dataset")
@@ -221,6 +234,9 @@ def check_options(args, method, task):
     if args.num_iterations is not None and args.num_iterations < 1:
         raise ValueError("--num-iterations is a positive number of SetFit's pairs per example")
     check_files(args)
+    if args.final and args.evaluations != "last":
+        raise ValueError("--final trains on every label, the dev split's too: no evaluation can choose its step "
+                         "(--evaluations last)")
     if args.size == "all" and args.splits_dir:
         raise ValueError("--size all trains on the whole train split: --splits-dir (subsets) does not apply")
     for name in given_options(args):

@@ -89,7 +89,7 @@ def method_of(config):
 
 # What else changes a run's answer beyond what its name says (and each method's own, methods.py):
 # runs that differ in one of these are two experiments, never one cell's seeds
-SETTINGS = ("pooling", "precision", "normalize")
+SETTINGS = ("pooling", "precision", "normalize", "folds")  # folds: one file's folds, or None: a dev split
 
 
 def settings_of(config):

@@ -29,11 +29,12 @@ import result
 DRAWS = 1000  # bootstrap draws of the dev examples: the paired error to about 2%, in milliseconds a run
 
 
-@functools.lru_cache(maxsize=4)
-def draw_weights(size, draws=DRAWS):
+@functools.lru_cache(maxsize=16)
+def draw_weights(size, draws=DRAWS, fold=0):
     """(in-bag counts (draws, size), out-of-bag indicator (draws, size)) of `draws` bootstrap draws of
-    `size` examples, float32, the same for every run of a split (seed 0)."""
-    picks = np.random.default_rng(0).integers(0, size, size=(draws, size))
+    `size` examples, float32, the same for every run of a split (seed 0), or of a file's fold (its
+    own stream: two folds' examples are drawn apart)."""
+    picks = np.random.default_rng([0, fold] if fold else 0).integers(0, size, size=(draws, size))
     counts = np.zeros((draws, size), dtype=np.float32)
     np.add.at(counts, (np.arange(draws)[:, None], picks), 1.0)
     return counts, (counts == 0).astype(np.float32)
@@ -89,6 +90,7 @@ class Examples:
     """One run's outputs on a split (result.Outputs) as a comparison reads them."""
     outputs: object  # result.Outputs
     num_labels: int
+    fold: int | None = None  # which examples: the fold scored, for one labelled file's folds; None: the dev split
 
     @property
     def size(self):
@@ -98,36 +100,49 @@ class Examples:
         """(its score on each draw's in-bag sample (DRAWS,), on each draw's out-of-bag examples (DRAWS,))."""
         truth, predicted = self.outputs.truth, self.outputs.predicted
         return scores_on_draws(truth.tobytes(), str(truth.dtype), predicted.tobytes(), str(predicted.dtype),
-                               self.num_labels, metric)
+                               self.num_labels, metric, self.fold or 0)
 
 
 @functools.lru_cache(maxsize=4096)
-def scores_on_draws(truth, truth_dtype, predicted, predicted_dtype, num_labels, metric):
+def scores_on_draws(truth, truth_dtype, predicted, predicted_dtype, num_labels, metric, fold=0):
     """Examples.draws, once per predictions: a search reads its folder again each round."""
     truth, predicted = np.frombuffer(truth, truth_dtype), np.frombuffer(predicted, predicted_dtype)
-    inside, outside = draw_weights(len(truth))
+    inside, outside = draw_weights(len(truth), DRAWS, fold)
     score = lambda weights: weighted_scores(truth, predicted, weights, num_labels, metric).astype(np.float64)
     return score(inside), score(outside)
 
 
 def examples_of(record, split="dev"):
-    """A run's Examples on `split` from its result record, or None where it kept no outputs."""
+    """A run's Examples on `split` from its result record, or None where it kept no outputs. A run
+    of one labelled file's folds (--folds) is read on its fold, the fold its seed names."""
     outputs = result.outputs_in(record, split)
-    return None if outputs is None else Examples(outputs, record["config"]["num_labels"])
+    config = record["config"]
+    fold = config["seed"] if config.get("folds") and split == "dev" else None
+    return None if outputs is None else Examples(outputs, config["num_labels"], fold)
 
 
 def cell_draws(examples, metric, out_of_bag=False):
-    """A cell's seed-mean score on each draw (its runs' Examples), in-bag or out-of-bag."""
+    """A cell's mean score on each draw (its runs' Examples), in-bag or out-of-bag: its seeds' mean on
+    the dev split; over one file's folds, the mean of its folds' (each fold's examples drawn on
+    their own), as the search reads a fold as a seed."""
     return np.mean([run.draws(metric)[1 if out_of_bag else 0] for run in examples], axis=0)
 
 
 def paired_error(a, b, metric):
-    """The standard error, over the dev examples, of the difference between two cells' seed-mean
-    scores read on the same examples (a, b: each cell's runs' Examples); None where a run kept no
-    outputs, or the two were read on different examples."""
-    if not a or not b or any(run is None for run in [*a, *b]) or a[0].size != b[0].size:
+    """The standard error, over the examples, of the difference between two cells' mean scores read
+    on the same examples (a, b: each cell's runs' Examples): the dev split, or one file's folds, each
+    fold's examples paired with the other cell's on that fold and drawn apart from the other folds';
+    None where a run kept no outputs, or the two were read on different examples."""
+    if not a or not b or any(run is None for run in [*a, *b]) or not same_examples(a, b):
         return None
     return float(np.std(cell_draws(a, metric) - cell_draws(b, metric), ddof=1))
+
+
+def same_examples(a, b):
+    """Whether two cells' runs were read on one dev split (of one size), or on folds they share."""
+    if any(run.fold is None for run in [*a, *b]):
+        return all(run.fold is None for run in [*a, *b]) and a[0].size == b[0].size
+    return bool({run.fold for run in a} & {run.fold for run in b})
 
 
 def noise_between(a, b, metric, spread, level_band):

@@ -260,3 +260,57 @@ def test_an_unreachable_hub_loads_glue_from_the_local_cache_alone(monkeypatch):
     with pytest.raises(ValueError, match="--glue-dir"):
         data.load_glue_hub("sst2")
     assert seen == [(True, True)]  # offline before the first request, so no retries
+
+
+# ----------------------------------------------------------------------------------------------
+# One labelled file's folds
+
+def test_folds_are_stratified_within_one_example_and_the_same_on_any_call():
+    labels = np.array([0] * 23 + [1] * 11 + [2] * 6)
+    fold = data.fold_of(labels, 5)
+    assert sorted(set(fold)) == [1, 2, 3, 4, 5] and (data.fold_of(labels, 5) == fold).all()
+    sizes = np.bincount(fold)[1:]
+    assert sizes.max() - sizes.min() <= 1  # 40 examples: 8 a fold
+    for c in range(3):  # each class dealt round the folds: its share in every fold within one example
+        per_fold = np.bincount(fold[labels == c], minlength=6)[1:]
+        assert per_fold.max() - per_fold.min() <= 1
+
+
+def one_file_task(labels):
+    return data.make_task("mine", ([f"text {i}" for i in range(len(labels))], None, labels), None,
+                          ("mine.csv", None), False, None, "accuracy")
+
+
+def test_a_fold_is_scored_once_and_trained_on_by_every_other_fold():
+    task = one_file_task([0, 1] * 15)
+    subset = np.arange(30)[::-1]  # the subset's own order: positions, not rows
+    scored = [data.fold_positions(task, subset, 3, fold)[1] for fold in (1, 2, 3)]
+    assert sorted(np.concatenate(scored).tolist()) == list(range(30))  # every example scored once
+    trained, held = data.fold_positions(task, subset, 3, 2)
+    assert not set(trained) & set(held) and len(trained) + len(held) == 30
+    dev = data.held_out_fold(task, subset[held])
+    assert dev.dev_texts == [task.train_texts[i] for i in subset[held]]
+    assert (dev.dev_labels == task.train_labels[subset[held]]).all() and dev.train_texts == task.train_texts
+
+
+def test_every_label_trains_on_the_subset_and_the_dev_split_and_is_scored_on_the_test_file():
+    task = data.make_task("mine", (["a", "b", "c", "d"], None, [0, 1, 0, 1]), (["e", "f"], None, [1, 0]),
+                          ("train.csv", "dev.csv"), False, None, "accuracy")
+    task.test_texts, task.test_pairs, task.test_labels = ["g"], None, np.array([1])
+    final, rows = data.every_label(task, np.array([2, 1]))
+    assert final.train_texts == ["c", "b", "e", "f"] and final.train_labels.tolist() == [0, 1, 1, 0]
+    assert rows.tolist() == [0, 1, 2, 3]
+    assert final.dev_texts == ["g"] and final.test_texts is None  # the test file is its dev split, scored once
+    alone, _ = data.every_label(one_file_task([0, 1, 0]), np.array([0, 1, 2]))
+    assert alone.train_texts == alone.dev_texts == ["text 0", "text 1", "text 2"]
+
+
+@pytest.mark.parametrize("labels, message", [
+    ([0] * 20 + [1] * 2, "mine.csv: the class 1 has 2 examples, fewer than the 3 folds"),
+    ([0, 1, 0, 1, 0], "mine.csv: 5 examples cannot make 3 folds that each hold one of each of its 2 classes: "
+                      "that needs 6 at least"),
+])
+def test_a_file_too_small_for_its_folds_is_refused_naming_the_class(labels, message):
+    task = one_file_task(labels)
+    with pytest.raises(ValueError, match=message):
+        data.check_folds(task, np.arange(len(labels)), 3, "mine.csv")

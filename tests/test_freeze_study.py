@@ -12,9 +12,11 @@ import pytest
 import torch
 
 import cache
+import data
 import checkpoint
 import freeze_study
 import machine
+import result
 import tables
 from conftest import ROOT, files_in, run
 
@@ -447,3 +449,59 @@ def test_overwrite_runs_again_where_the_result_exists(tmp_path, tiny_bert, glue_
     again = run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--epochs", "1", "--overwrite", out="r.json")
     assert again["train_losses"] == first["train_losses"]
     assert json.loads((tmp_path / "r.json").read_text())["seconds"] == again["seconds"]
+
+
+# ----------------------------------------------------------------------------------------------
+# One labelled file: its folds, and the final model on every label
+
+def one_file_argv(tmp_path, tiny_bert, train, *extra):
+    return ["--model", tiny_bert, "--train-file", train, "--text-column", "text", "--size", "24", "--freeze", "2",
+            "--epochs", "1", "--evaluations", "last", "--quiet", "--splits-dir", str(tmp_path / "splits"),
+            "--cache-dir", str(tmp_path / "cache"), *extra]
+
+
+def test_each_fold_is_scored_on_its_own_rows_and_the_folds_share_one_frozen_prefix(tmp_path, tiny_bert):
+    train, _, _ = sentiment_csvs(tmp_path)
+    records = [freeze_study.run(freeze_study.parse_args(one_file_argv(
+        tmp_path, tiny_bert, train, "--folds", "3", "--seed", str(seed), "--out", str(tmp_path / f"fold{seed}.json"))))
+        for seed in (1, 2, 3)]
+    task = data.load_csv_task(train, None, "text")
+    subset = data.load_subset(task, 24, str(tmp_path / "splits"))
+    for seed, record in enumerate(records, 1):
+        scored = data.fold_positions(task, subset, 3, seed)[1]
+        truth = result.outputs_in(record).truth
+        assert record["dev_size"] == len(scored) == 8 and record["config"]["train_examples"] == 16
+        assert truth.tolist() == task.train_labels[subset[scored]].tolist()  # fold s's rows, and no others
+    prefixes = [p.name for p in (tmp_path / "cache").glob("*/*.pt") if p.parent.name != "tokens"]
+    assert len(prefixes) == 1 and "-train24_k2_" in prefixes[0]  # the subset's, computed by the first fold alone
+
+
+def test_the_final_model_trains_on_every_label_and_is_scored_on_the_test_file(tmp_path, tiny_bert):
+    train, dev, test = sentiment_csvs(tmp_path)
+    both = freeze_study.run(freeze_study.parse_args(one_file_argv(
+        tmp_path, tiny_bert, train, "--dev-file", dev, "--test-file", test, "--final", "--out", str(tmp_path / "a.json"))))
+    assert both["config"]["train_examples"] == 24 + 24 and both["dev_size"] == 31 and both["test_at_score"] is None
+    alone = freeze_study.run(freeze_study.parse_args(one_file_argv(
+        tmp_path, tiny_bert, train, "--final", "--out", str(tmp_path / "b.json"))))
+    assert alone["config"]["train_examples"] == alone["dev_size"] == 24  # no test file: what it trained on
+
+
+def test_one_file_wrong_for_its_folds_is_one_line_and_touches_no_file(tmp_path, tiny_bert, capsys):
+    """A class with fewer examples than folds, one class, too few examples; and --folds where it cannot go."""
+    train, dev, _ = sentiment_csvs(tmp_path)
+    bad_files(tmp_path)
+    (tmp_path / "rare.csv").write_text("text,label\n" + "".join(f"good {i},{'neg' if i < 2 else 'pos'}\n" for i in range(24)))
+    (tmp_path / "five.csv").write_text("text,label\n" + "".join(f"good {i},{'pos' if i % 2 else 'neg'}\n" for i in range(5)))
+    before = files_in(tmp_path)
+    for file, extra, message in (
+            ("rare.csv", ["--folds", "3"], "rare.csv: the class 'neg' has 2 examples, fewer than the 3 folds"),
+            ("anger.csv", ["--folds", "3"], "anger.csv: every label is 'anger': a classifier needs two classes or more"),
+            ("five.csv", ["--folds", "3", "--size", "5"], "five.csv: 5 examples cannot make 3 folds that each hold one "
+                                                          "of each of its 2 classes: that needs 6 at least"),
+            ("train.csv", ["--folds", "3", "--seed", "4"], "--folds 3 --seed 4: two folds or more, and the seed names"),
+            ("train.csv", ["--folds", "3", "--dev-file", dev], "--folds cross-validates one labelled file"),
+            ("train.csv", ["--folds", "3", "--final"], "--final trains on every label, and --folds holds one fold out"),
+            ("train.csv", ["--final", "--evaluations", "every"], "--final trains on every label, the dev split's too")):
+        assert_refused_in_one_line(one_file_argv(tmp_path, tiny_bert, str(tmp_path / file), "--out",
+                                                 str(tmp_path / "r.json"), *extra), message, capsys)
+    assert files_in(tmp_path) == before

@@ -42,7 +42,7 @@ import result
 from atomic import write_atomically
 from study import figures, grid, slurm, worker
 from study.progress import make_jobs
-from study.search import policy, prior
+from study.search import folds, policy, prior
 from study.search.advise_report import (Judged, Spending, cell_rows, check_save, honest_of, keep, report_lines, scored_on,
                                         scores_on_test, verdict, with_dev_file)
 from study.search.lock import holder, refuse_if_held, take_lock
@@ -113,8 +113,11 @@ def parser():
                    "advise PREFER=cost)")
     p.add_argument("--jobs", type=int, help="runs at once (default: make -j N's N)")
     p.add_argument("--save", help="where the pick is kept, as make best keeps it (default: saved/FOLDER-nSIZE)")
-    p.add_argument("--test-file", help="your labelled test file (with your own --train-file and --dev-file): every "
-                   "run scores it as it ends, no choice reads it, and the report gives the pick's seeds' mean there")
+    p.add_argument("--test-file", help="your labelled test file (with your own --train-file): every run scores it as "
+                   "it ends, no choice reads it, and the report gives the pick's seeds' mean there (and the final model's)")
+    p.add_argument("--final", choices=("all",), help="all: the pick trained again on every label, the --dev-file's "
+                   "too, as the model kept (make advise FINAL=all); with --train-file alone (its folds the dev splits) "
+                   "always so")
     p.add_argument("--replay", nargs="+", metavar="FOLDER", help="drive the policy with this grid's runs instead of "
                    "new ones (several grids, one checkpoint each: the checkpoint is chosen too)")
     p.add_argument("--slurm", action="store_true", help="each round's runs as a Slurm job array (make advise SLURM=1)")
@@ -157,9 +160,11 @@ class Advice:
     saved: str
 
 
-def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
+def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds, final=(None, None)):
     """RESULTS/advise.md (study/search/advise_report.py), and its first lines printed. `waiting`: None for a
-    decided search, else the round it stopped before. Returns the pick's row."""
+    decided search, else the round it stopped before; final: the final model's line and test score
+    (study/search/folds.py), or Nones. Returns the pick's row."""
+    final_line, final_test = final
     observed, runs, metric = found.observed, found.runs, found.metric
     dev_size = reading(runs)[1]
     waiting_cells = None if waiting is None else set(waiting.cells)
@@ -176,6 +181,8 @@ def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
     total = spent(observed) + stopped
     spending = Spending(rounds_of(s.folder), total, wall_seconds if found.rounds else None, grid_cost, stopped)
     lines = report_lines(title, chosen, words, (rows, state), spending, keep_line, Judged(test, honest))
+    if final_line:  # after the test file's line of the pick's runs
+        lines.insert(lines.index(f"- {keep_line}"), final_line)
     at = lines.index("## Every cell that ran")  # after the answer, before the cells: the figure, the prior
     priors = prior.read_priors(s.folder, s.size)
     lines[at:at] = prior.report_lines(priors) if priors else []
@@ -187,8 +194,9 @@ def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds):
     row["honest"] = row["reported"] if honest is None else honest.score
     read = f"second half {row['reported']:.3f}, first half {row['picked']:.3f}" if honest is None else \
         f"honest {honest.score:.3f} ± {honest.error:.3f}, dev split {row['picked']:.3f}"
-    print(f"advise: {short}: {row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)} | "
-          + (f"test file {test[1]:.3f}, " if test else "") + read
+    on_test = (f"test file {final_test:.3f} (the final model; the pick's runs {test[1]:.3f}), " if final_test is not None
+               else f"test file {test[1]:.3f}, " if test else "")
+    print(f"advise: {short}: {row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)} | " + on_test + read
           + f" | {total / 3600:.2f} h of runs, {total / grid_cost:.0%} of the grid's estimated | {report}")
     return row
 
@@ -209,13 +217,19 @@ def checked(args, run_flags):
     if not args.budget > 0:
         raise ValueError(f"--budget must be a positive number of hours (got {args.budget:g})")
     if args.test_file:
-        with_dev_file(run_flags, args.test_file)
+        if "--train-file" not in run_flags:
+            raise ValueError("--test-file goes with your own --train-file (TRAIN_FILE): GLUE's test labels are not public")
         if not os.path.isfile(args.test_file):
             raise ValueError(f"--test-file {args.test_file}: no such file")
+    if args.final and "--train-file" not in run_flags:
+        raise ValueError("--final all (FINAL=all) trains the pick on your own --train-file and --dev-file together")
     args, run_flags = one_checkpoint(args, run_flags)
     if args.size != "all" and not args.size.isdigit():
         raise ValueError(f"--size {args.size} (make: SIZE=) is neither a number of training examples nor all")
     size = args.size if args.size == "all" else int(args.size)
+    if folds.one_file(run_flags):  # its folds are the dev splits: a fold a seed
+        run_flags = [*run_flags, "--folds", str(args.seeds)]
+        folds.check(run_flags, size, args.seeds)
     return args, run_flags, size, replace(space_of(args, size, run_flags), prefer=args.prefer)
 
 
@@ -236,8 +250,9 @@ def advise_in(args, run_flags):
         prior.write_priors(args.folder, size, priors)
         with runners(args) as workers:
             scores_test = ["--test-file", args.test_file] if args.test_file else []  # read by no choice
+            final = folds.one_file(run_flags) or args.final == "all"  # kept: the pick trained on every label
             s = Search(args.folder, size, space, args.budget * 3600, shared,
-                       run_flags + ["--evaluations", "last"] + scores_test, workers, args.seeds, keeps_ahead=True)
+                       run_flags + ["--evaluations", "last"] + scores_test, workers, args.seeds, keeps_ahead=not final)
             found = search(s)
             if found.code:
                 raise RunFailed(found.code)
@@ -246,12 +261,16 @@ def advise_in(args, run_flags):
             chosen, decided = policy.pick(found.space, observed, metric, dev_size)
             waiting = None if decided else policy.next_runs(found.space, observed, metric, dev_size, workers.jobs)
             test = on_test_file(s, args.test_file, found, chosen, run_flags)
-        kept = kept_run(args.folder, chosen, size, args.seeds)  # saved as the search ran, or None
-        keep_line, command = keep(chosen, size, options_of(chosen, shared), run_flags, save, kept)
+        kept = None if final else kept_run(args.folder, chosen, size, args.seeds)  # saved as the search ran, or None
+        keep_flags = folds.final_flags(run_flags, args.test_file) if final else run_flags
+        keep_line, command = keep(chosen, size, options_of(chosen, shared), keep_flags, save, kept, final)
         drop_kept(args.folder)
-        row = write_report(s, found, chosen, waiting, test, keep_line, time.time() - began)
+        final_test = folds.final_of(save, found.metric)[1] if final else None
+        row = write_report(s, found, chosen, waiting, test, keep_line, time.time() - began,
+                           (folds.final_line(save, found.metric), final_test) if final else (None, None))
         print(command)
-        return Advice(chosen, decided, row["honest"], test and test[1], args.folder, os.path.join(args.folder, REPORT), save)
+        return Advice(chosen, decided, row["honest"], final_test if final else test and test[1], args.folder,
+                      os.path.join(args.folder, REPORT), save)
     finally:
         if lock and holder(lock) == os.getpid():
             os.remove(lock)
@@ -274,11 +293,11 @@ def on_test_file(s, test_file, found, chosen, run_flags):
     return test_file, sum(scored.values()) / len(scored), len(scored)
 
 
-# make advise's settings as the Python call names them (TEST_FILE, METHODS, -j, PREFER, SAVE, the runs'
-# CACHE_DIR, SPLITS_DIR, PRECISION, METRIC, EPOCHS, NUM_ITERATIONS; seeds: the most a cell gets),
+# make advise's settings as the Python call names them (TEST_FILE, FINAL, METHODS, -j, PREFER, SAVE, the runs'
+# CACHE_DIR, SPLITS_DIR, PRECISION, METRIC, EPOCHS, NUM_ITERATIONS; seeds: the most a cell gets, FOLDS),
 # your CSVs' columns, and more freeze_study.py options for every run (run_options); None: make
 # advise's default
-SETTINGS = dict(test_file=None, methods=None, jobs=1, seeds=5, prefer="best", save=None, cache_dir="cache", splits_dir="splits",
+SETTINGS = dict(test_file=None, final=None, methods=None, jobs=1, seeds=5, prefer="best", save=None, cache_dir="cache", splits_dir="splits",
                 precision=None, metric=None, epochs=None, num_iterations=None, text_column="text",
                 label_column="label", run_options=())
 
@@ -287,28 +306,37 @@ def advise(data, models, size, budget, folder, **settings):
     """make advise from Python: the search over `models` (a name or path, or several to choose
     among) at n = `size` for at most `budget` hours of runs, its runs in `folder` (the same folder,
     data and settings resume it, one that make advise began too). `data`: (train CSV, dev CSV), or
-    ((texts, labels), (texts, labels)), kept as FOLDER/train.csv and FOLDER/dev.csv. `settings`:
-    SETTINGS'. Returns the Advice; ValueError with one line where the search cannot run."""
+    ((texts, labels), (texts, labels)), kept as FOLDER/train.csv and FOLDER/dev.csv; or one labelled
+    file, a CSV or (texts, labels), cross-validated (study/search/folds.py). `settings`: SETTINGS'
+    (final="all": the pick kept trained on train and dev together). Returns the Advice; ValueError
+    with one line where the search cannot run."""
     unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
         raise ValueError(f"advise() takes no {', '.join(unknown)}: its settings are {', '.join(SETTINGS)}")
     given = {**SETTINGS, **settings}
     columns = given["text_column"], given["label_column"]
-    train_file, dev_file = (as_csv(part, os.path.join(folder, f"{name}.csv"), columns)
-                            for part, name in zip(data, ("train", "dev")))
+    parts = [data] if one_part(data) else data  # one labelled file: cross-validated (study/search/folds.py)
+    files = [as_csv(part, os.path.join(folder, f"{name}.csv"), columns) for part, name in zip(parts, ("train", "dev"))]
     models = [models] if isinstance(models, str) else list(models)
     option = lambda flag, name: [flag, str(given[name])] if given[name] is not None else []
     argv = [folder, "--size", str(size), "--budget", str(budget), "--models", *models, "--jobs", str(given["jobs"]),
             "--seeds", str(given["seeds"]), "--prefer", given["prefer"],
-            *option("--test-file", "test_file"), *option("--save", "save"), *option("--splits-dir", "splits_dir"),
+            *option("--test-file", "test_file"), *option("--final", "final"), *option("--save", "save"),
+            *option("--splits-dir", "splits_dir"),
             *option("--epochs", "epochs"), *option("--num-iterations", "num_iterations"),
             *(["--methods", *given["methods"]] if given["methods"] else [])]
-    run_flags = ["--train-file", train_file, "--dev-file", dev_file, "--text-column", columns[0],
+    run_flags = ["--train-file", files[0], *(["--dev-file", files[1]] if len(files) > 1 else []), "--text-column", columns[0],
                  "--label-column", columns[1], *option("--cache-dir", "cache_dir"), *option("--precision", "precision"),
                  *option("--metric", "metric"), *given["run_options"]]
     p = parser()
     p.error = refuse  # a notebook gets the line, not an exit
     return advise_in(p.parse_args(argv), run_flags)
+
+
+def one_part(data):
+    """Whether advise()'s `data` is one labelled file: a path, or (texts, labels)."""
+    return isinstance(data, (str, os.PathLike)) or (len(data) == 2 and isinstance(data[0], (list, tuple))
+                                                    and bool(data[0]) and isinstance(data[0][0], str))
 
 
 def refuse(message):

@@ -211,11 +211,12 @@ def check_save(save, size, tasks):
                          f"give another --save, or move it")
 
 
-def keep(chosen, size, shared, run_flags, save, kept=None):
+def keep(chosen, size, shared, run_flags, save, kept=None, final=False):
     """The pick kept with --save, as the search ran it: to its last evaluation, the score the search
     read (make best keeps the best of every evaluation, the study's). `kept`: (a run of the pick that
     saved its model as the search ran, the folder it saved; search_folder.kept_run), moved into
-    place; without one, its seed 1 trained once more. An earlier pick of the same search there
+    place; without one, its seed 1 trained once more (`final`: on every label, run_flags holding
+    --final: study/search/folds.py). An earlier pick of the same search there
     (check_save) is replaced once the new one is kept. (line for the report, the command to label a
     CSV with it or to train it)."""
     command = f"python predict.py --model {shlex.quote(save)} --input YOUR.csv {text_columns(run_flags)} --out labelled.csv"
@@ -223,8 +224,8 @@ def keep(chosen, size, shared, run_flags, save, kept=None):
     if os.path.exists(save + ".json") and os.path.isdir(save):  # a search run again: its pick kept already?
         with open(save + ".json") as f:
             earlier = json.load(f)["config"]
-        if (earlier["method"], earlier["freeze"], earlier["lr"], str(earlier["size"])) == \
-                (chosen.method, chosen.freeze, chosen.lr, str(size)):
+        if (earlier["method"], earlier["freeze"], earlier["lr"], str(earlier["size"]), bool(earlier.get("final"))) == \
+                (chosen.method, chosen.freeze, chosen.lr, str(size), final):
             return f"Saved in {save} (seed {earlier['seed']}) by an earlier search; label a CSV with `{command}`", command
     into = save + ".new" if earlier else save
     if earlier:  # what a keep killed before its swap left
@@ -238,7 +239,7 @@ def keep(chosen, size, shared, run_flags, save, kept=None):
         os.replace(into + ".json", save + ".json")
         os.replace(into, save)
         replaced = f"; it replaces the earlier pick kept there ({methods.get(earlier['method']).label}, freeze {earlier['freeze']})"
-    how = "saved as the search ran it" if kept else "trained once more"
+    how = "saved as the search ran it" if kept else "trained on every label" if final else "trained once more"
     return f"Saved in {save} (seed {seed}, {how}){replaced}; label a CSV with `{command}`", command
 
 

@@ -75,8 +75,8 @@ def reading(runs):
       the same examples (study/paired.py); the honest score is the bootstrap's (paired.honest_score).
     - A search's runs from before: the first half, at that half's noise; the second half judged.
     - A grid's runs (neither): their fair scores on the whole split, at the level's noise."""
-    if runs and all(run.get("predictions") for run in runs):
-        return fair_scores, runs[0]["dev_size"], examples_of
+    if runs and all(run.get("predictions") for run in runs):  # over one file's folds: every fold's examples
+        return fair_scores, runs[0]["dev_size"] * (runs[0]["config"].get("folds") or 1), examples_of
     if runs and all(run.get("dev_halves") for run in runs):
         return picked_scores, runs[0]["dev_size"] // 2, lambda run: None
     return fair_scores, runs[0]["dev_size"] if runs else 0, lambda run: None

@@ -84,6 +84,10 @@ class Standing:
     spread: float = 0.0  # the best's seed spread, best_spread: every band's floor
     runs: dict = field(default_factory=dict)  # {cell: its observed runs}, for noise_between
     metric: str = ""
+    # the seeds' spread less the examples': seed_std itself on one dev split; over one file's folds,
+    # where a fold's examples move its score too (fold_variance), what training alone moves it by
+    train_std: float = PRIOR_SEED_STD
+    on_folds: bool = False  # the runs were read on one file's folds
 
     def band_of(self, cell):
         """The noise band `cell` is held to against the best: noise_between, from the paired error
@@ -103,7 +107,7 @@ class Standing:
         error = paired_error(examples_of(self.runs.get(a, [])), examples_of(self.runs.get(b, [])), self.metric)
         if error is None:
             return self.band
-        seeds = 0.0 if {a, b} <= self.repeats else self.seed_std ** 2 * (1 / self.counts[a] + 1 / self.counts[b])
+        seeds = 0.0 if {a, b} <= self.repeats else self.train_std ** 2 * (1 / self.counts[a] + 1 / self.counts[b])
         return Z_OUT * math.sqrt(error ** 2 + seeds)
 
     def apart(self, a, b):
@@ -117,10 +121,11 @@ class Standing:
     def settled(self, cell):
         """Whether more seeds could no longer tell `cell` from the best: the seeds' share of their
         difference's error (the pooled spread over both cells' seeds) is at most the examples' share
-        (the paired error), so that seeds can shrink it by at most sqrt(2). Only where both kept outputs."""
-        if cell not in self.paired or cell == self.best or cell in self.repeats:
+        (the paired error), so that seeds can shrink it by at most sqrt(2). Only where both kept outputs,
+        on one dev split: over one file's folds, a fold more is examples more, and shrinks the paired error too."""
+        if cell not in self.paired or cell == self.best or cell in self.repeats or self.on_folds:
             return False
-        return self.seed_std * math.sqrt(1 / self.counts[cell] + 1 / self.counts[self.best]) <= self.paired[cell]
+        return self.train_std * math.sqrt(1 / self.counts[cell] + 1 / self.counts[self.best]) <= self.paired[cell]
 
     @property
     def rise(self):
@@ -136,17 +141,32 @@ class Standing:
         return self.means[cell] + (0.0 if cell in self.repeats else self.rise / math.sqrt(runs))
 
 
-def seed_std(observed):
+def seed_std(observed, fold_var=0.0):
     """(the pooled within-cell standard deviation of the cells with two seeds or more, its degrees of
     freedom): how far a cell's mean may still move with more seeds. A cell whose runs all scored
     alike repeats itself (the probe, or SetFit with every layer frozen: a fit with no randomness)
-    and measures no spread: it is left out of the pool. (PRIOR_SEED_STD, 0) before any cell measures one."""
+    and measures no spread: it is left out of the pool. (PRIOR_SEED_STD, 0) before any cell measures
+    one; over one file's folds, whose examples move a score by `fold_var` too, that and the prior's."""
     groups = [np.array([score for score, *_ in runs]) for runs in observed.values()
               if len(runs) > 1 and not repeats_itself(runs)]
     freedom = sum(len(g) - 1 for g in groups)
     if not freedom:
-        return PRIOR_SEED_STD, 0
+        return math.sqrt(PRIOR_SEED_STD ** 2 + fold_var), 0
     return math.sqrt(sum(((g - g.mean()) ** 2).sum() for g in groups) / freedom), freedom
+
+
+def fold_variance(observed, metric):
+    """How far the examples of one file's fold move a run's score: the mean, over the runs read on
+    folds, of their score's variance across the bootstrap draws of their fold's examples (0 for runs
+    on one dev split, where every seed reads the same examples and seeds differ by training alone)."""
+    folds = [run[3] for runs in observed.values() for run in runs
+             if len(run) > 3 and run[3] is not None and run[3].fold is not None]
+    return float(np.mean([np.var(run.draws(metric)[0], ddof=1) for run in folds])) if folds else 0.0
+
+
+def less_examples(spread, fold_var):
+    """A spread over one file's folds less what their examples account for: what training moves a score by."""
+    return math.sqrt(max(spread ** 2 - fold_var, 0.0)) if fold_var else spread
 
 
 @functools.lru_cache(maxsize=None)
@@ -220,11 +240,13 @@ def standing(observed, metric, dev_size):
         return Standing(None, 0.0, PRIOR_SEED_STD, {}, {}, set(), set(), [])
     means = {cell: float(np.mean([score for score, *_ in runs])) for cell, runs in ran.items()}
     best = max(ran, key=lambda cell: (means[cell], -len(ran[cell])))
-    (sd, freedom), repeats = seed_std(ran), {cell for cell, runs in ran.items() if repeats_itself(runs)}
-    spread = best_spread(ran[best], sd)
+    fold_var = fold_variance(ran, metric)
+    (sd, freedom), repeats = seed_std(ran, fold_var), {cell for cell, runs in ran.items() if repeats_itself(runs)}
+    spread = less_examples(best_spread(ran[best], sd), fold_var)
     band = max(spread, dev_standard_error(means[best], metric, dev_size))
     state = Standing(best, band, sd, means, shared_costs(ran), set(), set(), [], repeats, t_multiplier(freedom))
     state.counts, state.spread, state.runs, state.metric = {cell: len(runs) for cell, runs in ran.items()}, spread, ran, metric
+    state.train_std, state.on_folds = less_examples(sd, fold_var), fold_var > 0
     for cell in ran:  # the paired rule, where both cells kept their outputs on the same examples
         error = None if cell == best else paired_error(examples_of(ran[best]), examples_of(ran[cell]), metric)
         if error is not None:

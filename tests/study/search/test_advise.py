@@ -480,7 +480,7 @@ def test_a_test_file_is_scored_by_the_searchs_own_runs_and_an_older_run_is_run_a
     assert [(r["config"]["seed"], r["dev_size"]) for r in again] == [(2, 12)]  # seed 2 alone, on the test file
     assert fair_score(again[0], "accuracy") == pytest.approx(record["test_at_score"]["accuracy"], abs=1e-9)
     assert f"test file {mean:.3f}" in tested.stdout and said in (folder / advise.REPORT).read_text()
-    for extra, message in (([], "no such file"), (["--dev-file"], "goes with your own --train-file and --dev-file")):
+    for extra, message in (([], "no such file"), (["--dev-file"], "goes with your own --train-file")):
         flags = command[command.index("--") + 1:]
         if extra:  # a GLUE task: no --dev-file of the user's
             flags = flags[:flags.index("--train-file")] + flags[flags.index("--dev-file") + 2:]

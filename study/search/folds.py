@@ -1,0 +1,57 @@
+"""
+make advise from one labelled file (TRAIN_FILE without DEV_FILE), and the final model trained on
+every label given:
+
+    labelled.csv ─► its subset (SIZE of it, stratified), cut into K stratified folds (data.fold_of),
+                    K = the most seeds a cell gets (--seeds, the grid's 5)
+      a run, seed s ─► trained on the other folds, scored on fold s (freeze_study.py --folds K --seed s);
+                       every cell's seed 1 reads fold 1: cells are told apart fold by fold, on the
+                       same examples (study/paired.py), each fold's prefix the subset's, cached once
+      the pick ─► trained once more on the whole subset (freeze_study.py --final): the model kept,
+                  and the one scored on your test file
+
+With a dev file, FINAL=all (--final all) keeps the pick trained on the subset and the dev file
+together. The search itself is advise's: a fold is a seed to it, and its honest score the
+bootstrap's over the folds' examples, corrected for the choice.
+"""
+
+import json
+
+import data
+import plan as planning
+from study.answer import fair_score
+
+
+def one_file(run_flags):
+    """Whether the runs read your own --train-file with no --dev-file: its folds are their dev splits."""
+    return "--train-file" in run_flags and "--dev-file" not in run_flags
+
+
+def check(run_flags, size, folds):
+    """The file's subset cut into `folds` folds, refused before any run where a class has fewer
+    examples than folds, or the file too few (ValueError's one line naming the file and the class)."""
+    from freeze_study import load_task
+    args = planning.parse_args([*run_flags, "--size", str(size)])
+    task = load_task(args)
+    data.check_folds(task, data.subset_indices(task, args.size, args.splits_dir or "splits"), folds, args.train_file)
+
+
+def final_flags(run_flags, test_file):
+    """A run's options for the final model: --folds dropped, --final, scored on `test_file` (or None)."""
+    at = run_flags.index("--folds") if "--folds" in run_flags else None
+    flags = run_flags if at is None else run_flags[:at] + run_flags[at + 2:]
+    return [*flags, "--final", *(["--test-file", test_file] if test_file else [])]
+
+
+def final_of(save, metric):
+    """(the examples the kept final model trained on, its score on the test file, or None without one)."""
+    with open(save + ".json") as f:
+        record = json.load(f)
+    return record["config"]["train_examples"], fair_score(record, metric) if record["config"].get("test_file") else None
+
+
+def final_line(save, metric):
+    """The report's line on the final model: what it trained on, and its score on the test file."""
+    examples, score = final_of(save, metric)
+    return (f"- The model kept is the pick trained once more on every label given, {examples} examples"
+            + (f"; on your test file: **{score:.3f}** (one model, no choice read it)." if score is not None else "."))
