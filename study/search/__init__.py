@@ -4,12 +4,15 @@ cheapest runs first, seeds only where two cells are not yet told apart. It reads
 (the runs' folder, the answer's reading, the paired rule); nothing outside this folder imports it
 but the Makefile's and a notebook's way in, advise.py.
 
-      advise.py ─┬─► rounds.py ──► policy.py ──► standing.py ──► study/paired.py (the rule)
+      advise.py ─┬─► asked.py, folds.py  (what is asked, checked; one labelled file's folds, the final model)
+                 ├─► rounds.py ──► policy.py ──► standing.py ──► study/paired.py (the rule)
                  ├─► advise_report.py ──► policy.py, standing.py
                  ├─► replay.py ─────────► policy.py, standing.py
                  └─► prior.py, lock.py    (search_folder.py: the folder, read by each step)
 
     advise.py         make advise and its Python call: the search asked, the pick kept, the report written
+    asked.py          what a search is asked, checked before any run: its size, budget, files and space
+    folds.py          one labelled file (TRAIN_FILE alone): a fold a seed; the final model trained on every label
     rounds.py         its loop: the runs the policy asks for, round by round, until decided or the budget is spent
     policy.py         its rounds: which runs come next (screen, refine, rates, in/out, best)
     standing.py       where a search stands: the cells, the best, each cell's band, which are out or in, the answer now

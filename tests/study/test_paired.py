@@ -248,3 +248,47 @@ def test_the_pick_stays_with_the_defaults_unless_a_cell_is_told_apart_from_them(
         state = standing(observed, "accuracy", 400)
         assert state.best == rival and state.apart(rival, anchor_cell) == told_apart
         assert policy.pick(space, observed, "accuracy", 400)[0] == (rival if told_apart else anchor_cell)
+
+
+# ----------------------------------------------------------------------------------------------
+# One labelled file's folds: a fold a seed
+
+def on_fold(truth, predicted, fold):
+    return paired.Examples(result.Outputs(np.asarray(truth), np.asarray(predicted), None), 2, fold)
+
+
+def folds_of(cell_predictions, truths):
+    """A cell's runs over folds 1..: each fold's own examples (`truths[f]`) and its predictions there."""
+    return [on_fold(truths[f], predicted, f + 1) for f, predicted in enumerate(cell_predictions)]
+
+
+def test_over_folds_cells_pair_fold_by_fold_and_two_folds_examples_are_drawn_apart():
+    truths, a, b = zip(*(two_cells(size=40, disagree=2, seed=f) for f in range(3)))
+    cell_a, cell_b = folds_of(a, truths), folds_of(b, truths)
+    shared = paired.paired_error(cell_a, cell_b, "accuracy")
+    assert 0 < shared < 0.03  # two cells that differ on 2 of each fold's 40 examples: about √6 / 120
+    # a cell on folds 1-3 against one on fold 1 alone: folds 2 and 3 pair with nothing, and their
+    # examples' noise (a fold of 40 at 70%: 0.072 each) stays in the difference
+    alone = paired.paired_error(cell_a, cell_b[:1], "accuracy")
+    assert 0.03 < alone < 0.08 and alone > 2 * shared
+    assert paired.paired_error(cell_a[:1], cell_b[1:2], "accuracy") is None  # no fold in common
+    assert paired.paired_error(cell_a, [examples(truths[0], b[0])], "accuracy") is None  # a fold against a dev split
+    # each fold's draws are its own stream, the same for every cell read on it: same fold, same weights
+    assert not np.array_equal(paired.draw_weights(40, 10, 1)[0], paired.draw_weights(40, 10, 2)[0])
+    assert np.array_equal(paired.draw_weights(40, 10, 2)[0], paired.draw_weights(40, 10, 2)[0])
+
+
+def test_over_folds_the_seeds_spread_is_read_less_what_a_folds_examples_account_for():
+    """A fold's score moves with its examples as well as with training: the band and the margins read
+    what training alone moves it by, and more folds are never 'settled' (they bring more examples)."""
+    truths, a, b = zip(*(two_cells(size=40, disagree=4, seed=f) for f in range(5)))
+    cells = {Cell("finetune", 0, 5e-5): folds_of(a, truths), Cell("probe", 6, None): folds_of(b, truths)}
+    observed = {cell: [seen(metrics.scores(run.outputs.truth, run.outputs.predicted, 2), "accuracy", 10.0, run)
+                       for run in runs] for cell, runs in cells.items()}
+    state = standing(observed, "accuracy", 200)
+    assert state.on_folds and state.train_std < state.seed_std  # the folds' spread is mostly their examples'
+    dev_split = {cell: [(score, seconds, outcome, None) for score, seconds, outcome, _ in runs]
+                 for cell, runs in observed.items()}
+    plain = standing(dev_split, "accuracy", 200)  # the same scores without outputs: read as seeds on one split
+    assert not plain.on_folds and plain.train_std == plain.seed_std
+    assert not any(state.settled(cell) for cell in cells)
