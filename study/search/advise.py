@@ -121,11 +121,11 @@ class Advice:
     saved: str
 
 
-def write_report(s, found, chosen, waiting, test, keep_line, wall_seconds, final=(None, None)):
+def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
     """RESULTS/advise.md (study/search/advise_report.py), and its first lines printed. `waiting`: None for a
-    decided search, else the round it stopped before; final: the final model's line and test score
-    (study/search/folds.py), or Nones. Returns the pick's row."""
-    final_line, final_test = final
+    decided search, else the round it stopped before; kept: (the keep's line, the final model's line
+    and test score (study/search/folds.py), or Nones). Returns the pick's row."""
+    keep_line, final_line, final_test = kept
     observed, runs, metric = found.observed, found.runs, found.metric
     dev_size = reading(runs)[1]
     waiting_cells = None if waiting is None else set(waiting.cells)
@@ -204,8 +204,8 @@ def advise_in(args, run_flags):
         keep_line, command = keep(chosen, size, options_of(chosen, shared), keep_flags, save, kept, final)
         drop_kept(args.folder)
         final_test = folds.final_of(save, found.metric)[1] if final else None
-        row = write_report(s, found, chosen, waiting, test, keep_line, time.time() - began,
-                           (folds.final_line(save, found.metric), final_test) if final else (None, None))
+        final_line = folds.final_line(save, found.metric) if final else None
+        row = write_report(s, found, chosen, waiting, test, (keep_line, final_line, final_test), time.time() - began)
         print(command)
         return Advice(chosen, decided, row["honest"], final_test if final else test and test[1], args.folder,
                       os.path.join(args.folder, REPORT), save)
