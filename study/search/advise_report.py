@@ -155,8 +155,8 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judge
              f"**Pick: {chosen_row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)}** ({verdict_words}).",
              "",
              honest_line(chosen_row, honest),
-             *([f"- On your test file ({test[0]}): **{test[1]:.3f}**, the mean of the pick's {test[2]} seeds there "
-                "(each run scored it as it ended; no choice read it)."] if test else []),
+             *([f"- On your test file ({test[0]}): **{test[1]:.3f}**, the mean of the pick's {counted(test[2], 'run')} there "
+                "(a run a seed; from one file, a fold; each scored it as it ended, and no choice read it)."] if test else []),
              f"- The best cell on {read_on}: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
              f"{best['picked']:.3f} ({counted(best['runs'], 'run')}); noise band ± {state.band_of(chosen) if chosen != state.best else state.band:.3f}"
              + (" (the paired difference's, on the same examples)." if chosen in state.paired else ".")
