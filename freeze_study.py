@@ -57,10 +57,11 @@ def run(args, log=print):
     task = load_task(args)
     plan = plan_run(args, task)
     result.check_folder(os.path.dirname(plan.out) or ".", cell_config(plan), plan.precision_chosen)
-    if args.folds:  # before the subset is written
-        data.check_folds(task, data.subset_indices(task, plan.size, args.splits_dir or "splits"), args.folds, args.train_file)
+    if plan.folds:  # before the subset is written
+        data.check_folds(task, data.subset_indices(task, plan.size, args.splits_dir or "splits"), plan.folds,
+                         plan.options["train_file"])
     indices = data.load_subset(task, plan.size, args.splits_dir or "splits")  # drawn once every check has passed
-    task, indices, held = one_file_splits(args, task, indices)
+    task, indices, held = one_file_splits(plan, task, indices)
     machine.prepare(plan.device)
     classifier, inputs, max_length, prefix_seconds = prepare(plan, task, indices, held)
     if plan.device.type == "cuda":
@@ -79,14 +80,14 @@ def run(args, log=print):
     return record
 
 
-def one_file_splits(args, task, indices):
+def one_file_splits(plan, task, indices):
     """(task, the rows it trains on, None) as drawn; with --folds, the subset's fold --seed as the dev
     split, and (task, the subset, (the positions in it trained on, those scored on)); with --final,
     every label given as the train split (data.every_label)."""
-    if args.folds:
-        trained, scored = data.fold_positions(task, indices, args.folds, args.seed)
+    if plan.folds:
+        trained, scored = data.fold_positions(task, indices, plan.folds, plan.train_config.seed)
         return data.held_out_fold(task, indices[scored]), indices, (trained, scored)
-    if args.final:
+    if plan.final:
         return *data.every_label(task, indices), None
     return task, indices, None
 

@@ -146,6 +146,8 @@ class Plan:
     out: str  # the result file
     save: str | None  # keep the trained classifier in this new folder
     quiet: bool
+    folds: int | None = None  # one labelled file cut into this many folds, the seed's scored (data.fold_of)
+    final: bool = False  # trained on every label given (data.every_label)
 
 
 def plan_run(args, task):
@@ -174,7 +176,7 @@ def plan_run(args, task):
                 args.size, device, precision, precision_chosen=args.precision is not None, pooling=pooling,
                 normalize=normalize, cached_depth=max(args.freeze, 0) if cached else None, train_config=train_config,
                 max_length=min(max_length, own_max_length or math.inf), cache_dir=args.cache_dir,
-                out=result_path(args, task, options), save=args.save, quiet=args.quiet)
+                out=result_path(args, task, options), save=args.save, quiet=args.quiet, folds=args.folds, final=args.final)
 
 
 def given_options(args, defaults=None):
