@@ -132,6 +132,13 @@ def products_per_second(dtype, repeats=5):
     return rows * width * inner / fastest
 
 
+# One measurement for every process of a grid or a search: two processes measuring at once, each
+# loading the cores, can fall either side of the margin and mix a folder's precisions (seen in CI:
+# a grid's two workers, one bf16 and one fp32). The first process's answer reaches the others in
+# this variable (study/worker.py, make advise); set it to 1 or 0 to decide for a machine.
+BF16_PAYS = "FREEZE_STUDY_BF16_PAYS"
+
+
 @functools.cache
 def bf16_pays():
     """Whether bf16 mixed precision makes this CPU's runs faster: it multiplies bfloat16 natively,
@@ -140,14 +147,24 @@ def bf16_pays():
     bf16; an Intel Xeon with AVX512-BF16 and no AMX multiplied bf16 at 72 GFLOP/s a thread against
     float32's 128, and ran a run 1.45 times as slow
     (docs/records/precision-cpu-2026-11-29.txt). Measured at once, a product of each alone, the
-    Xeon's default flipped to bf16 in a grid's run while the test suite loaded both cores."""
+    Xeon's default flipped to bf16 in a grid's run while the test suite loaded both cores.
+    An answer handed on in BF16_PAYS is taken without measuring, where this CPU multiplies bf16 (a
+    Slurm task can run on another machine than the search that handed it on)."""
     if not multiplies_bf16():
         return False
+    handed = os.environ.get(BF16_PAYS)
+    if handed in ("0", "1"):
+        return handed == "1"
     fastest = {torch.bfloat16: 0.0, torch.float32: 0.0}
     for _ in range(3):  # in turn, so that a busy moment (a grid's other runs starting) slows both alike
         for dtype in fastest:
             fastest[dtype] = max(fastest[dtype], products_per_second(dtype, repeats=2))
     return fastest[torch.bfloat16] >= BF16_MARGIN * fastest[torch.float32]
+
+
+def handed_on():
+    """bf16_pays's answer as the environment that hands it to another process: {BF16_PAYS: "1" or "0"}."""
+    return {BF16_PAYS: "1" if bf16_pays() else "0"}
 
 
 def default_precision(device):

@@ -16,6 +16,8 @@ A run in a worker is the same computation as in a process of its own, bit for bi
 (tests/study/test_worker.py): every random draw of a run comes from its own seed, and nothing a run
 computes outlives it. What a worker changes is what measures the machine: a run's seconds no
 longer count the start-up, and its peak memory counts from its start (machine.restart_peak_memory).
+The first worker measures whether bf16 pays on this CPU and the pool hands its answer to the
+workers after it (machine.BF16_PAYS), so that a grid's runs share one default precision.
 N workers share the cores (threads_each), and fp32 sums may round their last bit differently at
 another thread count, as they would under OMP_NUM_THREADS.
 The Makefile's rule for one result file (`make <result>`) still runs one process.
@@ -49,6 +51,7 @@ def serve():
     import freeze_study  # torch, once for every run
     import machine
     machine.spare_imports_from_collection()
+    print(json.dumps(machine.handed_on()), file=answers)  # measured by a pool's first, taken by the rest
     try:
         for line in sys.stdin:
             job = json.loads(line)
@@ -158,6 +161,9 @@ class Workers:
             process = subprocess.Popen([sys.executable, "-m", "study.worker", "--serve"], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, text=True, bufsize=1, env=self.environment)
             self.started.append(process)
+            # whether bf16 pays, as the first worker measured it: the workers after it are handed it
+            measured = process.stdout.readline()  # empty if it died starting: its first run then fails
+            self.environment.update(json.loads(measured) if measured.strip() else {})
             return process
 
     def run_all(self, runs, shared, run_flags, echo=print, warn=to_stderr):
@@ -184,7 +190,10 @@ class Workers:
                 job = job_of(path, options, run_flags)
                 in_flight.add(path)
                 handed.append(path)
-                threading.Thread(target=self.one_run, args=(self.take(), path, job, ended), daemon=True).start()
+                process = self.take()
+                with self.lock:
+                    self.running[path] = process  # before its thread starts: a stop asked at once finds it
+                threading.Thread(target=self.one_run, args=(process, path, job, ended), daemon=True).start()
             if not in_flight:
                 return failures[0] if failures else 0
             path, code = ended.get()
@@ -211,8 +220,6 @@ class Workers:
         """One run by `worker`, its (path, exit code) put on `ended`; the worker idle again after it,
         unless it died (no answer: exit code 1) or was stopped."""
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        with self.lock:
-            self.running[path] = worker
         began = time.perf_counter()
         worker.stdin.write(json.dumps(job) + "\n")
         answer = worker.stdout.readline()

@@ -54,3 +54,23 @@ def test_kept_memory_serves_the_next_word_gradients_without_page_faults():
     for _ in range(20):
         torch.zeros(30522, 384)  # allocated, filled and freed
     assert resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before < 2 * 11_500
+
+
+def test_an_answer_handed_on_is_taken_without_measuring(monkeypatch):
+    def measured(dtype, repeats=5):
+        raise AssertionError("measured, though handed an answer")
+    monkeypatch.setattr(machine, "products_per_second", measured)
+    monkeypatch.setattr(machine, "multiplies_bf16", lambda: True)
+    for handed, pays in (("1", True), ("0", False)):
+        machine.bf16_pays.cache_clear()
+        monkeypatch.setenv(machine.BF16_PAYS, handed)
+        assert machine.bf16_pays() is pays and machine.handed_on() == {machine.BF16_PAYS: handed}
+    machine.bf16_pays.cache_clear()  # the next caller measures this CPU again
+
+
+def test_a_cpu_that_emulates_bf16_never_takes_it_handed_on(monkeypatch):
+    monkeypatch.setattr(machine, "multiplies_bf16", lambda: False)
+    monkeypatch.setenv(machine.BF16_PAYS, "1")
+    machine.bf16_pays.cache_clear()
+    assert machine.bf16_pays() is False
+    machine.bf16_pays.cache_clear()

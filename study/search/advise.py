@@ -36,6 +36,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+import machine
 import methods
 import result
 from atomic import write_atomically
@@ -176,6 +177,7 @@ def advise_in(args, run_flags):
     seeds on the test file, the pick kept and the report written. Returns its Advice; ValueError
     or RuntimeError with one line where it cannot."""
     args, run_flags, size, space = asked.checked(args, run_flags)
+    os.environ.update(machine.handed_on())  # every run of the search, the kept one too, in one default precision
     shared, lock, began = grid.shared_options(args), None, time.time()
     refuse_if_held(args.folder, LOCK)  # before the checkpoints are scored for a search that cannot run
     save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")

@@ -114,3 +114,24 @@ def test_a_run_the_search_no_longer_needs_is_stopped_and_leaves_no_result(tiny_b
     assert lines[1] == f"study.worker: {long_} stopped: the answer no longer needs it" and len(lines) == 3
     assert len(workers.started) == 2 and workers.started[1].returncode is not None  # the stopped run's worker exited
     assert list(workers.stopped_after) == [long_] and workers.stopped_after[long_] > 0  # what it ran: spent
+
+
+def test_a_pool_s_workers_take_one_default_precision_the_first_one_s(tiny_bert, tmp_path, monkeypatch):
+    """Two workers measuring at once, each loading the cores, once fell either side of bf16's margin
+    and mixed a grid's folder (CI): the first worker's answer is handed to the rest, and a worker
+    handed one runs in it whatever it would measure."""
+    import machine
+    tiny_task(tmp_path)
+    shared = dict(epochs=1, protocol=None, splits_dir=str(tmp_path / "splits"))
+    options = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
+               "--dev-file", str(tmp_path / "dev.tsv"), "--cache-dir", str(tmp_path / "cache"), "--device", "cpu"]
+    monkeypatch.delenv(machine.BF16_PAYS, raising=False)
+    with worker.Workers(2) as workers:
+        workers.take()
+        assert workers.environment[machine.BF16_PAYS] in ("0", "1")  # measured by the first, for the next
+    native = machine.multiplies_bf16()  # elsewhere bf16 is never the default: torch would emulate it
+    for handed, precision in (("1", "bf16" if native else "fp32"), ("0", "fp32")):
+        monkeypatch.setenv(machine.BF16_PAYS, handed)
+        runs = [str(tmp_path / handed / name) for name in ("freeze0_size8_seed1.json", "freeze1_size8_seed1.json")]
+        assert worker.run_grid(runs, shared, options, jobs=2, echo=lambda line: None) == 0
+        assert [json.loads(open(path).read())["config"]["precision"] for path in runs] == [precision, precision]
