@@ -12,6 +12,14 @@ import result  # noqa: E402  the project's modules, from ROOT
 GLUE_DIR = os.environ.get("GLUE_DIR") or os.path.join(ROOT, "..", "shared", "glue")
 
 
+def pytest_configure(config):
+    """One default precision for the whole suite, as a grid's pool has one: measured once, here,
+    before xdist's workers start, and handed to them and to every process a test starts
+    (machine.BF16_PAYS). Measured by each, two tests' grids once fell either side of the margin."""
+    import machine
+    os.environ.update(machine.handed_on())
+
+
 def pytest_collection_finish(session):
     """Every test module is imported (torch, transformers): their objects out of the collections
     the tests set off, as a run's process does after its imports."""
