@@ -205,8 +205,8 @@ def advise_in(args, run_flags):
         keep_flags = folds.final_flags(run_flags, args.test_file) if final else run_flags
         keep_line, command = keep(chosen, size, options_of(chosen, shared), keep_flags, save, kept, final)
         drop_kept(args.folder)
-        final_test = folds.final_of(save, found.metric)[1] if final else None
-        final_line = folds.final_line(save, found.metric) if final else None
+        examples, final_test = folds.final_of(save, found.metric) if final else (None, None)
+        final_line = folds.final_line(examples, final_test) if final else None
         row = write_report(s, found, chosen, waiting, test, (keep_line, final_line, final_test), time.time() - began)
         print(command)
         return Advice(chosen, decided, row["honest"], final_test if final else test and test[1], args.folder,

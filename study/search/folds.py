@@ -50,8 +50,7 @@ def final_of(save, metric):
     return record["config"]["train_examples"], fair_score(record, metric) if record["config"].get("test_file") else None
 
 
-def final_line(save, metric):
-    """The report's line on the final model: what it trained on, and its score on the test file."""
-    examples, score = final_of(save, metric)
+def final_line(examples, score):
+    """The report's line on the final model (final_of's): what it trained on, its score on the test file."""
     return (f"- The model kept is the pick trained once more on every label given, {examples} examples"
             + (f"; on your test file: **{score:.3f}** (one model, no choice read it)." if score is not None else "."))
