@@ -58,9 +58,9 @@ def run(args, log=print):
     plan = plan_run(args, task)
     result.check_folder(os.path.dirname(plan.out) or ".", cell_config(plan), plan.precision_chosen)
     if plan.folds:  # before the subset is written
-        data.check_folds(task, data.subset_indices(task, plan.size, args.splits_dir or "splits"), plan.folds,
+        data.check_folds(task, data.subset_indices(task, plan.size, plan.splits_dir), plan.folds,
                          plan.options["train_file"])
-    indices = data.load_subset(task, plan.size, args.splits_dir or "splits")  # drawn once every check has passed
+    indices = data.load_subset(task, plan.size, plan.splits_dir)  # drawn once every check has passed
     task, indices, held = one_file_splits(plan, task, indices)
     machine.prepare(plan.device)
     classifier, inputs, max_length, prefix_seconds = prepare(plan, task, indices, held)

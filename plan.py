@@ -143,6 +143,7 @@ class Plan:
     train_config: protocol.TrainConfig
     max_length: float  # the protocol's (and a sentence embedder's) longest sequence; inf: the model's own
     cache_dir: str
+    splits_dir: str  # where the training subsets' indices are kept (data.load_subset)
     out: str  # the result file
     save: str | None  # keep the trained classifier in this new folder
     quiet: bool
@@ -176,7 +177,7 @@ def plan_run(args, task):
                 args.size, device, precision, precision_chosen=args.precision is not None, pooling=pooling,
                 normalize=normalize, cached_depth=max(args.freeze, 0) if cached else None, train_config=train_config,
                 max_length=min(max_length, own_max_length or math.inf), cache_dir=args.cache_dir,
-                out=result_path(args, task, options), save=args.save, quiet=args.quiet, folds=args.folds, final=args.final)
+                splits_dir=args.splits_dir or "splits", out=result_path(args, task, options), save=args.save, quiet=args.quiet, folds=args.folds, final=args.final)
 
 
 def given_options(args, defaults=None):
