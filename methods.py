@@ -218,9 +218,10 @@ METHODS = (
 )
 BY_NAME = {method.name: method for method in METHODS}
 NAMES = tuple(BY_NAME)
-# the methods other modules name: the protocol's own (the default), the probe (--probe, make's PROBE=1)
-# and SetFit (tools/migrate.py brings its older records' rates up to date)
-FINETUNE, PROBE, SETFIT = BY_NAME["finetune"], BY_NAME["probe"], BY_NAME["setfit"]
+# the methods other modules name: the protocol's own (the default), the probe (--probe, make's PROBE=1),
+# SetFit (tools/migrate.py brings its older records' rates up to date) and SetFit fast (the runs a
+# replay makes beside grids of the library's SetFit, study/search/replay.py)
+FINETUNE, PROBE, SETFIT, SETFIT_FAST = BY_NAME["finetune"], BY_NAME["probe"], BY_NAME["setfit"], BY_NAME["setfit-fast"]
 OPTIONS = tuple(dict.fromkeys(option for method in METHODS for option in method.options))  # every method's own options
 
 

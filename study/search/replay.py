@@ -110,7 +110,7 @@ class Made:
     make advise does not search (methods.py's `searched`: the library's SetFit) leave it, and a run
     of them the policy asks for is read from these folders, or listed as missing."""
     folders: tuple
-    methods: tuple = ("setfit-fast",)
+    methods: tuple = (methods.SETFIT_FAST.name,)
 
 
 def made_runs(made, size, several):
