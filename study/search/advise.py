@@ -28,6 +28,7 @@ at its protocol's depths. A folder holds one search at a time (a lock file names
 """
 
 import argparse
+import contextlib
 import csv
 import io
 import os
@@ -177,7 +178,29 @@ def advise_in(args, run_flags):
     seeds on the test file, the pick kept and the report written. Returns its Advice; ValueError
     or RuntimeError with one line where it cannot."""
     args, run_flags, size, space = asked.checked(args, run_flags)
-    os.environ.update(machine.handed_on())  # every run of the search, the kept one too, in one default precision
+    with one_default_precision():
+        return search_and_keep(args, run_flags, size, space)
+
+
+@contextlib.contextmanager
+def one_default_precision():
+    """Every run of the search, the kept and final ones too, in this process's default precision
+    (machine.bf16_pays, measured once): handed on in the environment the runs inherit, and taken back
+    after, so that a notebook's own process is left as it was."""
+    before = {name: os.environ.get(name) for name in machine.handed_on()}
+    os.environ.update(machine.handed_on())
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def search_and_keep(args, run_flags, size, space):
+    """advise_in's work once its settings are checked."""
     shared, lock, began = grid.shared_options(args), None, time.time()
     refuse_if_held(args.folder, LOCK)  # before the checkpoints are scored for a search that cannot run
     save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
