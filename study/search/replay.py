@@ -48,7 +48,8 @@ def runs_of(folder):
 
 
 def grid_at(folders, size):
-    """(the runs of the grid folders at n = size, their metric, {Cell: [runs by seed]}); `folders`:
+    """(the runs of the grid folders at n = size, their metric, {Cell: [runs by seed]}, those with no
+    layer reset); `folders`:
     one folder, or several of one checkpoint each, whose cells then name it."""
     folders = [folders] if isinstance(folders, str) else list(folders)
     runs = []
@@ -64,7 +65,8 @@ def grid_at(folders, size):
     model = lambda run: run["config"]["model"] if len(folders) > 1 else ""
     cells = {}
     for run in sorted(runs, key=lambda r: r["config"]["seed"]):
-        cells.setdefault(Cell.of(run["config"], model(run)), []).append(run)
+        if not run["config"].get("reinit"):  # a search never resets layers: a reset run is no seed of its cell
+            cells.setdefault(Cell.of(run["config"], model(run)), []).append(run)
     return runs, metric, cells
 
 
