@@ -8,6 +8,7 @@ but the Makefile's and a notebook's way in, advise.py.
                  ├─► rounds.py ──► policy.py ──► standing.py ──► study/paired.py (the rule)
                  ├─► advise_report.py ──► policy.py, standing.py
                  ├─► replay.py ─────────► policy.py, standing.py
+                 │     clocked.py ──► rounds.py, replay.py (not advise's: run on its own)
                  └─► prior.py, lock.py    (search_folder.py: the folder, read by each step)
 
     advise.py         make advise and its Python call: the search asked, the pick kept, the report written
@@ -19,6 +20,7 @@ but the Makefile's and a notebook's way in, advise.py.
     search_folder.py  a search's results folder: its runs (a folder a checkpoint), how they are read, test runs, rounds
     advise_report.py  what a search ends with: advise.md, the pick kept, its score on your test file
     replay.py         the policy driven by a committed grid's runs instead of new ones
+    clocked.py        the search itself (rounds.py) over a committed grid's runs, on a clock: its wall clock at N workers
     prior.py          the zero-training step: LogME of every layer's frozen features, before anything trains
     lock.py           a folder's lock (one search a folder)
 

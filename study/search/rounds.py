@@ -53,6 +53,7 @@ class Search:
     seeds: int = 5  # the most seeds a cell gets
     keeps_ahead: bool = False  # the likely pick's last seed saves its model (or a free worker trains it to keep)
     echo: Callable = print
+    held: Callable | None = None  # a replay's (clocked.py): cell -> the seeds its grid has (None: any can run)
     rounds: list = field(default_factory=list)
 
     def read(self):
@@ -120,7 +121,7 @@ def searchable(s):
                              f"{len(policy.screen(space, {}))} cells: {len(left)} left take at least "
                              f"{floor / 3600:.2g} h with what ran ({cheapest:.0f} s the cheapest run); its runs are kept: "
                              f"give BUDGET={math.ceil(10 * floor / 3600) / 10:g} or more, or fewer METHODS")
-    return available_in(space, s.folder, s.size, s.seeds)
+    return available_in(space, s.folder, s.size, s.seeds, s.held)
 
 
 def run_rounds(s):

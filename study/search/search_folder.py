@@ -45,7 +45,7 @@ def runs_by_cell(folder, size, space):
     for model in models_of(space):
         for run in load_results(model_folder(folder, model), figure="score"):
             cell = Cell.of(run["config"], model)
-            if str(run["config"]["size"]) == str(size) and run.get("dev_halves") and cell in cells:
+            if str(run["config"]["size"]) == str(size) and cell in cells:
                 by_cell.setdefault(cell, []).append(run)
     return by_cell
 
@@ -182,6 +182,8 @@ def rounds_of(folder):
         return []
 
 
-def available_in(space, folder, size, seeds):
-    """The space with `available`: the seeds of 1..seeds a cell has not run in the folder."""
-    return replace(space, available=lambda cell: len(missing_seeds(folder, cell, size, seeds)))
+def available_in(space, folder, size, seeds, held=None):
+    """The space with `available`: the seeds of 1..seeds a cell has not run in the folder; `held`, a
+    replay's (study/search/clocked.py): cell -> the seeds 1..held(cell) its grid has, the others none."""
+    most = held or (lambda cell: seeds)
+    return replace(space, available=lambda cell: sum(seed <= most(cell) for seed in missing_seeds(folder, cell, size, seeds)))
