@@ -26,7 +26,9 @@ answer, in rounds:
 
 With N runs at once (make advise -j N, a GPU, Slurm), an in/out or best round of fewer than N runs
 gives its cells their next seeds too, up to those each can still use: seeds the search would
-otherwise ask for one round at a time, while the other workers wait (filled).
+otherwise ask for one round at a time, while the other workers wait (filled). A screen of fewer
+than N cells takes the depths it skips beside it, the cheapest first (skipped_depths): run with the
+screen, refine reads them instead of waiting a round for them.
 
 (next_runs takes the first of these that has a run to make.)
 
@@ -139,6 +141,17 @@ def screen(space, observed):
                   key=lambda cell: (models.index(cell.model), prior_cost(cell, space), cell))
 
 
+def skipped_depths(space, observed, room):
+    """Beside a screen of fewer cells than there are workers (make advise -j N on a card), the depths
+    it skips, which refine would weigh once it ends: run now, they take workers that would wait for
+    the screen's longest run. The cheapest first, at most `room` of them."""
+    cells = [Cell(name, k, space.default_rate[model, name], model)
+             for (model, name), depths in space.depths.items() for k in depths if k not in coarse(depths)]
+    models = models_of(space)
+    return sorted((cell for cell in cells if not observed.get(cell) and space.available(cell)),
+                  key=lambda cell: (models.index(cell.model), prior_cost(cell, space), cell))[:max(room, 0)]
+
+
 def refine(space, observed, state, candidate):
     """The depths the screen skipped that could still be the answer: cheaper than `candidate` (the
     cheapest cell in the band; None: any), a score between its neighbours' (the nearest depths
@@ -201,10 +214,10 @@ class Round:
 
 def next_runs(space, observed, metric, dev_size, jobs=1):
     """The next round ([] cells when the answer is decided or nothing that could change it can
-    run). `jobs` runs at once: the in/out step fills them."""
+    run). `jobs` runs at once: the screen and the in/out step fill them."""
     first = screen(space, observed)
     if first:
-        return Round("screen", first)
+        return Round("screen", first + skipped_depths(space, observed, jobs - len(first)))
     state = standing(observed, metric, dev_size)
     candidate, cheaper_open = cheapest_in(state, space)
     skipped = refine(space, observed, state, cost_bound(space, candidate))

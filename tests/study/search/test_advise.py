@@ -39,6 +39,17 @@ def test_the_screen_runs_every_method_at_every_other_depth_down_to_0_at_its_own_
         [("finetune", k, 5e-5) for k in (0, 2, 4, 6)] + [("probe", 6, None)])
 
 
+def test_a_screen_narrower_than_the_workers_takes_the_depths_it_skips_the_cheapest_first():
+    wide = space(depths=(-1, 0, 1, 2, 3, 4, 5, 6))
+    at = lambda jobs: [(c.method, c.freeze) for c in policy.next_runs(wide, {}, "accuracy", 436, jobs).cells]
+    screen = at(1)
+    assert at(5) == screen and len(screen) == 5  # as many workers as cells: the screen alone
+    assert at(8) == screen + [("finetune", 5), ("finetune", 3), ("finetune", 1)]  # the most frozen costs least
+    assert sorted(at(16)) == sorted(screen + [("finetune", k) for k in (5, 3, 1, -1)])  # every depth, none twice
+    ran = {Cell("finetune", 5, 5e-5): [(0.5, 10.0)]}  # a depth already run is not asked for again
+    assert ("finetune", 5) not in [(c.method, c.freeze) for c in policy.next_runs(wide, ran, "accuracy", 436, 16).cells]
+
+
 def test_refine_fills_the_skipped_depths_before_the_line_search_and_minus_1_sits_between_0_and_1():
     # after the screen (6 4 2 0): -1 (the embeddings alone frozen) lies between 0 and 1, 1 between
     # 0 and 2 (the nearest depths run), 3 between 2 and 4; 5 lies between two cells out of the band
