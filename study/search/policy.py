@@ -134,22 +134,25 @@ def deepest(space, model=""):
 def screen(space, observed):
     """Round one: every method at every other depth (coarse) at its own rate, not yet run, checkpoint
     by checkpoint in the space's order, the cheapest first."""
-    cells = [Cell(name, k, space.default_rate[model, name], model)
-             for (model, name), depths in space.depths.items() for k in coarse(depths)]
-    models = models_of(space)
-    return sorted((cell for cell in cells if not observed.get(cell) and space.available(cell)),
-                  key=lambda cell: (models.index(cell.model), prior_cost(cell, space), cell))
+    return at_own_rates(space, observed, coarse)
 
 
 def skipped_depths(space, observed, room):
     """Beside a screen of fewer cells than there are workers (make advise -j N on a card), the depths
     it skips, which refine would weigh once it ends: run now, they take workers that would wait for
     the screen's longest run. The cheapest first, at most `room` of them."""
+    skipped = lambda depths: [k for k in depths if k not in coarse(depths)]
+    return at_own_rates(space, observed, skipped)[:max(room, 0)]
+
+
+def at_own_rates(space, observed, depths_of):
+    """Every method at the depths `depths_of(its depths)` picks, at its own rate, not yet run and
+    able to run, checkpoint by checkpoint in the space's order, the cheapest first."""
     cells = [Cell(name, k, space.default_rate[model, name], model)
-             for (model, name), depths in space.depths.items() for k in depths if k not in coarse(depths)]
+             for (model, name), depths in space.depths.items() for k in depths_of(depths)]
     models = models_of(space)
     return sorted((cell for cell in cells if not observed.get(cell) and space.available(cell)),
-                  key=lambda cell: (models.index(cell.model), prior_cost(cell, space), cell))[:max(room, 0)]
+                  key=lambda cell: (models.index(cell.model), prior_cost(cell, space), cell))
 
 
 def refine(space, observed, state, candidate):
