@@ -10,8 +10,8 @@ width this machine does not have, such as a card's 16 workers.
       the run that ends first ─► its record copied to path, the clock moved to its end ─► ask again
 
 replay.py drives the policy round after round, each round waiting for its last run; the search
-itself asks for the next round once a round's runs have all started, takes the best step's
-seeds ahead, and stops the runs under way once the runs that ended decide. Here each of those is
+itself asks for the next round once a round's runs have all started, takes the later steps'
+runs ahead, and stops the runs under way once the runs that ended decide. Here each of those is
 the search's own code; only the workers differ, as study/worker.py's Workers would run them,
 taking no time of their own. With one worker both read the same runs in the same order
 (tests/study/search/test_clocked.py).

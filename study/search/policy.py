@@ -28,7 +28,10 @@ With N runs at once (make advise -j N, a GPU, Slurm), an in/out or best round of
 gives its cells their next seeds too, up to those each can still use: seeds the search would
 otherwise ask for one round at a time, while the other workers wait (filled). A screen of fewer
 than N cells takes the depths it skips beside it, the cheapest first (skipped_depths): run with the
-screen, refine reads them instead of waiting a round for them.
+screen, refine reads them instead of waiting a round for them. And a worker that finds every run of
+the current step under way takes the later steps' runs as they stand now (ahead): refine's, the
+rates', then the in/out and best steps' seeds, which the next rounds would ask for if the runs
+under way change nothing.
 
 (next_runs takes the first of these that has a run to make.)
 
@@ -241,14 +244,42 @@ def cost_bound(space, candidate):
     return candidate if space.prefer == "cost" else None
 
 
-def best_ahead(space, observed, metric, dev_size, jobs=1):
-    """The best step's round as it stands now, while the in/out step is still open: the seeds of
-    the cells that could push today's cheapest cell in the band out of it, for a worker the in/out
-    step leaves with nothing to run (next_runs asks for them once the in/out step is done)."""
+STEPS = ("screen", "refine", "rates", "in/out", "best")  # next_runs's steps, in the order it takes them
+
+
+def ahead(space, observed, metric, dev_size, jobs=1, under_way=()):
+    """With workers free and the current step's runs all under way (make advise -j N), the later
+    steps' rounds as they stand now, for the workers that would otherwise wait: refine's and the
+    rates' cells not under way, then the in/out step's seeds, then the best step's, each cell's
+    seeds counting those under way (`under_way`: their cells, one entry a run). What next_runs
+    would ask once the current step ends if the runs under way change nothing; a cell named by two
+    steps takes the larger of their seeds. At most `jobs` runs."""
+    current = next_runs(space, observed, metric, dev_size, jobs).step
+    if current not in STEPS:  # decided, or nothing can run
+        return Round("ahead", [])
     state = standing(observed, metric, dev_size)
-    candidate, _ = cheapest_in(state, space)
-    return filled(Round("best ahead", unfixed_best(state, observed, space, candidate)), jobs, observed, space,
-                  lambda cell: best_seeds(cell, state, candidate, space))
+    candidate, cheaper_open = cheapest_in(state, space)
+    running = {cell: list(under_way).count(cell) for cell in set(under_way)}
+    lacking = lambda seeds: lambda cell: seeds(cell) - running.get(cell, 0)
+    new_cells = lambda cells: [cell for cell in cells if cell not in running]
+    later = {
+        "refine": lambda: new_cells(refine(space, observed, state, cost_bound(space, candidate))),
+        "rates": lambda: new_cells(rate_search(space, observed, state)),
+        "in/out": lambda: seeded(cheaper_open, jobs, observed, space, lacking(lambda cell: PICK_SEEDS)),
+        "best": lambda: seeded(unfixed_best(state, observed, space, candidate), jobs, observed, space,
+                               lacking(lambda cell: best_seeds(cell, state, candidate, space))),
+    }
+    cells = []
+    for step in STEPS[STEPS.index(current) + 1:]:
+        wanted = later[step]()
+        cells += [cell for i, cell in enumerate(wanted) if cells.count(cell) < wanted[:i + 1].count(cell)]
+    return Round("ahead", cells[:max(jobs, 0)])
+
+
+def seeded(cells, jobs, observed, space, seeds_used):
+    """`cells` that lack seeds (seeds_used(cell) more than have run), filled with their next ones (filled)."""
+    lacking = [cell for cell in cells if len(observed.get(cell, [])) < seeds_used(cell)]
+    return filled(Round("", lacking), jobs, observed, space, seeds_used).cells
 
 
 def best_seeds(cell, state, candidate, space):

@@ -9,8 +9,8 @@ the answer is decided or the budget spent.
              ─► each run's fair score and outputs on the dev split ─► the next round, asked
              for by the first worker free once the round's runs have all started (a screen,
              rates or refine round longest first; the runs under way are not asked for again;
-             with nothing at its width in the in/out step, it takes the best step's seeds
-             ahead); once the runs that ended decide the answer, the runs still under way are
+             with nothing at its width, it takes the later steps' runs ahead: policy.ahead);
+             once the runs that ended decide the answer, the runs still under way are
              stopped: the policy would ask for none of them now
 
 The budget is hours of the runs' own seconds (each run's wall clock; with -j N, N of them pass at
@@ -28,7 +28,7 @@ from study.search.search_folder import (available_in, kept_folder, kept_path, ke
                                         path_of, read_folder, reading, round_paths)
 from study.search.standing import Cell
 
-SEED_STEPS = ("in/out", "best", "best ahead")  # the policy's steps that ask for a cell's next seeds
+SEED_STEPS = ("in/out", "best", "ahead")  # the policy's steps that ask for a cell's next seeds
 
 
 def first_cell(space, model=""):
@@ -135,7 +135,7 @@ def run_rounds(s):
         """What the free workers run next, [(path, its options)]: nothing once the runs that ended
         decide the answer, the runs under way stopped (but one saving the pick to keep); else the
         policy's round at their width less the runs under way; else the likely pick, to keep, once
-        its last seed is under way; else, in the in/out step, the best step's seeds ahead; else the
+        its last seed is under way; else the later steps' runs ahead (policy.ahead); else the
         round at every worker's width (the next open cells). The likely pick's last seed saves its
         model as it runs."""
         _, observed, metric = s.read()
@@ -144,15 +144,17 @@ def run_rounds(s):
             return []  # decided on the runs that ended: nothing more is asked for
         asked = lambda rounds, width: handed_out(s, observed, rounds(s.space, observed, metric, dev_size, width),
                                                  in_flight, cell_of)
-        step, handed = asked(policy.next_runs, s.workers.jobs - len(in_flight))
+        wanted = policy.next_runs(s.space, observed, metric, dev_size, s.workers.jobs - len(in_flight))
+        step, handed = handed_out(s, observed, wanted, in_flight, cell_of)
         keeping = s.keeps_ahead and step in ("in/out", "best")
         likely = keeping and likely_unkept(s, observed, metric, dev_size, in_flight, cell_of, saving)
         if not handed and in_flight and likely:
             handed = keep_ahead(s, likely, in_flight, cell_of)
             step = "keep ahead" if handed else step
             saving.update({path: kept_folder(s.folder, path) for path in handed})  # beside its result
-        if not handed and in_flight and step == "in/out":
-            step, handed = asked(policy.best_ahead, s.workers.jobs - len(in_flight))
+        if not handed and in_flight and all_under_way(s, wanted, in_flight):  # not cut by the budget
+            under_way = [cell_of[path] for path in in_flight if path in cell_of]
+            step, handed = asked(lambda *args: policy.ahead(*args, under_way=under_way), s.workers.jobs - len(in_flight))
         if not handed and in_flight:
             step, handed = asked(policy.next_runs, s.workers.jobs)
         if likely and step in SEED_STEPS:
@@ -189,6 +191,13 @@ def handed_out(s, observed, wanted, in_flight, cell_of):
         committed, cell_of[path] = committed + cost(cell), cell
         handed.append(path)
     return wanted.step, handed
+
+
+def all_under_way(s, wanted, in_flight):
+    """Whether every run the policy's round `wanted` asks for is under way, or has no seed left to
+    run: then a free worker may run ahead of it; else the budget held back the rest of the round."""
+    after = in_flight if wanted.step in SEED_STEPS else ()
+    return all(path is None or path in in_flight for path in round_paths(s.folder, wanted.cells, s.size, s.seeds, after))
 
 
 def taking_order(wanted, cost, committed, s):

@@ -22,7 +22,7 @@ from study.answer import answer_cells, fair_score, recommend
 from study.search import replay as replay_module
 from study.search.replay import Made, replay
 from study.folder import load_results
-from study.search.standing import PRIOR_SEED_STD, Cell, standing
+from study.search.standing import PICK_SEEDS, PRIOR_SEED_STD, Cell, standing
 
 # ----------------------------------------------------------------------------------------------
 # The policy, on made-up scores
@@ -64,6 +64,23 @@ def test_refine_fills_the_skipped_depths_before_the_line_search_and_minus_1_sits
                              ("finetune", 3, 5e-5): [0.70]}, seconds)
     wanted = policy.next_runs(space(depths=range(-1, 7)), observed, "accuracy", 436)
     assert wanted.step == "rates" and {(c.freeze, c.lr) for c in wanted.cells} == {(1, 2e-5), (1, 1e-4)}
+
+
+def test_a_worker_that_finds_the_current_step_under_way_takes_the_later_steps_runs_as_they_stand():
+    seconds = {("probe", 6): 5.0} | {("finetune", k): 10.0 * (7 - max(k, 0)) for k in range(-1, 7)}
+    screened = {("probe", 6, None): [0.5], ("finetune", 6, 5e-5): [0.5], ("finetune", 4, 5e-5): [0.6],
+                ("finetune", 2, 5e-5): [0.78], ("finetune", 0, 5e-5): [0.80]}
+    observed, wide = observed_of(screened, seconds), space(depths=range(-1, 7))
+    assert policy.next_runs(wide, observed, "accuracy", 436).step == "refine"  # -1, 1 and 3: under way
+    ahead = lambda under_way=(): policy.ahead(wide, observed, "accuracy", 436, 16, under_way).cells
+    best, rungs = Cell("finetune", 0, 5e-5), {Cell("finetune", 0, 2e-5), Cell("finetune", 0, 1e-4)}
+    # refine's is the current step, not a later one; the rates' line search at the best depth so
+    # far comes first, then the seeds the in/out and best steps would give
+    assert set(ahead()[:2]) == rungs and not {c.freeze for c in ahead()} & {-1, 1, 3}
+    assert best in ahead()
+    assert Cell("finetune", 0, 2e-5) not in ahead([Cell("finetune", 0, 2e-5)])  # under way: not again
+    assert best not in ahead([best] * (PICK_SEEDS - 1))  # its seeds under way count as its own
+    assert len(ahead()) <= 16 and len(policy.ahead(wide, observed, "accuracy", 436, 2).cells) == 2
 
 
 def observed_of(scores, seconds):

@@ -151,6 +151,7 @@ def test_a_worker_with_no_seed_to_run_trains_the_likely_pick_to_keep_when_its_la
                 keeps_ahead=True, seeds=3)
     assert asked == [[(last, {})], [(kept, dict(save=kept[:-len(".json")]))]]
     monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round("screen", [cell]))
+    monkeypatch.setattr(policy, "ahead", lambda *args, **kwargs: policy.Round("ahead", []))  # nothing later to run
     asked = []
     search_with(tmp_path, 1e9, lambda ask: asked.extend([ask(frozenset()), ask(frozenset({last}))]),
                 keeps_ahead=True, seeds=3)
@@ -173,7 +174,7 @@ def test_the_keep_finds_the_pick_as_a_run_saved_it(tmp_path):
     assert kept_run(str(tmp_path), cell, 200, 3) == (kept, kept[:-len(".json")])
 
 
-def test_with_the_cheapest_cells_last_seed_under_way_a_freed_worker_takes_the_best_s_next_seed_ahead(tmp_path, monkeypatch):
+def test_with_the_cheapest_cells_last_seed_under_way_a_freed_worker_takes_the_runs_ahead(tmp_path, monkeypatch):
     screened(tmp_path)
     lr = methods.get("finetune").default_lr(200)
     cheapest, next_open, best = Cell("finetune", 2, lr), Cell("finetune", 1, lr), Cell("finetune", 0, lr)
@@ -185,7 +186,7 @@ def test_with_the_cheapest_cells_last_seed_under_way_a_freed_worker_takes_the_be
     monkeypatch.setattr(policy, "pick", lambda *args: (next_open, False))  # the likely pick has seeds to run: none kept
     for ahead, then in (([best], path_of(str(tmp_path), best, 200, 2)), ([], path_of(str(tmp_path), next_open, 200, 2))):
         monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round("in/out", [cheapest]))
-        monkeypatch.setattr(policy, "best_ahead", lambda *args: policy.Round("best ahead", ahead))
+        monkeypatch.setattr(policy, "ahead", lambda *args, **kwargs: policy.Round("ahead", ahead))
         asked = []
 
         def last_seed_then(ask):
@@ -198,16 +199,17 @@ def test_with_the_cheapest_cells_last_seed_under_way_a_freed_worker_takes_the_be
         assert asked == [[(path_of(str(tmp_path), cheapest, 200, 5), {})], [(then, {})]], ahead
 
 
-def test_the_best_step_ahead_is_the_best_steps_round_as_it_stands(tmp_path):
+def test_ahead_of_the_in_out_step_is_the_best_steps_round_as_it_stands(tmp_path, monkeypatch):
     screened(tmp_path)
     lr = methods.get("finetune").default_lr(200)
     for cell, scores in ((Cell("finetune", 2, lr), [0.80, 0.81]), (Cell("finetune", 0, lr), [0.83])):
         for seed, score in enumerate(scores, 1):
             ran(tmp_path, cell, seed, score)
     observed = read_folder(str(tmp_path), 200, SPACE)[1]
-    ahead = policy.best_ahead(SPACE, observed, "accuracy", 436, jobs=2)
-    # the leader on one seed first (0.83), whatever is left to screen or to settle in or out
-    assert ahead.step == "best ahead" and ahead.cells[0] == Cell("finetune", 0, lr)
+    monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round("in/out", [Cell("finetune", 2, lr)]))
+    ahead = policy.ahead(SPACE, observed, "accuracy", 436, jobs=2)
+    # the leader on one seed first (0.83), whatever is left to settle in or out
+    assert ahead.step == "ahead" and ahead.cells[0] == Cell("finetune", 0, lr)
 
 
 def test_once_the_runs_that_ended_decide_the_answer_the_runs_under_way_are_stopped_but_the_keeps(tmp_path, monkeypatch):
