@@ -6,6 +6,7 @@ but the Makefile's and a notebook's way in, advise.py.
 
       advise.py ─┬─► asked.py, folds.py  (what is asked, checked; one labelled file's folds, the final model)
                  ├─► rounds.py ──► policy.py ──► standing.py ──► study/paired.py (the rule)
+                 │                       └─────► space.py  (what may run, and what a run costs)
                  ├─► advise_report.py ──► policy.py, standing.py
                  ├─► replay.py ─────────► policy.py, standing.py
                  │     clocked.py ──► rounds.py, replay.py (not advise's: run on its own)
@@ -15,7 +16,8 @@ but the Makefile's and a notebook's way in, advise.py.
     asked.py          what a search is asked, checked before any run: its size, budget, files and space
     folds.py          one labelled file (TRAIN_FILE alone): a fold a seed; the final model trained on every label
     rounds.py         its loop: the runs the policy asks for, round by round, until decided or the budget is spent
-    policy.py         its rounds: which runs come next (screen, refine, rates, in/out, best)
+    policy.py         its rounds: which runs come next (screen, refine, rates, in/out, best, and ahead)
+    space.py          what it may run (each checkpoint's methods, depths, rates) and what a run costs
     standing.py       where a search stands: the cells, the best, each cell's band, which are out or in, the answer now
     search_folder.py  a search's results folder: its runs (a folder a checkpoint), how they are read, test runs, rounds
     advise_report.py  what a search ends with: advise.md, the pick kept, its score on your test file

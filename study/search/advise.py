@@ -51,6 +51,7 @@ from study.search.rounds import Search, search, spent
 from study.search.search_folder import (TEST, drop_kept, kept_run, options_of, path_of, reading, rounds_of, runs_by_cell,
                                         stopped_seconds)
 from study.search.standing import Cell, label_of, rate_text
+from study.search.space import grid_seconds, models_of, ordered
 
 LOCK = "advise.lock"
 REPORT = "advise.md"
@@ -131,7 +132,7 @@ def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
     observed, runs, metric = found.observed, found.runs, found.metric
     dev_size = reading(runs)[1]
     waiting_cells = None if waiting is None else set(waiting.cells)
-    models = policy.models_of(found.space)
+    models = models_of(found.space)
     rows, state = cell_rows(observed, runs_by_cell(s.folder, s.size, found.space), metric, dev_size, waiting_cells,
                             label=lambda cell: label_of(cell, len(models) > 1), prefer=found.space.prefer)
     words, short = verdict(waiting, s.budget_seconds, spent(observed), found.space.prefer)
@@ -139,7 +140,7 @@ def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
     checkpoints = " or ".join(map(result.model_label, models)) if models != [""] else \
         result.model_label(runs[0]["config"]["model"])
     title = f"make advise: {runs[0]['config']['dataset']}, {checkpoints}, n = {s.size}"
-    grid_cost = policy.grid_seconds(found.space, observed, s.seeds)
+    grid_cost = grid_seconds(found.space, observed, s.seeds)
     stopped = stopped_seconds(s.folder)  # spent too, though no result shows it
     total = spent(observed) + stopped
     spending = Spending(rounds_of(s.folder), total, wall_seconds if found.rounds else None, grid_cost, stopped)
@@ -167,7 +168,7 @@ def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
 def zero_training_step(folder, size, space, run_flags, shared):
     """Each checkpoint's layers scored before any run, on the subset its runs train on (study/search/prior.py):
     {checkpoint: its prior}; ValueError's one line where a checkpoint cannot take the task."""
-    models = policy.models_of(space)
+    models = models_of(space)
     subsets = ["--splits-dir", shared["splits_dir"]] if shared["splits_dir"] and size != "all" else []
     argv = {model: [*run_flags, *(["--model", model] if model else []), "--size", str(size), *subsets] for model in models}
     return prior.search_priors(folder, size, argv, {model: model and result.model_label(model) for model in models})
@@ -207,7 +208,7 @@ def search_and_keep(args, run_flags, size, space):
     ran = runs_by_cell(args.folder, size, space).values()
     check_save(save, size, {run["config"]["task"] for runs in ran for run in runs})  # refused before any run
     priors = zero_training_step(args.folder, size, space, run_flags, shared)
-    space = policy.ordered(space, prior.ranked(priors))
+    space = ordered(space, prior.ranked(priors))
     try:
         lock = take_lock(args.folder, LOCK)
         prior.write_priors(args.folder, size, priors)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import methods
 import result
 from study import paired
-from study.search import policy
 from study.answer import fair_score
 from study.search.search_folder import halves_read
 from study.search.standing import PICK_SEEDS, anchor_of, by_cost, examples_of, label_of, rate_text, standing
@@ -93,7 +92,7 @@ def stop_reason(cell, state, observed, waiting=None):
 
 def verdict(waiting, budget_seconds, spent_seconds, prefer="cost"):
     """(the report's words on whether the search decided, the printed line's). `waiting`: None for a
-    decided search, else the policy.Round it stopped before; `prefer`: the answer sought (policy.Space)."""
+    decided search, else the policy.Round it stopped before; `prefer`: the answer sought (space.Space)."""
     if waiting is None and prefer == "best":
         return ("decided: the best cell unless the examples cannot tell it from the defaults a user would run "
                 "alone, every other out of its reach or tied with it (more seeds could not tell them apart)"), "decided"
@@ -111,7 +110,7 @@ def verdict(waiting, budget_seconds, spent_seconds, prefer="cost"):
 @dataclass
 class Spending:
     """What a search spent: its rounds [(step, [run names])], its runs' seconds, the last command's wall
-    clock (None: it ran no round), what the grid it stands in for would cost here (policy.grid_seconds;
+    clock (None: it ran no round), what the grid it stands in for would cost here (space.grid_seconds;
     None: unknown), and the seconds of runs stopped once the answer was decided (in spent_seconds)."""
     rounds: list
     spent_seconds: float

@@ -10,7 +10,8 @@ from dataclasses import replace
 
 import protocol
 import result
-from study.search import folds, policy
+from study.search import folds
+from study.search.space import joined, space_for
 
 
 def checked(args, run_flags):
@@ -44,7 +45,7 @@ def space_of(args, size, run_flags):
     if not args.models:
         if not args.depths:
             raise ValueError("a search of one checkpoint needs --depths (make's FREEZE), or give --models")
-        return policy.space_for(size, max(args.depths), args.depths, args.methods)
+        return space_for(size, max(args.depths), args.depths, args.methods)
     if "--model" in run_flags:
         raise ValueError("give the checkpoints with --models alone, not --model among the run options")
     if args.depths:
@@ -57,8 +58,8 @@ def space_of(args, size, run_flags):
     spaces = []
     for model in args.models:
         depths = protocol.depths_of(model, args.protocol or "blog")
-        spaces.append(policy.space_for(size, max(depths), depths, args.methods, model=model))
-    return policy.joined(spaces)
+        spaces.append(space_for(size, max(depths), depths, args.methods, model=model))
+    return joined(spaces)
 
 
 def one_checkpoint(args, run_flags):

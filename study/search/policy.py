@@ -1,6 +1,6 @@
 """
 The search's policy (`make advise`): given what has run, which runs come next, and when the answer
-is decided. Its answer (Space.prefer) is the cell of the highest fair mean, unless the examples
+is decided, over the cells of a space (study/search/space.py). Its answer (Space.prefer) is the cell of the highest fair mean, unless the examples
 cannot tell it from the defaults a user would run alone (make advise's default; answer_of), or the
 report's (study/answer.py): the cheapest cell whose fair mean is within noise of the best.
 Noise is the paired difference on the same dev examples where the runs kept their outputs
@@ -42,12 +42,10 @@ docs/findings-advise.md justifies them by that replay.
 """
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-import numpy as np
-
-import methods
-from study.search.standing import PICK_SEEDS, Cell, answer_of, by_cost, cheapest_in, same_work, standing
+from study.search.space import models_of, prior_cost
+from study.search.standing import PICK_SEEDS, Cell, answer_of, by_cost, cheapest_in, standing
 
 # the best cell's seeds before its level counts as fixed, unless it could push the pick out of the
 # band: then it is read as the pick is, with PICK_SEEDS
@@ -58,53 +56,6 @@ BEST_CONTENDERS = 3
 
 # ----------------------------------------------------------------------------------------------
 # What to run next
-
-@dataclass(frozen=True)
-class Space:
-    """What the search may run: each checkpoint's methods' depths and the rates of each method's
-    ladder at this size, and which cells can run (the replay can run only what its grid ran). A
-    search over one checkpoint names it "" (Cell.model); over several, joined() joins theirs."""
-    depths: dict  # {(model, method name): [depths]}
-    default_rate: dict  # {(model, method name): its rate at this size, None for the probe}
-    ladder: dict  # {(model, method name): [rates, ascending]} ([] for the probe)
-    available: callable  # Cell -> how many more seeds of it can run (0, or False: none)
-    # the answer sought: "cost", the cheapest cell within noise of the best (the report's, the blog
-    # study's question: what does freezing save?), or "best", the cell of the highest mean unless it
-    # is not told apart from the anchor (answer_of), its contenders seeded until they are out or the
-    # examples can no longer tell them apart
-    prefer: str = "cost"
-
-
-def space_for(size, num_layers, depths, method_names, available=lambda cell: PICK_SEEDS, model=""):
-    """The grid's space at n = size: every method of `method_names` at the grid's depths (the probe
-    at L only), its default rate, and its ladder; `model`: the checkpoint, where the search has several."""
-    chosen = [methods.get(name) for name in method_names]
-    return Space(depths={(model, m.name): [num_layers] if m.every_layer_frozen else list(depths) for m in chosen},
-                 default_rate={(model, m.name): m.default_lr(size) for m in chosen},
-                 ladder={(model, m.name): sorted(set(m.ladder(size)) | {m.default_lr(size)}) if m.default_lr(size) else []
-                         for m in chosen},
-                 available=available)
-
-
-def joined(spaces):
-    """One space over several checkpoints' (each built by space_for with its model): their depths,
-    rates and ladders side by side."""
-    join = lambda part: {key: value for space in spaces for key, value in getattr(space, part).items()}
-    return replace(spaces[0], depths=join("depths"), default_rate=join("default_rate"), ladder=join("ladder"))
-
-
-def models_of(space):
-    """The checkpoints of a space, in the order given ("" alone for a search over one)."""
-    return list(dict.fromkeys(model for model, _ in space.depths))
-
-
-def ordered(space, models):
-    """The space with its checkpoints in the order of `models` (the zero-training step's, study/search/prior.py):
-    their first runs and their screens go in that order."""
-    position = {model: i for i, model in enumerate(models)}
-    by_model = lambda part: dict(sorted(getattr(space, part).items(), key=lambda item: position[item[0][0]]))
-    return replace(space, depths=by_model("depths"), default_rate=by_model("default_rate"), ladder=by_model("ladder"))
-
 
 def by_frozen(depths):
     """Depths from the least frozen: 0 (nothing), -1 (the embeddings alone), 1, 2, ... (the
@@ -118,20 +69,6 @@ def coarse(depths):
     by more than the band (docs/findings-advise.md, "The screen down to k = 0")."""
     layers = sorted((k for k in depths if k != -1), reverse=True) or list(depths)
     return sorted(set(layers[::2]) | {layers[-1]})
-
-
-def prior_cost(cell, space):
-    """Before a cell has run, how its cost compares with others': the layers it trains and the head,
-    times the method's cost_factor (SetFit's pairs about four times a fine-tune's steps), the probe a fit alone. It only orders a
-    round, so that a budget spent mid-round has bought the cheap runs."""
-    if methods.get(cell.method).every_layer_frozen:  # the probe
-        return 0.5
-    return (deepest(space, cell.model) - max(cell.freeze, 0) + 1) * methods.get(cell.method).cost_factor
-
-
-def deepest(space, model=""):
-    """L of the checkpoint: the most layers a cell can freeze (a cell there trains its head alone, or nothing)."""
-    return max(k for (owner, _), depths in space.depths.items() if owner == model for k in depths)
 
 
 def screen(space, observed):
@@ -323,34 +260,6 @@ def filled(round_, jobs, observed, space, seeds_used):
                 cells.append(cell)
                 taking = True
     return Round(round_.step, cells)
-
-
-def expected_seconds(cell, observed, space):
-    """What a run of `cell` should cost: the median of its work's runs so far; for a work not yet
-    run, its prior_cost at the seconds per unit of prior cost the works of its checkpoint that ran
-    took (of any checkpoint where none of its own has; 0: none ran)."""
-    seconds = [s for other, runs in observed.items() if same_work(other) == same_work(cell) for _, s, *_ in runs]
-    if seconds:
-        return float(np.median(seconds))
-    per_unit = lambda mine: [s / prior_cost(other, space) for other, runs in observed.items()
-                             if not mine or other.model == cell.model for _, s, *_ in runs]
-    timed = per_unit(True) or per_unit(False)
-    return prior_cost(cell, space) * float(np.median(timed)) if timed else 0.0
-
-
-def grid_seconds(space, observed, seeds):
-    """What the grid this search stands in for would cost here: every method at every depth of the
-    space at its own rate, `seeds` seeds each, each run at its expected_seconds. An estimate, for
-    the report's "what it would have cost" (a grid's line searches would add to it)."""
-    cells = [Cell(name, k, space.default_rate[model, name], model=model) for (model, name), depths in space.depths.items()
-             for k in depths]
-    return seeds * sum(expected_seconds(cell, observed, space) for cell in cells)
-
-
-def fits(cell, observed, space, spent, budget_seconds):
-    """Whether a run of `cell` fits what is left of the budget, at its expected cost: the search
-    ends before a run that would overrun it."""
-    return spent + expected_seconds(cell, observed, space) <= budget_seconds
 
 
 def pick(space, observed, metric, dev_size):

@@ -29,6 +29,7 @@ from study.answer import answer_cells, fair_scores, judged_by, recommend
 from study.folder import load_results
 from study.search.search_folder import reading
 from study.search.standing import PICK_SEEDS, Cell, label_of, rate_text, seen, standing
+from study.search.space import Space, fits, joined, space_for
 
 
 def search_cost(run):
@@ -83,7 +84,7 @@ def space_of_grid(cells, size, made=(), every=None):
     does not search: on mpnet at n = 50 it alone ran k = 6)."""
     depths_of = lambda model: sorted({cell.freeze for cell in (every or cells) if cell.model == model
                                       and not methods.get(cell.method).every_layer_frozen})
-    return policy.joined([space_of_model({cell: runs for cell, runs in cells.items() if cell.model == model}, size, model, made,
+    return joined([space_of_model({cell: runs for cell, runs in cells.items() if cell.model == model}, size, model, made,
                                          depths_of(model))
                           for model in dict.fromkeys(cell.model for cell in cells)])
 
@@ -92,14 +93,14 @@ def space_of_model(cells, size, model, made, depths):
     first = next(iter(cells.values()))[0]
     num_layers, names = first["config"]["num_layers"], sorted({cell.method for cell in cells} | set(made))
     depths = depths or [num_layers]
-    space = policy.space_for(size, num_layers, depths, names, model=model)
+    space = space_for(size, num_layers, depths, names, model=model)
     # a method the grid never ran at its own rate is screened at the rate the grid ran it at the most
     ran_at = lambda name, lr: sum(cell.method == name and cell.lr == lr for cell in cells)
     screened = {(model, name): rate if ran_at(name, rate) or name in made
                 else max({c.lr for c in cells if c.method == name}, key=lambda lr: ran_at(name, lr))
                 for (_, name), rate in space.default_rate.items()}
     ladders = {key: sorted(set(ladder) | {screened[key]}) if ladder else [] for key, ladder in space.ladder.items()}
-    return policy.Space(space.depths, screened, ladders, space.available)
+    return Space(space.depths, screened, ladders, space.available)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -151,7 +152,7 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=No
     (the share of its steps it ran, a score its end cannot pass): the run costs that share, reads
     as that score, and its cell gets no more seeds.
     made: a Made, the runs a search makes that the grid lacks; the grid's answer and seconds stay its own.
-    prefer: the answer sought (policy.Space.prefer): the grid report's, "cost", or make advise's, "best".
+    prefer: the answer sought (Space.prefer): the grid report's, "cost", or make advise's, "best".
     """
     folders = [folder] if isinstance(folder, str) else list(folder)
     runs, metric, cells = grid_at(folders, size)
@@ -179,7 +180,7 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=No
         for cell in wanted.cells:
             if cell in trace.stopped:
                 continue
-            within_budget = policy.fits(cell, trace.observed, space, trace.spent, budget_seconds)
+            within_budget = fits(cell, trace.observed, space, trace.spent, budget_seconds)
             if not within_budget:
                 break  # checked before each run, as the search's workers check it
             run = run_of(cell)

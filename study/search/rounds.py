@@ -27,6 +27,7 @@ from study.search import policy
 from study.search.search_folder import (available_in, kept_folder, kept_path, kept_run, log_round, log_stopped, options_of,
                                         path_of, read_folder, reading, round_paths)
 from study.search.standing import Cell
+from study.search.space import Space, expected_seconds, fits, models_of
 
 SEED_STEPS = ("in/out", "best", "ahead")  # the policy's steps that ask for a cell's next seeds
 
@@ -45,7 +46,7 @@ class Search:
     may spend, what runs its rounds, and the rounds so far [(step, [paths])]."""
     folder: str
     size: int | str
-    space: policy.Space
+    space: Space
     budget_seconds: float
     shared: dict  # the grid's options for every run (study/grid.py)
     flags: list  # every run's own options, --evaluations last among them
@@ -66,7 +67,7 @@ class Searched:
     """What a search leaves: the space it searched (its seeds' availability read from the folder),
     what ran (its runs at the size, observed as policy.py reads them, their metric), its rounds
     [(step, [paths])], and 0 or a failed run's exit code."""
-    space: policy.Space
+    space: Space
     observed: dict
     runs: list  # its runs at the size
     metric: str | None
@@ -89,7 +90,7 @@ def first_run(s):
     """For each checkpoint with no run at this size yet, its cheapest run alone: it times a run of
     the checkpoint here and learns the task. Returns 0, or a failed run's exit code."""
     timed = {cell.model for cell, runs in s.read()[1].items() if runs}  # the folders read once: a first run adds to its own
-    for model in policy.models_of(s.space):
+    for model in models_of(s.space):
         if model in timed:
             continue
         cell = first_cell(s.space, model)
@@ -180,13 +181,13 @@ def handed_out(s, observed, wanted, in_flight, cell_of):
     the screen, the rates and the refine ask for cells not yet run, and never again for one under
     way."""
     after = in_flight if wanted.step in SEED_STEPS else ()
-    cost = lambda cell: policy.expected_seconds(cell, observed, s.space)
+    cost = lambda cell: expected_seconds(cell, observed, s.space)
     committed, handed = spent(observed) + sum(cost(cell_of[path]) for path in in_flight), []
     cells = taking_order(wanted, cost, committed, s)
     for path, cell in zip(round_paths(s.folder, cells, s.size, s.seeds, after), cells):
         if path is None or path in in_flight:
             continue
-        if not policy.fits(cell, observed, s.space, committed, s.budget_seconds):
+        if not fits(cell, observed, s.space, committed, s.budget_seconds):
             break
         committed, cell_of[path] = committed + cost(cell), cell
         handed.append(path)

@@ -24,7 +24,7 @@ import result
 from study.answer import fair_scores, judged_by
 from study.folder import load_results
 from study.paired import examples_of
-from study.search.policy import models_of
+from study.search.space import models_of
 from study.search.standing import Cell, seen
 
 ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes

@@ -3,6 +3,7 @@ paired error is the difference's and not either level's, the honest score undoes
 luck, and the search's standing and policy read cells against the best by it."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from study import paired
 from study.search import policy
 from study.search.advise_report import stop_reason
 from study.search.standing import Cell, anchor_of, seen, standing
+from study.search.space import space_for
 
 
 def resampled(size, rows, seed=0):
@@ -147,8 +149,8 @@ def test_where_the_answer_is_the_best_the_search_seeds_the_best_not_the_cheapest
     b = a.copy()
     wrong = np.flatnonzero(a != truth)[:40]
     b[wrong] = truth[wrong]  # the dear fine-tune right on 40 more: 0.10 above the probe
-    space = policy.space_for(200, 6, [0, 6], ["finetune", "probe"], lambda cell: 5)
-    best_space = policy.replace(space, prefer="best", ladder={key: [] for key in space.ladder})  # no line search
+    space = space_for(200, 6, [0, 6], ["finetune", "probe"], lambda cell: 5)
+    best_space = replace(space, prefer="best", ladder={key: [] for key in space.ladder})  # no line search
     runs = {Cell("finetune", 0, 5e-5): [b], Cell("probe", 6, None): [a, a], Cell("finetune", 6, 5e-5): [1 - truth]}
     observed = observed_with(runs, truth)
     observed[Cell("finetune", 0, 5e-5)] = [(s, 100.0, o, e) for s, _, o, e in observed[Cell("finetune", 0, 5e-5)]]
@@ -157,7 +159,7 @@ def test_where_the_answer_is_the_best_the_search_seeds_the_best_not_the_cheapest
     assert wanted.step == "in/out" and wanted.cells == [better]
     assert policy.pick(best_space, observed, "accuracy", 400) == (better, False)
     # where the answer is the cheapest in the band, the probe (in: its runs repeat themselves) is out by 0.10
-    assert policy.pick(policy.replace(best_space, prefer="cost"), observed, "accuracy", 400)[0] == better
+    assert policy.pick(replace(best_space, prefer="cost"), observed, "accuracy", 400)[0] == better
 
 
 def test_a_contender_the_examples_cannot_tell_from_the_best_is_settled_not_seeded():
@@ -170,7 +172,7 @@ def test_a_contender_the_examples_cannot_tell_from_the_best_is_settled_not_seede
     other[:28], other[300:332] = 1 - other[:28], 1 - other[300:332]  # 28 right lost, 32 won
     seeds = lambda x, n: [np.where((np.arange(400) >= 200) & (np.arange(400) < 200 + s), 1 - x, x) for s in range(n)]
     best_cell, rival = Cell("finetune", 0, 5e-5), Cell("finetune", 2, 5e-5)
-    space = policy.replace(policy.space_for(200, 6, [0, 2], ["finetune"], lambda cell: 5), prefer="best")
+    space = replace(space_for(200, 6, [0, 2], ["finetune"], lambda cell: 5), prefer="best")
     observed = observed_with({rival: seeds(base, 2), best_cell: seeds(other, 5)}, truth)
     state = standing(observed, "accuracy", 400)
     assert state.best == best_cell and 0 < state.means[best_cell] - state.means[rival] < 0.01
@@ -236,8 +238,8 @@ def test_the_pick_stays_with_the_defaults_unless_a_cell_is_told_apart_from_them(
     rng = np.random.default_rng(8)
     truth = rng.integers(0, 2, 400)
     anchor_cell, rival = Cell("setfit-fast", 0, 5e-5), Cell("finetune", 2, 5e-5)
-    space = policy.space_for(200, 6, [0, 2], ["setfit-fast", "finetune"], lambda cell: 5)
-    space = policy.replace(space, prefer="best", ladder={key: [] for key in space.ladder})  # no line search
+    space = space_for(200, 6, [0, 2], ["setfit-fast", "finetune"], lambda cell: 5)
+    space = replace(space, prefer="best", ladder={key: [] for key in space.ladder})  # no line search
     assert anchor_of(space) == anchor_cell
     base = np.where(np.arange(400) < 300, truth, 1 - truth)  # right on the first 300
     seeds = lambda x: [np.where((np.arange(400) >= 200) & (np.arange(400) < 200 + s), 1 - x, x) for s in range(5)]

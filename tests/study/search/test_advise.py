@@ -23,13 +23,14 @@ from study.search import replay as replay_module
 from study.search.replay import Made, replay
 from study.folder import load_results
 from study.search.standing import PICK_SEEDS, PRIOR_SEED_STD, Cell, standing
+from study.search.space import Space, expected_seconds, fits, grid_seconds, space_for
 
 # ----------------------------------------------------------------------------------------------
 # The policy, on made-up scores
 
 
 def space(depths=(-1, 0, 1, 2, 3), names=("finetune", "probe"), size=200, available=lambda cell: True):
-    return policy.space_for(size, max(depths), list(depths), list(names), available)
+    return space_for(size, max(depths), list(depths), list(names), available)
 
 
 def test_the_screen_runs_every_method_at_every_other_depth_down_to_0_at_its_own_rate():
@@ -97,7 +98,7 @@ def test_a_cell_far_below_the_band_is_out_after_one_seed_and_the_cheapest_in_is_
               ("finetune", 2, 5e-5): [0.80, 0.80, 0.81, 0.79, 0.80], ("finetune", 0, 5e-5): [0.81, 0.80] * 2 + [0.80],
               ("finetune", -1, 5e-5): [0.81, 0.80] * 2 + [0.80]}
     observed = observed_of(scores, SECONDS)
-    no_rates = policy.Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
+    no_rates = Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     state = standing(observed, "accuracy", 436)
     assert Cell("probe", 3, None) in state.out and Cell("finetune", 3, 5e-5) in state.out
     assert policy.next_runs(no_rates, observed, "accuracy", 436).cells == []  # decided
@@ -168,7 +169,7 @@ def test_the_bands_spread_is_the_pooled_one_until_the_best_has_the_picks_seeds()
 
 def test_a_cell_whose_runs_repeat_themselves_is_settled_on_two():
     # the probe scores alike on every seed: in the band on two runs, and its level fixed as the best
-    no_rates = policy.Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
+    no_rates = Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     scores = {("probe", 3, None): [0.80, 0.80], ("finetune", 3, 5e-5): [0.50], ("finetune", 2, 5e-5): [0.60],
               ("finetune", 1, 5e-5): [0.62], ("finetune", 0, 5e-5): [0.64], ("finetune", -1, 5e-5): [0.63]}
     observed = observed_of(scores, SECONDS)
@@ -199,7 +200,7 @@ def test_two_runs_alike_in_one_metric_alone_are_not_a_fit_without_randomness():
 def test_a_cheaper_cell_near_the_band_gets_seeds_before_the_answer_is_decided():
     scores = {("probe", 3, None): [0.78], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80] * 5,
               ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.81, 0.80], ("finetune", -1, 5e-5): [0.81, 0.80]}
-    no_rates = policy.Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
+    no_rates = Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     observed = observed_of(scores, SECONDS)
     wanted = policy.next_runs(no_rates, observed, "accuracy", 436)
     assert wanted.step == "in/out" and wanted.cells == [Cell("probe", 3, None)]
@@ -210,7 +211,7 @@ def test_an_undecided_search_says_what_it_stopped_before_and_no_cell_reads_as_de
     from study.search.advise_report import verdict
     scores = {("probe", 3, None): [0.78], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80] * 5,
               ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.82, 0.79], ("finetune", -1, 5e-5): [0.83, 0.80]}
-    no_rates = policy.Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
+    no_rates = Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     observed = observed_of(scores, SECONDS)
     waiting = policy.next_runs(no_rates, observed, "accuracy", 436)  # the probe's in/out seeds, unpaid
     state = standing(observed, "accuracy", 436)
@@ -258,7 +259,7 @@ def test_a_best_that_could_push_the_pick_out_is_read_with_the_picks_seeds():
     scores = {("probe", 3, None): [0.50], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.79, 0.79],
               ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.79, 0.78],
               ("finetune", -1, 5e-5): [0.82, 0.81]}
-    no_rates = policy.Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
+    no_rates = Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     observed = observed_of(scores, SECONDS)
     wanted = policy.next_runs(no_rates, observed, "accuracy", 436)
     assert wanted.step == "best" and Cell("finetune", -1, 5e-5) in wanted.cells
@@ -275,7 +276,7 @@ def test_with_workers_to_spare_a_round_gives_its_cells_the_seeds_they_can_still_
               ("finetune", -1, 5e-5): [0.82, 0.81]}
     observed = observed_of(scores, SECONDS)
     best = Cell("finetune", -1, 5e-5)
-    room = lambda left: policy.Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, left)
+    room = lambda left: Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, left)
     one = policy.next_runs(room(lambda cell: 3), observed, "accuracy", 436, jobs=1)
     eight = policy.next_runs(room(lambda cell: 3), observed, "accuracy", 436, jobs=8)
     assert one.step == eight.step == "best" and one.cells == [best]
@@ -294,11 +295,11 @@ def test_a_cell_named_twice_in_a_round_takes_its_next_two_missing_seeds(tmp_path
 def test_a_run_that_would_overrun_the_budget_is_not_started():
     observed = observed_of({("finetune", 2, 5e-5): [0.8, 0.8], ("finetune", 1, 5e-5): [0.8]}, SECONDS)
     finetune_2, finetune_0 = Cell("finetune", 2, 1e-4), Cell("finetune", 0, 5e-5)
-    assert policy.expected_seconds(finetune_2, observed, space()) == 20.0  # its work's runs, at any rate
+    assert expected_seconds(finetune_2, observed, space()) == 20.0  # its work's runs, at any rate
     # a work not yet run: its prior cost at the seconds per unit the others took (20 / 2 and 30 / 3)
-    assert policy.expected_seconds(finetune_0, observed, space()) == 40.0
-    assert policy.fits(finetune_2, observed, space(), 80.0, 100.0) and not policy.fits(finetune_2, observed, space(), 81.0, 100.0)
-    assert policy.expected_seconds(finetune_0, {}, space()) == 0.0  # nothing ran: nothing to go by
+    assert expected_seconds(finetune_0, observed, space()) == 40.0
+    assert fits(finetune_2, observed, space(), 80.0, 100.0) and not fits(finetune_2, observed, space(), 81.0, 100.0)
+    assert expected_seconds(finetune_0, {}, space()) == 0.0  # nothing ran: nothing to go by
 
 
 # ----------------------------------------------------------------------------------------------
@@ -598,13 +599,13 @@ def test_the_printed_predict_command_names_the_user_s_columns():
 
 
 def test_the_grid_a_search_stands_in_for_is_costed_at_this_machine_s_seconds():
-    space = policy.Space(depths={("", "finetune"): [0, 2], ("", "probe"): [2]},
+    space = Space(depths={("", "finetune"): [0, 2], ("", "probe"): [2]},
                          default_rate={("", "finetune"): 5e-5, ("", "probe"): None},
                          ladder={("", "finetune"): [5e-5], ("", "probe"): []}, available=lambda cell: True)
     observed = {Cell("finetune", 2, 5e-5): [(0.7, 10.0)], Cell("probe", 2, None): [(0.6, 1.0)]}
     # k = 0 has not run: its prior cost (3 layers and the head against k = 2's 1) at the median seconds per
     # unit of prior cost the others took (10 / 1 and 1 / 0.5: 6), so 18 s; five seeds of the three cells
-    assert policy.grid_seconds(space, observed, seeds=5) == pytest.approx(5 * (18.0 + 10.0 + 1.0))
+    assert grid_seconds(space, observed, seeds=5) == pytest.approx(5 * (18.0 + 10.0 + 1.0))
 
 
 def test_a_search_runs_setfit_s_fast_body_at_its_depths(tiny_bert, tmp_path):

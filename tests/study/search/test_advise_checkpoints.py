@@ -15,6 +15,7 @@ from conftest import ROOT, save_tiny_bert, write_result
 from study.search import advise, policy, prior
 from study.search.replay import replay
 from study.search.standing import Cell
+from study.search.space import deepest, expected_seconds, joined, models_of, ordered, space_for
 
 # ----------------------------------------------------------------------------------------------
 # The replay over two grids
@@ -50,19 +51,19 @@ def test_a_replay_over_two_checkpoints_grids_chooses_the_checkpoint_too(tmp_path
 
 
 def test_each_checkpoint_is_costed_from_its_own_runs():
-    small = policy.space_for(200, 6, list(range(-1, 7)), ["finetune"], model="small")
-    large = policy.space_for(200, 12, [-1, 0, 2, 4, 8, 10, 12], ["finetune"], model="large")
-    space = policy.joined([small, large])
-    assert policy.models_of(space) == ["small", "large"] and policy.deepest(space, "large") == 12
+    small = space_for(200, 6, list(range(-1, 7)), ["finetune"], model="small")
+    large = space_for(200, 12, [-1, 0, 2, 4, 8, 10, 12], ["finetune"], model="large")
+    space = joined([small, large])
+    assert models_of(space) == ["small", "large"] and deepest(space, "large") == 12
     observed = {Cell("finetune", 4, 5e-5, model="small"): [(0.8, 30.0)],  # 3 units: 10 s a unit
                 Cell("finetune", 8, 5e-5, model="large"): [(0.9, 500.0)]}  # 5 units: 100 s a unit
-    assert policy.expected_seconds(Cell("finetune", 2, 5e-5, model="small"), observed, space) == 50.0
-    assert policy.expected_seconds(Cell("finetune", 10, 5e-5, model="large"), observed, space) == 300.0
+    assert expected_seconds(Cell("finetune", 2, 5e-5, model="small"), observed, space) == 50.0
+    assert expected_seconds(Cell("finetune", 10, 5e-5, model="large"), observed, space) == 300.0
     screen = policy.screen(space, observed)
     assert {cell.model for cell in screen} == {"small", "large"} and all(cell.lr == 5e-5 for cell in screen)
     # the zero-training step's order: one checkpoint's screen, the cheapest first, then the other's
     for order in (["large", "small"], ["small", "large"]):
-        models = [cell.model for cell in policy.screen(policy.ordered(space, order), observed)]
+        models = [cell.model for cell in policy.screen(ordered(space, order), observed)]
         assert models == sorted(models, key=order.index)
 
 

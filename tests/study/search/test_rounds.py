@@ -11,8 +11,9 @@ from conftest import result_record
 from study.search import policy, rounds
 from study.search.search_folder import kept_folder, kept_path, kept_run, path_of, read_folder, stopped_seconds
 from study.search.standing import Cell
+from study.search.space import expected_seconds, space_for
 
-SPACE = policy.space_for(200, 4, [0, 1, 2, 3, 4], ["finetune", "bitfit", "lora"])
+SPACE = space_for(200, 4, [0, 1, 2, 3, 4], ["finetune", "bitfit", "lora"])
 
 
 def ran(folder, cell, seed, score, seconds=10.0):
@@ -65,7 +66,7 @@ def test_a_free_worker_asks_for_the_next_round_less_the_runs_under_way(tmp_path)
 def test_with_several_workers_a_screen_the_budget_pays_for_goes_longest_first(tmp_path):
     screen = screened(tmp_path)
     observed = read_folder(str(tmp_path), 200, SPACE)[1]
-    cost = lambda cell: policy.expected_seconds(cell, observed, SPACE)
+    cost = lambda cell: expected_seconds(cell, observed, SPACE)
     longest = sorted(screen, key=cost, reverse=True)
     assert longest != screen and len({cost(cell) for cell in screen}) > 2
     for budget, order in ((1e9, longest), (rounds.spent(observed) + sum(map(cost, screen)) - 1, screen)):
@@ -79,7 +80,7 @@ def test_the_runs_under_way_count_toward_the_budget(tmp_path):
     screen = screened(tmp_path)
     ran(tmp_path, screen[0], 1, 0.7)
     observed = read_folder(str(tmp_path), 200, SPACE)[1]
-    cost = lambda cell: policy.expected_seconds(cell, observed, SPACE)
+    cost = lambda cell: expected_seconds(cell, observed, SPACE)
     exact = rounds.spent(observed) + cost(screen[1]) + cost(screen[2])
     first_run = lambda cell: path_of(str(tmp_path), cell, 200, 1)
     for budget, runs in ((exact, 2), (exact - 1, 1)):  # what ended, then the screen's next two
