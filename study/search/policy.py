@@ -31,7 +31,7 @@ than N cells takes the depths it skips beside it, the cheapest first (skipped_de
 screen, refine reads them instead of waiting a round for them. And a worker that finds every run of
 the current step under way takes the later steps' runs as they stand now (ahead): refine's, the
 rates', then the in/out and best steps' seeds, which the next rounds would ask for if the runs
-under way change nothing.
+under way change nothing (where that pays: study/search/rounds.py's runs_ahead_pay).
 
 (next_runs takes the first of these that has a run to make.)
 
@@ -42,6 +42,7 @@ docs/findings-advise.md justifies them by that replay.
 """
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 from study.search.space import models_of, prior_cost
@@ -196,20 +197,24 @@ def ahead(space, observed, metric, dev_size, jobs=1, under_way=()):
         return Round("ahead", [])
     state = standing(observed, metric, dev_size)
     candidate, cheaper_open = cheapest_in(state, space)
-    running = {cell: list(under_way).count(cell) for cell in set(under_way)}
-    lacking = lambda seeds: lambda cell: seeds(cell) - running.get(cell, 0)
-    new_cells = lambda cells: [cell for cell in cells if cell not in running]
+    running = Counter(under_way)
+    less_running = lambda seeds: lambda cell: seeds(cell) - running[cell]
+    not_running = lambda cells: [cell for cell in cells if cell not in running]
     later = {
-        "refine": lambda: new_cells(refine(space, observed, state, cost_bound(space, candidate))),
-        "rates": lambda: new_cells(rate_search(space, observed, state)),
-        "in/out": lambda: seeded(cheaper_open, jobs, observed, space, lacking(lambda cell: PICK_SEEDS)),
+        "refine": lambda: not_running(refine(space, observed, state, cost_bound(space, candidate))),
+        "rates": lambda: not_running(rate_search(space, observed, state)),
+        "in/out": lambda: seeded(cheaper_open, jobs, observed, space, less_running(lambda cell: PICK_SEEDS)),
         "best": lambda: seeded(unfixed_best(state, observed, space, candidate), jobs, observed, space,
-                               lacking(lambda cell: best_seeds(cell, state, candidate, space))),
+                               less_running(lambda cell: best_seeds(cell, state, candidate, space))),
     }
-    cells = []
+    cells, taken = [], Counter()
     for step in STEPS[STEPS.index(current) + 1:]:
-        wanted = later[step]()
-        cells += [cell for i, cell in enumerate(wanted) if cells.count(cell) < wanted[:i + 1].count(cell)]
+        named = Counter()
+        for cell in later[step]():
+            named[cell] += 1
+            if named[cell] > taken[cell]:  # beyond the seeds an earlier step took
+                cells.append(cell)
+                taken[cell] += 1
     return Round("ahead", cells[:max(jobs, 0)])
 
 

@@ -230,3 +230,18 @@ def test_once_the_runs_that_ended_decide_the_answer_the_runs_under_way_are_stopp
     assert asked == [[(last, {})], [(kept, dict(save=kept[:-len(".json")]))], []]
     assert workers.stopped == [[other_seed]]  # the keep's run goes on: the answer needs its model
     assert stopped_seconds(str(tmp_path)) == 42.0  # spent, though it left no result: the report counts it
+
+
+def test_outside_the_in_out_step_runs_ahead_take_a_free_worker_only_while_most_would_wait(tmp_path, monkeypatch):
+    screened(tmp_path)
+    lr = methods.get("finetune").default_lr(200)
+    cell, later = Cell("finetune", 2, lr), Cell("finetune", 0, lr)
+    under_way = path_of(str(tmp_path), cell, 200, 1)
+    monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round("screen", [cell]))
+    monkeypatch.setattr(policy, "ahead", lambda *args, **kwargs: policy.Round("ahead", [later]))
+    for jobs, wanted in ((2, []), (4, [(path_of(str(tmp_path), later, 200, 1), {})])):
+        asked = []
+        search_with(tmp_path, 1e9, None, workers=Asking(lambda ask: asked.extend([ask(frozenset()), ask(frozenset({under_way}))]),
+                                                        jobs=jobs))
+        # the screen's run, then with it under way: 2 workers, 1 free, wait for it; 4, 3 free, take the later run
+        assert asked == [[(under_way, {})], wanted], jobs
