@@ -1,8 +1,9 @@
 """
 The search's policy (`make advise`): given what has run, which runs come next, and when the answer
-is decided, over the cells of a space (study/search/space.py). Its answer (Space.prefer) is the cell of the highest fair mean, unless the examples
-cannot tell it from the defaults a user would run alone (make advise's default; answer_of), or the
-report's (study/answer.py): the cheapest cell whose fair mean is within noise of the best.
+is decided, over the cells of a space (study/search/space.py). Its answer (Space.prefer) is the
+cell of the highest fair mean, unless the examples cannot tell it from the defaults a user would
+run alone (make advise's default; answer_of), or the report's (study/answer.py): the cheapest cell
+whose fair mean is within noise of the best.
 Noise is the paired difference on the same dev examples where the runs kept their outputs
 (study/search/standing.py, study/paired.py). The search only spends its runs where they can change that
 answer, in rounds:
@@ -185,16 +186,13 @@ def cost_bound(space, candidate):
 STEPS = ("screen", "refine", "rates", "in/out", "best")  # next_runs's steps, in the order it takes them
 
 
-def ahead(space, observed, metric, dev_size, jobs=1, under_way=()):
-    """With workers free and the current step's runs all under way (make advise -j N), the later
-    steps' rounds as they stand now, for the workers that would otherwise wait: refine's and the
-    rates' cells not under way, then the in/out step's seeds, then the best step's, each cell's
-    seeds counting those under way (`under_way`: their cells, one entry a run). What next_runs
-    would ask once the current step ends if the runs under way change nothing; a cell named by two
-    steps takes the larger of their seeds. At most `jobs` runs."""
-    current = next_runs(space, observed, metric, dev_size, jobs).step
-    if current not in STEPS:  # decided, or nothing can run
-        return Round("ahead", [])
+def ahead(space, observed, metric, dev_size, current, jobs=1, under_way=()):
+    """With workers free and the runs of the `current` step (next_runs's) all under way (make advise
+    -j N), the later steps' rounds as they stand now, for the workers that would otherwise wait:
+    refine's and the rates' cells not under way, then the in/out step's seeds, then the best step's,
+    each cell's seeds counting those under way (`under_way`: their cells, one entry a run). What
+    next_runs would ask once the current step ends if the runs under way change nothing; a cell
+    named by two steps takes the larger of their seeds. At most `jobs` runs."""
     state = standing(observed, metric, dev_size)
     candidate, cheaper_open = cheapest_in(state, space)
     running = Counter(under_way)

@@ -144,8 +144,6 @@ def run_rounds(s):
         if in_flight and policy.pick(s.space, observed, metric, dev_size)[1]:
             s.workers.stop([path for path in in_flight if path not in saving])  # but a keep's
             return []  # decided on the runs that ended: nothing more is asked for
-        asked = lambda rounds, width: handed_out(s, observed, rounds(s.space, observed, metric, dev_size, width),
-                                                 in_flight, cell_of)
         wanted = policy.next_runs(s.space, observed, metric, dev_size, s.workers.jobs - len(in_flight))
         step, handed = handed_out(s, observed, wanted, in_flight, cell_of)
         keeping = s.keeps_ahead and step in ("in/out", "best")
@@ -154,11 +152,13 @@ def run_rounds(s):
             handed = keep_ahead(s, likely, in_flight, cell_of)
             step = "keep ahead" if handed else step
             saving.update({path: kept_folder(s.folder, path) for path in handed})  # beside its result
-        if not handed and in_flight and all_under_way(s, wanted, in_flight) and runs_ahead_pay(s, step, in_flight):
-            under_way = [cell_of[path] for path in in_flight if path in cell_of]
-            step, handed = asked(lambda *args: policy.ahead(*args, under_way=under_way), s.workers.jobs - len(in_flight))
+        if not handed and in_flight and all_under_way(s, wanted, in_flight) and runs_ahead_pay(s, wanted.step, in_flight):
+            later = policy.ahead(s.space, observed, metric, dev_size, wanted.step, s.workers.jobs - len(in_flight),
+                                 [cell_of[path] for path in in_flight])
+            step, handed = handed_out(s, observed, later, in_flight, cell_of)
         if not handed and in_flight:
-            step, handed = asked(policy.next_runs, s.workers.jobs)
+            step, handed = handed_out(s, observed, policy.next_runs(s.space, observed, metric, dev_size, s.workers.jobs),
+                                      in_flight, cell_of)
         if likely and step in SEED_STEPS:
             saving.update(saved_as_it_runs(s, likely, in_flight, handed, cell_of))
         if handed:
@@ -207,7 +207,7 @@ def runs_ahead_pay(s, step, in_flight):
     where they are the best step's seeds, always; at the other steps only while more than half the
     workers would wait. With 2 workers, one run ahead of the screen, refine or rates holds the
     worker the next round needs, and the runs it reads can lead the search a longer way: TweetEval
-    emotion from one file took 25.7 minutes instead of 15.8 (docs/records/search-ahead-2026-12-03)."""
+    emotion from one file took 25.7 minutes against 18.7 (docs/records/search-ahead-2026-12-03)."""
     return step == "in/out" or s.workers.jobs - len(in_flight) > s.workers.jobs / 2
 
 

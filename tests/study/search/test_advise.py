@@ -73,7 +73,7 @@ def test_a_worker_that_finds_the_current_step_under_way_takes_the_later_steps_ru
                 ("finetune", 2, 5e-5): [0.78], ("finetune", 0, 5e-5): [0.80]}
     observed, wide = observed_of(screened, seconds), space(depths=range(-1, 7))
     assert policy.next_runs(wide, observed, "accuracy", 436).step == "refine"  # -1, 1 and 3: under way
-    ahead = lambda under_way=(): policy.ahead(wide, observed, "accuracy", 436, 16, under_way).cells
+    ahead = lambda under_way=(): policy.ahead(wide, observed, "accuracy", 436, "refine", 16, under_way).cells
     best, rungs = Cell("finetune", 0, 5e-5), {Cell("finetune", 0, 2e-5), Cell("finetune", 0, 1e-4)}
     # refine's is the current step, not a later one; the rates' line search at the best depth so
     # far comes first, then the seeds the in/out and best steps would give
@@ -81,7 +81,7 @@ def test_a_worker_that_finds_the_current_step_under_way_takes_the_later_steps_ru
     assert best in ahead()
     assert Cell("finetune", 0, 2e-5) not in ahead([Cell("finetune", 0, 2e-5)])  # under way: not again
     assert best not in ahead([best] * (PICK_SEEDS - 1))  # its seeds under way count as its own
-    assert len(ahead()) <= 16 and len(policy.ahead(wide, observed, "accuracy", 436, 2).cells) == 2
+    assert len(ahead()) <= 16 and len(policy.ahead(wide, observed, "accuracy", 436, "refine", 2).cells) == 2
 
 
 def observed_of(scores, seconds):

@@ -200,15 +200,14 @@ def test_with_the_cheapest_cells_last_seed_under_way_a_freed_worker_takes_the_ru
         assert asked == [[(path_of(str(tmp_path), cheapest, 200, 5), {})], [(then, {})]], ahead
 
 
-def test_ahead_of_the_in_out_step_is_the_best_steps_round_as_it_stands(tmp_path, monkeypatch):
+def test_ahead_of_the_in_out_step_is_the_best_steps_round_as_it_stands(tmp_path):
     screened(tmp_path)
     lr = methods.get("finetune").default_lr(200)
     for cell, scores in ((Cell("finetune", 2, lr), [0.80, 0.81]), (Cell("finetune", 0, lr), [0.83])):
         for seed, score in enumerate(scores, 1):
             ran(tmp_path, cell, seed, score)
     observed = read_folder(str(tmp_path), 200, SPACE)[1]
-    monkeypatch.setattr(policy, "next_runs", lambda *args: policy.Round("in/out", [Cell("finetune", 2, lr)]))
-    ahead = policy.ahead(SPACE, observed, "accuracy", 436, jobs=2)
+    ahead = policy.ahead(SPACE, observed, "accuracy", 436, "in/out", jobs=2)
     # the leader on one seed first (0.83), whatever is left to settle in or out
     assert ahead.step == "ahead" and ahead.cells[0] == Cell("finetune", 0, lr)
 
