@@ -47,7 +47,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from study.search.space import models_of, prior_cost
-from study.search.standing import PICK_SEEDS, Cell, answer_of, by_cost, cheapest_in, standing
+from study.search.standing import PICK_SEEDS, Cell, answer_of, best_first, by_cost, cheapest_in, standing
 
 # the best cell's seeds before its level counts as fixed, unless it could push the pick out of the
 # band: then it is read as the pick is, with PICK_SEEDS
@@ -134,9 +134,9 @@ def rate_search(space, observed, state):
         mine = [cell for cell in state.means if (cell.model, cell.method) == (model, name)]
         if len(ladder) < 2 or not mine or all(cell in state.out for cell in mine):
             continue
-        anchor = max(mine, key=lambda cell: state.means[cell])
+        anchor = best_first(mine, state.means, state.costs)[0]
         at_anchor = {cell.lr: state.means[cell] for cell in mine if cell.freeze == anchor.freeze}
-        best_rate, own = max(at_anchor, key=at_anchor.get), space.default_rate[model, name]
+        best_rate, own = anchor.lr, space.default_rate[model, name]
         own_cell, best_cell = (Cell(name, anchor.freeze, rate, model=model) for rate in (own, best_rate))
         if best_rate != own and at_anchor[best_rate] - at_anchor.get(own, -math.inf) <= state.noise_between(best_cell, own_cell):
             continue

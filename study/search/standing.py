@@ -219,6 +219,14 @@ def shared_costs(observed):
     return {cell: min(medians[same_work(cell)]) for cell, runs in observed.items() if runs}
 
 
+def best_first(cells, means, costs, seeds=None):
+    """`cells`, the best mean first. Of equal means: the more seeds (`seeds`, where given: the better
+    measured), then the cheaper, then the cells' own order, so that the order the runs were read in
+    (a folder's files, a replay's runs) never decides between two cells that tie on the dev split."""
+    seeds = seeds or {}
+    return sorted(cells, key=lambda cell: (-means[cell], -seeds.get(cell, 0), costs[cell], cell))
+
+
 def best_spread(runs, pooled):
     """The best cell's share of the band: its seed std, as the report reads it on PICK_SEEDS seeds;
     before it has them, the pooled spread of every cell's seeds (`pooled`), since its own two or
@@ -238,13 +246,13 @@ def standing(observed, metric, dev_size):
     ran = {cell: runs for cell, runs in observed.items() if runs}
     if not ran:
         return Standing(None, 0.0, PRIOR_SEED_STD, {}, {}, set(), set(), [])
-    means = {cell: float(np.mean([score for score, *_ in runs])) for cell, runs in ran.items()}
-    best = max(ran, key=lambda cell: (means[cell], -len(ran[cell])))
+    means, costs = {cell: float(np.mean([score for score, *_ in runs])) for cell, runs in ran.items()}, shared_costs(ran)
+    best = best_first(ran, means, costs, seeds={cell: len(runs) for cell, runs in ran.items()})[0]
     fold_var = fold_variance(ran, metric)
     (sd, freedom), repeats = seed_std(ran, fold_var), {cell for cell, runs in ran.items() if repeats_itself(runs)}
     spread = less_examples(best_spread(ran[best], sd), fold_var)
     band = max(spread, dev_standard_error(means[best], metric, dev_size))
-    state = Standing(best, band, sd, means, shared_costs(ran), set(), set(), [], repeats, t_multiplier(freedom))
+    state = Standing(best, band, sd, means, costs, set(), set(), [], repeats, t_multiplier(freedom))
     state.counts, state.spread, state.runs, state.metric = {cell: len(runs) for cell, runs in ran.items()}, spread, ran, metric
     state.train_std, state.on_folds = less_examples(sd, fold_var), fold_var > 0
     for cell in ran:  # the paired rule, where both cells kept their outputs on the same examples
@@ -255,7 +263,7 @@ def standing(observed, metric, dev_size):
     state.out = {cell for cell in ran if reach(cell) < state.floor_of(cell)}
     state.inside = {cell for cell in ran if means[cell] >= state.floor_of(cell)
                     and (len(ran[cell]) >= PICK_SEEDS or cell in repeats)}
-    for cell in sorted(ran, key=lambda cell: -means[cell]):  # one per method and depth: its rates are one choice
+    for cell in best_first(ran, means, costs):  # one per method and depth: its rates are one choice
         if cell not in state.out and reach(cell) >= means[best] and same_work(cell) not in map(same_work, state.contenders):
             state.contenders.append(cell)
     return state
