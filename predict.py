@@ -61,7 +61,7 @@ def labelled_rows(args):
     folder = saved_model_folder(args.model)
     rows = tables.read_table(args.input)
     header = tables.check_header(args.input, rows, {args.text_column: "--text-column", args.text_pair_column: "--text-pair-column"})
-    rows = rows[1:]
+    rows = [row for _, row in tables.numbered_rows(args.input, rows, len(header), header=True)]
     if not rows:
         raise ValueError(f"{args.input}: no rows to label")
     column = lambda name: [row[header.index(name)] for row in rows] if name else None

@@ -5,6 +5,7 @@ before any training: data.py builds the task from what these functions return.
 
     header  = read_header(path, columns)          your own file: one delimiter, distinct names, the columns there
     rows    = read_split(path, header?, ...)      texts, second texts and labels as written, each with its line
+                                                  (blank lines skipped; every other row has the header's columns)
     names   = class_names(labels)                 None (integer classes) or the names, sorted
     numbers = parse_labels(labels, ...)           classes 0..C-1 or regression scores
     check_classes(...) / check_known(...)         two classes or more; no label the train split lacks
@@ -69,9 +70,16 @@ def check_header(path, rows, columns):
 
 def read_rows(path, columns, header):
     """Rows of a table as (line number, list of fields); every row must have `columns`."""
-    rows = read_table(path)
+    return numbered_rows(path, read_table(path), columns, header)
+
+
+def numbered_rows(path, rows, columns, header):
+    """read_rows's checks on a table's rows already read (predict.py's): a blank line is no row (as
+    pandas reads a file: a file's trailing newlines are common), any other has `columns` fields."""
     first = 1 if header else 0
     for number, row in enumerate(rows[first:], start=first + 1):
+        if not row:
+            continue
         if len(row) != columns:
             raise ValueError(f"{path}, line {number}: expected {columns} columns, found {len(row)}")
         yield number, row
@@ -85,6 +93,8 @@ def read_split(path, header, columns, text, pair, label):
         for column in (text,) if pair is None else (text, pair):
             if not row[column].strip():
                 raise ValueError(f"{path}, line {number}: empty text")
+        if not row[label].strip():  # else a file of named classes would take "" for one more class
+            raise ValueError(f"{path}, line {number}: empty label")
         texts.append(row[text])
         if pair is not None:
             pairs.append(row[pair])

@@ -196,6 +196,14 @@ def test_bad_pair_and_regression_files_are_named(tmp_path, text, message, option
         data.load_csv_task(train, train, "question", "label", **options)
 
 
+def test_blank_lines_are_no_examples_and_a_bad_row_keeps_its_line(tmp_path):
+    train = write(tmp_path / "train.csv", "sentence,label\na,pos\n\nb,neg\n\n")
+    assert data.load_csv_task(train, train).train_texts == ["a", "b"]
+    bad = write(tmp_path / "bad.csv", "sentence,label\na,pos\n\nb\n")
+    with pytest.raises(ValueError, match=r"bad.csv, line 4: expected 2 columns, found 1"):
+        data.load_csv_task(bad, bad)
+
+
 def test_user_tsv(tmp_path):
     train = write(tmp_path / "train.tsv", 'sentence\tlabel\nsay "hi"\t0\nbye\t1\n')
     task = data.load_csv_task(train, train)
@@ -209,6 +217,8 @@ def test_user_tsv(tmp_path):
      r"dev.csv, line 3: label 'neutral' is not one of the train split's classes \(neg, pos\)"),
     ("sentence,label\na,0\nb,1\n", "sentence,label\na,0\nb,pos\n", r"dev.csv, line 3: label 'pos' is not an integer"),
     ("sentence,label\na,0\n ,1\n", None, r"train.csv, line 3: empty text"),
+    ("sentence,label\na,pos\nb,neg\nc, \n", None, r"train.csv, line 4: empty label"),
+    ("sentence,label\na,pos\nb,neg\n", "sentence,label\na,pos\nb,\n", r"dev.csv, line 3: empty label"),
     ("sentence,label\na,0\nb,1\n", "sentence,label\na,0\nb,2\n", r"dev.csv, line 3: label 2 is not a class"),
     ("sentence,label\na,1\nb,2\n", None, r"train.csv: integer labels are the classes 0..C-1, and these are \[1, 2\]"),
     ("sentence,label\na,anger\nb,anger\n", None, r"train.csv: every label is 'anger': a classifier needs two classes"),

@@ -68,6 +68,21 @@ def test_predict_never_replaces_a_file_unasked_nor_its_input(tmp_path, tiny_bert
     assert (tmp_path / "out.csv").read_text().startswith("text,prediction")
 
 
+def test_predict_skips_blank_lines_and_names_a_short_row_in_one_line(tmp_path, tiny_bert, capsys):
+    checkpoint.save_pretrained(checkpoint.from_pretrained(tiny_bert).eval(), str(tmp_path / "saved"), label_names=["neg", "pos"])
+    argv = ["--model", str(tmp_path / "saved"), "--text-column", "text", "--out"]
+    (tmp_path / "blank.csv").write_text("text,id\ngood,1\n\ndull,2\n\n")
+    predict.main(argv + [str(tmp_path / "out.csv"), "--input", str(tmp_path / "blank.csv")])
+    lines = (tmp_path / "out.csv").read_text().splitlines()
+    assert lines[0] == "text,id,prediction" and [line.split(",")[:2] for line in lines[1:]] == [["good", "1"], ["dull", "2"]]
+    (tmp_path / "short.csv").write_text("text,id\ngood,1\ndull\n")
+    with pytest.raises(SystemExit) as exit_:
+        predict.main(argv + [str(tmp_path / "short_out.csv"), "--input", str(tmp_path / "short.csv")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "short.csv, line 3: expected 2 columns, found 1" in err
+    assert not (tmp_path / "short_out.csv").exists()
+
+
 @pytest.mark.parametrize("model, words", [
     ("notmodel", "notmodel holds no saved model (no config.json): give the folder that freeze_study.py --save"),
     ("empty", "empty holds no saved model"),
