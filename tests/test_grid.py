@@ -198,7 +198,8 @@ def test_a_grid_of_one_method_ends_in_its_report(grid, tmp_path, method):
     (["SEEDS=x"], "make: argument --seeds: invalid int value: 'x'"),
     (["DEV_FILE="], "make grid: TRAIN_FILE needs DEV_FILE"),
     (["RESULTS=/no/such/folder", "report"], "/no/such/folder: no such folder"),
-    (["SIZE=abc", "advise"], "advise: error: --size abc (make: SIZE=) is neither a number of training examples nor all"),
+    (["SIZE=abc", "advise"], "advise: error: --size abc (make: SIZE=) is neither a positive number of training examples nor all"),
+    (["SIZE=0", "advise"], "advise: error: --size 0 (make: SIZE=) is neither a positive number of training examples nor all"),
 ])
 def test_make_refuses_a_bad_variable_in_one_line_of_its_own(grid, tmp_path, variables, message):
     """The tool's one line on stderr (make adds its own "Error 2" lines), nothing on stdout, and no

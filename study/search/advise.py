@@ -69,7 +69,8 @@ def parser():
     p.add_argument("--models", nargs="+", metavar="MODEL", help="the checkpoints to choose among (make advise "
                    "MODEL=\"minilm mpnet\"), each at its protocol's depths, its runs in FOLDER/<its name>")
     p.add_argument("--methods", nargs="+", choices=methods.NAMES,
-                   default=[method.name for method in methods.METHODS if method.searched])
+                   help="default: every method a search runs (not the library's SetFit; none that needs classes "
+                        "on a regression task)")
     p.add_argument("--depths", type=int, nargs="+", help="one checkpoint's depths (make's FREEZE); the deepest is L")
     p.add_argument("--seeds", type=int, default=5, help="the most seeds a cell gets (the grid's 5)")
     p.add_argument("--prefer", choices=("best", "cost"), default="best", help="best: the cell of the highest mean "
@@ -207,13 +208,14 @@ def search_and_keep(args, run_flags, size, space):
     save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
     ran = runs_by_cell(args.folder, size, space).values()
     check_save(save, size, {run["config"]["task"] for runs in ran for run in runs})  # refused before any run
+    scores_test = ["--test-file", args.test_file] if args.test_file else []  # read by no choice
+    space = asked.checked_runs(space, size, run_flags + scores_test, shared, methods_named=bool(args.methods))
     priors = zero_training_step(args.folder, size, space, run_flags, shared)
     space = ordered(space, prior.ranked(priors))
     try:
         lock = take_lock(args.folder, LOCK)
         prior.write_priors(args.folder, size, priors)
         with runners(args) as workers:
-            scores_test = ["--test-file", args.test_file] if args.test_file else []  # read by no choice
             final = folds.one_file(run_flags) or args.final == "all"  # kept: the pick trained on every label
             s = Search(args.folder, size, space, args.budget * 3600, shared,
                        run_flags + ["--evaluations", "last"] + scores_test, workers, args.seeds, keeps_ahead=not final)

@@ -2,16 +2,22 @@
 What a search is asked (study/search/advise.py), checked before any run: its train size, its
 budget, the test file and FINAL=all where they can go, one labelled file's folds
 (study/search/folds.py), and its space: one checkpoint's depths, or several checkpoints' each at
-its protocol's (study/search/policy.py's Space).
+its protocol's (study/search/policy.py's Space); then each of its methods planned on the task as a
+run of it would be (checked_runs).
 """
 
 import os
 from dataclasses import replace
 
+import methods
 import protocol
 import result
 from study.search import folds
+from study.search.search_folder import options_of
 from study.search.space import joined, space_for
+from study.search.standing import Cell
+
+SEARCHED = [method.name for method in methods.METHODS if method.searched]  # a search's methods, unless named
 
 
 def checked(args, run_flags):
@@ -28,13 +34,33 @@ def checked(args, run_flags):
     if args.final and "--train-file" not in run_flags:
         raise ValueError("--final all (FINAL=all) trains the pick on your own --train-file and --dev-file together")
     args, run_flags = one_checkpoint(args, run_flags)
-    if args.size != "all" and not args.size.isdigit():
-        raise ValueError(f"--size {args.size} (make: SIZE=) is neither a number of training examples nor all")
+    if args.size != "all" and not (args.size.isdigit() and int(args.size) > 0):
+        raise ValueError(f"--size {args.size} (make: SIZE=) is neither a positive number of training examples nor all")
     size = args.size if args.size == "all" else int(args.size)
     if folds.one_file(run_flags):  # its folds are the dev splits: a fold a seed
         run_flags = [*run_flags, "--folds", str(args.seeds)]
         folds.check(run_flags, size, args.seeds)
     return args, run_flags, size, replace(space_of(args, size, run_flags), prefer=args.prefer)
+
+
+def checked_runs(space, size, run_flags, shared, methods_named):
+    """The space without SetFit for a regression task (unless METHODS named it), and each method in
+    it planned as its first run will be (`run_flags`: every run's, the test file among them), on the
+    task as its runs read it, the test file's labels too: ValueError's one line where a run would
+    refuse, before the checkpoints are scored or any run starts. A run refuses the same, but only
+    once the search has spent its first rounds."""
+    from freeze_study import load_task
+    from plan import parse_args, plan_run
+    argv_of = lambda cell: (result.RunName(cell.freeze, size, 1, cell.lr, 0, cell.method).flags(options_of(cell, shared))
+                            + run_flags)
+    first = lambda key: Cell(key[1], max(space.depths[key]), space.default_rate[key], key[0])
+    task = load_task(parse_args(argv_of(first(next(iter(space.depths))))))  # every run reads the same files
+    if task.regression and not methods_named:
+        space = replace(space, depths={key: depths for key, depths in space.depths.items()
+                                       if not methods.get(key[1]).needs_classes})
+    for key in space.depths:
+        plan_run(parse_args(argv_of(first(key))), task)
+    return space
 
 
 
@@ -45,7 +71,7 @@ def space_of(args, size, run_flags):
     if not args.models:
         if not args.depths:
             raise ValueError("a search of one checkpoint needs --depths (make's FREEZE), or give --models")
-        return space_for(size, max(args.depths), args.depths, args.methods)
+        return space_for(size, max(args.depths), args.depths, args.methods or SEARCHED)
     if "--model" in run_flags:
         raise ValueError("give the checkpoints with --models alone, not --model among the run options")
     if args.depths:
@@ -58,7 +84,7 @@ def space_of(args, size, run_flags):
     spaces = []
     for model in args.models:
         depths = protocol.depths_of(model, args.protocol or "blog")
-        spaces.append(space_for(size, max(depths), depths, args.methods, model=model))
+        spaces.append(space_for(size, max(depths), depths, args.methods or SEARCHED, model=model))
     return joined(spaces)
 
 

@@ -20,7 +20,7 @@ once). A killed search resumes from its folders without rerunning a finished run
 
 import math
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable
 
 import methods
@@ -105,16 +105,13 @@ def first_run(s):
 
 
 def searchable(s):
-    """The space the rounds search, once a run has timed this machine: without SetFit for a
-    regression task, each cell's seeds as the folder has them; refused in one line where the budget
-    cannot finish screening it. The runs already made count toward the screen (the first, timing
-    run is one of its cells), so a folder whose screen is done is never refused, and a refused
-    search keeps its runs for the same command with a larger BUDGET."""
+    """The space the rounds search, once a run has timed this machine (study/search/asked.py left
+    SetFit out for a regression task): each cell's seeds as the folder has them; refused in one
+    line where the budget cannot finish screening it. The runs already made count toward the screen
+    (the first, timing run is one of its cells), so a folder whose screen is done is never refused,
+    and a refused search keeps its runs for the same command with a larger BUDGET."""
     runs, observed, _ = s.read()
     space = s.space
-    if runs[0]["config"]["regression"]:  # SetFit needs classes
-        space = replace(space, depths={key: depths for key, depths in space.depths.items()
-                                       if not methods.get(key[1]).needs_classes})
     cheapest = min(run["seconds"]["total"] for run in runs)  # a resumed search's runs: the cheapest of them
     left = policy.screen(space, observed)
     floor = spent(observed) + len(left) * cheapest

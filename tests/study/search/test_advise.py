@@ -659,6 +659,32 @@ def test_the_search_s_steps_share_one_object_and_take_at_most_seven_parameters()
 
 def test_a_search_trains_setfit_s_fast_body_unless_its_methods_name_the_library_s():
     from study.search import advise
-    searched = advise.parser().parse_args(["--size", "200"]).methods
+    from study.search import asked
+    assert advise.parser().parse_args(["--size", "200"]).methods is None  # unnamed: the search's own
+    space = asked.checked(advise.parser().parse_args(["f", "--size", "200", "--budget", "1", "--depths", "0", "6"]), [])[3]
+    searched = {name for _, name in space.depths}
     assert "setfit-fast" in searched and "setfit" not in searched and "probe" in searched
     assert advise.parser().parse_args(["--size", "200", "--methods", "setfit"]).methods == ["setfit"]
+
+
+def test_a_run_the_search_would_make_that_would_refuse_is_refused_before_any_work(tiny_bert, tmp_path):
+    """Each method planned on the task as its runs will read it, before the checkpoints are scored:
+    a test file's label the train file lacks, SetFit named on a regression task. Unnamed, a
+    regression task's search leaves SetFit out."""
+    tiny_task(tmp_path)
+    (tmp_path / "odd.tsv").write_text("sentence\tlabel\ngood\t0\nbad\t2\n")
+    (tmp_path / "scores.tsv").write_text("sentence\tlabel\n" + "".join(f"film {i}\t{i / 8:.2f}\n" for i in range(40)))
+    args = lambda *extra: advise.parser().parse_args([str(tmp_path / "results"), "--size", "16", "--budget", "1",
+                                                      "--depths", "1", "2", "3", *extra])
+    flags = lambda train, dev, *extra: ["--model", tiny_bert, "--train-file", str(tmp_path / train),
+                                        "--dev-file", str(tmp_path / dev), "--splits-dir", str(tmp_path / "splits"), *extra]
+    with pytest.raises(ValueError, match=r"odd.tsv, line 3: label 2 is not a class of the train split \(0..1\)"):
+        advise.advise_in(args("--test-file", str(tmp_path / "odd.tsv")), flags("train.tsv", "dev.tsv"))
+    with pytest.raises(ValueError, match="is a regression task, and --method setfit-fast needs classes"):
+        advise.advise_in(args("--methods", "finetune", "setfit-fast"), flags("scores.tsv", "scores.tsv", "--regression"))
+    assert not (tmp_path / "results").exists() and not (tmp_path / "splits").exists()
+    from study.search import asked
+    checked_args, run_flags, size, space = asked.checked(args(), flags("scores.tsv", "scores.tsv", "--regression"))
+    kept = asked.checked_runs(space, size, run_flags, {}, methods_named=False)
+    assert {name for _, name in kept.depths} == {"finetune", "lora", "bitfit", "probe"}  # the probe fits a ridge
+    assert "setfit-fast" in {name for _, name in space.depths}
