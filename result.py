@@ -269,6 +269,8 @@ def check_folder(folder, config, precision_chosen):
     precision (else the default)."""
     cell, settings = cell_of(config), settings_of(config)
     for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
+        if os.path.isdir(path[:-len(".json")]):
+            continue  # a pick kept beside its model (make best, make advise: SAVE.json): no run of this folder's
         try:
             with open(path) as f:
                 theirs = json.load(f)["config"]

@@ -62,6 +62,19 @@ def test_a_folder_takes_one_precision_and_one_pooling_per_method(tmp_path):
         result.check_folder(str(tmp_path), dict(ok, method="probe"), precision_chosen=True)
 
 
+def test_a_folder_of_saved_picks_is_no_results_folder(tmp_path):
+    """make best and make advise keep a pick as SAVE/ and SAVE.json: the picks of CoLA (MCC) and
+    SST-2 (accuracy) in one saved/ folder do not refuse each other, as runs of one folder would."""
+    cola = result_record(2, 200, 1, task="cola")
+    cola["config"]["metric"] = "mcc"
+    (tmp_path / "cola-minilm-n200.json").write_text(json.dumps(cola))
+    sst2 = dict(result_record(2, 200, 1)["config"], metric="accuracy")
+    with pytest.raises(ValueError, match="holds runs judged by mcc"):  # a run beside it: one folder, one metric
+        result.check_folder(str(tmp_path), sst2, precision_chosen=True)
+    (tmp_path / "cola-minilm-n200").mkdir()  # the record of the model kept beside it
+    result.check_folder(str(tmp_path), sst2, precision_chosen=True)
+
+
 def test_a_run_never_joins_a_cell_of_other_settings(tmp_path):
     """SetFit's pairs per example (--num-iterations) are a setting its name does not carry: a run
     that would join seeds run with others is refused before it starts, in one line."""

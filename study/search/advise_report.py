@@ -19,7 +19,7 @@ import result
 from study import paired
 from study.answer import fair_score
 from study.search.search_folder import halves_read
-from study.search.standing import PICK_SEEDS, anchor_of, by_cost, examples_of, label_of, rate_text, standing
+from study.search.standing import PICK_SEEDS, anchor_of, by_cost, examples_of, rate_text, standing
 from study.stats import counted
 
 

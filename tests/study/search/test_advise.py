@@ -560,6 +560,25 @@ def test_a_pick_saved_as_the_search_ran_is_moved_into_place_not_trained_again(tm
     assert json.loads(Path(str(save) + ".json").read_text())["config"]["freeze"] == 2
 
 
+def test_a_pick_trained_again_is_kept_beside_another_searchs_pick_judged_by_another_metric(tiny_bert, tmp_path):
+    """A folder of saved picks is no results folder: another task's pick there (judged by MCC) does
+    not refuse the keep's run (result.check_folder leaves a record beside its saved model out)."""
+    tiny_task(tmp_path)
+    picks = tmp_path / "picks"
+    (picks / "other").mkdir(parents=True)
+    other = result_record(1, 16, 1, 0.5, metric="mcc", task="cola")
+    other["config"]["metric"] = "mcc"  # as a run records the metric that judges it
+    Path(str(picks / "other") + ".json").write_text(json.dumps(other))
+    flags = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
+             "--dev-file", str(tmp_path / "dev.tsv"), "--splits-dir", str(tmp_path / "splits"),
+             "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32", "--epochs", "1"]
+    line, _ = keep(Cell("finetune", 2, 5e-5), 16, {}, flags, str(picks / "mine"))
+    assert "(seed 1, trained once more)" in line and (picks / "mine" / "config.json").exists()
+    record = json.loads((picks / "mine.json").read_text())
+    assert record["config"]["freeze"] == 2 and record["config"]["metric"] == "accuracy"
+    assert (picks / "other").is_dir() and json.loads(Path(str(picks / "other") + ".json").read_text()) == other
+
+
 def test_a_keep_replaces_the_same_searchs_earlier_pick_once_the_new_one_is_in_place(tmp_path):
     save = tmp_path / "saved" / "pick"
     save.mkdir(parents=True)
