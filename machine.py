@@ -4,6 +4,7 @@ process's settings, and what the run's record says of the machine (processor, pe
 versions).
 """
 
+import contextlib
 import ctypes
 import functools
 import gc
@@ -165,6 +166,23 @@ def bf16_pays():
 def handed_on():
     """bf16_pays's answer as the environment that hands it to another process: {BF16_PAYS: "1" or "0"}."""
     return {BF16_PAYS: "1" if bf16_pays() else "0"}
+
+
+@contextlib.contextmanager
+def one_default_precision():
+    """The processes started inside it in this process's default precision (bf16_pays, measured
+    once): handed on in the environment they inherit, and taken back after, so that a notebook's own
+    process is left as it was (make advise's runs, study/search/advise.py)."""
+    before = {name: os.environ.get(name) for name in handed_on()}
+    os.environ.update(handed_on())
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def default_precision(device):

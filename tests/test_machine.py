@@ -1,5 +1,7 @@
 """machine.py: the default precision, what the CPU can do, and the allocator's settings."""
 
+import os
+
 import pytest
 import torch
 
@@ -75,3 +77,16 @@ def test_a_cpu_that_emulates_bf16_never_takes_it_handed_on(monkeypatch):
     machine.bf16_pays.cache_clear()
     assert machine.bf16_pays() is False
     machine.bf16_pays.cache_clear()
+
+
+def test_one_default_precision_is_handed_on_and_the_caller_s_environment_left_as_it_was(monkeypatch):
+    # make advise's notebook call runs in the user's own process: what it hands its runs is taken back after
+    answer = machine.handed_on()[machine.BF16_PAYS]
+    for before in (None, "1" if answer == "0" else "0"):
+        if before is None:
+            monkeypatch.delenv(machine.BF16_PAYS, raising=False)
+        else:
+            monkeypatch.setenv(machine.BF16_PAYS, before)
+        with machine.one_default_precision():
+            assert os.environ[machine.BF16_PAYS] == answer  # every run: the search's own measure
+        assert os.environ.get(machine.BF16_PAYS) == before

@@ -28,7 +28,6 @@ at its protocol's depths. A folder holds one search at a time (a lock file names
 """
 
 import argparse
-import contextlib
 import csv
 import io
 import os
@@ -180,25 +179,8 @@ def advise_in(args, run_flags):
     seeds on the test file, the pick kept and the report written. Returns its Advice; ValueError
     or RuntimeError with one line where it cannot."""
     args, run_flags, size, space = asked.checked(args, run_flags)
-    with one_default_precision():
+    with machine.one_default_precision():  # every run of it, the kept and final ones too
         return search_and_keep(args, run_flags, size, space)
-
-
-@contextlib.contextmanager
-def one_default_precision():
-    """Every run of the search, the kept and final ones too, in this process's default precision
-    (machine.bf16_pays, measured once): handed on in the environment the runs inherit, and taken back
-    after, so that a notebook's own process is left as it was."""
-    before = {name: os.environ.get(name) for name in machine.handed_on()}
-    os.environ.update(machine.handed_on())
-    try:
-        yield
-    finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def search_and_keep(args, run_flags, size, space):
@@ -310,7 +292,8 @@ def refuse(message):
 
 
 def as_csv(part, path, columns):
-    """A CSV path as given, or (texts, labels) written to `path` under `columns` (kept: a later call resumes)."""
+    """A CSV path as given, or (texts, labels) written to `path` under `columns` (kept: a later call resumes;
+    one with other examples is refused)."""
     if isinstance(part, (str, os.PathLike)):
         return os.fspath(part)
     texts, labels = part
@@ -320,6 +303,12 @@ def as_csv(part, path, columns):
     rows = csv.writer(table)
     rows.writerow(columns)
     rows.writerows(zip(texts, labels))
+    if os.path.exists(path):  # a call resumed; other examples would meet the runs of the first ones
+        with open(path, "rb") as f:
+            if f.read() != table.getvalue().encode():
+                raise ValueError(f"{path} holds other examples than these, and the folder's runs trained on them: "
+                                 "give another folder")
+        return path
     write_atomically(path, lambda f: f.write(table.getvalue().encode()))
     return path
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import machine
 from conftest import ROOT, result_record, write_result
 from study.search import advise, policy, search_folder
 from study.search.advise_report import check_save, keep, stop_reason
@@ -593,19 +592,6 @@ def test_a_keep_replaces_the_same_searchs_earlier_pick_once_the_new_one_is_in_pl
     assert "it replaces the earlier pick kept there (fine-tune, freeze 4)" in line
     assert (save / "model.safetensors").read_text() == "its weights" and not Path(str(save) + ".new").exists()
     assert json.loads(Path(str(save) + ".json").read_text())["config"]["freeze"] == 2
-
-
-def test_a_search_hands_its_runs_one_default_precision_and_leaves_the_caller_s_environment(monkeypatch):
-    # the notebook call runs in the user's own process: what it hands its runs is taken back after
-    answer = machine.handed_on()[machine.BF16_PAYS]
-    for before in (None, "1" if answer == "0" else "0"):
-        if before is None:
-            monkeypatch.delenv(machine.BF16_PAYS, raising=False)
-        else:
-            monkeypatch.setenv(machine.BF16_PAYS, before)
-        with advise.one_default_precision():
-            assert os.environ[machine.BF16_PAYS] == answer  # every run: the search's own measure
-        assert os.environ.get(machine.BF16_PAYS) == before
 
 
 def test_a_save_holding_anything_but_this_searchs_pick_is_refused_before_any_run(tmp_path):

@@ -130,6 +130,11 @@ def test_a_search_over_two_checkpoints_keeps_each_one_s_runs_and_the_python_call
     written = advise.as_csv((texts, labels), str(tmp / "listed" / "train.csv"), ("text", "label"))
     task = data.load_csv_task(written, str(tmp / "dev.csv"), text_column="text")
     assert list(task.train_texts) == list(texts) and list(task.train_labels) == list(labels)
+    assert advise.as_csv((texts, labels), written, ("text", "label")) == written  # the same examples: resumed
+    before = open(written, "rb").read()
+    with pytest.raises(ValueError, match="holds other examples than these, and the folder's runs trained on them"):
+        advise.as_csv((texts[1:], labels[1:]), written, ("text", "label"))
+    assert open(written, "rb").read() == before  # not replaced
 
 
 def test_an_unknown_checkpoint_colliding_folders_and_unreadable_texts_are_refused_in_one_line_before_any_run(
