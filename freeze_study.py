@@ -56,7 +56,7 @@ def run(args, log=print):
     began = time.perf_counter()
     task = load_task(args)
     plan = plan_run(args, task)
-    result.check_folder(os.path.dirname(plan.out) or ".", cell_config(plan), plan.precision_chosen)
+    result.check_folder(os.path.dirname(plan.out) or ".", {**cell_config(plan), "task": task.name}, plan.precision_chosen)
     if plan.folds:  # before the subset is written
         data.check_folds(task, data.subset_indices(task, plan.size, plan.splits_dir), plan.folds,
                          plan.options["train_file"])

@@ -262,9 +262,9 @@ def log_of(path):
 # What a folder of runs may hold
 
 def check_folder(folder, config, precision_chosen):
-    """Refuse a run that would mix a folder's cells: one precision and one metric per folder, one pooling per
-    method (the recipe may read the first token where the probe reads the mean, never two of one
-    method), and one value of each of settings_of per cell. config: the run's, as recorded (at
+    """Refuse a run that would mix a folder's cells: one task, one precision and one metric per
+    folder, one pooling per method (the recipe may read the first token where the probe reads the
+    mean, never two of one method), and one value of each of settings_of per cell. config: the run's, as recorded (at
     least its name's fields and its settings). precision_chosen: whether the user asked for the
     precision (else the default)."""
     cell, settings = cell_of(config), settings_of(config)
@@ -278,6 +278,10 @@ def check_folder(folder, config, precision_chosen):
         except (ValueError, KeyError, TypeError, OSError):
             continue  # not a run result; the report names such files
         name = os.path.basename(path)
+        if None not in (theirs.get("task"), config.get("task")) and theirs["task"] != config["task"]:
+            raise ValueError(f"{folder} holds runs of {theirs['task']} ({name}) and this one is of {config['task']}: a "
+                             "folder holds one task's runs (your own file's name and content name its task: was it "
+                             "edited?); write elsewhere (--out, make: RESULTS=...)")
         if their_precision != config["precision"]:
             raise ValueError(f"{folder} holds {their_precision} runs ({name}) and this run would be {config['precision']}"
                              f"{'' if precision_chosen else ' (the default here)'}: pass --precision {their_precision} "

@@ -62,6 +62,17 @@ def test_a_folder_takes_one_precision_and_one_pooling_per_method(tmp_path):
         result.check_folder(str(tmp_path), dict(ok, method="probe"), precision_chosen=True)
 
 
+def test_a_folder_takes_one_task_s_runs(tmp_path):
+    """Your own file's name and content name its task: runs of an edited train file do not join the
+    runs of the file as it was."""
+    write_result(tmp_path, 6, 50, 1, 0.7, task="train-813ecd99")
+    run = dict(result_record(6, 50, 2, task="train-813ecd99")["config"], metric="accuracy")
+    result.check_folder(str(tmp_path), run, precision_chosen=True)
+    with pytest.raises(ValueError, match=r"holds runs of train-813ecd99 \(freeze6_size50_seed1.json\) and this one is "
+                                         r"of train-5d8b7598: a folder holds one task's runs"):
+        result.check_folder(str(tmp_path), dict(run, task="train-5d8b7598"), precision_chosen=True)
+
+
 def test_a_folder_of_saved_picks_is_no_results_folder(tmp_path):
     """make best and make advise keep a pick as SAVE/ and SAVE.json: the picks of CoLA (MCC) and
     SST-2 (accuracy) in one saved/ folder do not refuse each other, as runs of one folder would."""
@@ -69,7 +80,7 @@ def test_a_folder_of_saved_picks_is_no_results_folder(tmp_path):
     cola["config"]["metric"] = "mcc"
     (tmp_path / "cola-minilm-n200.json").write_text(json.dumps(cola))
     sst2 = dict(result_record(2, 200, 1)["config"], metric="accuracy")
-    with pytest.raises(ValueError, match="holds runs judged by mcc"):  # a run beside it: one folder, one metric
+    with pytest.raises(ValueError, match="holds runs of cola"):  # a run beside it: one folder, one task
         result.check_folder(str(tmp_path), sst2, precision_chosen=True)
     (tmp_path / "cola-minilm-n200").mkdir()  # the record of the model kept beside it
     result.check_folder(str(tmp_path), sst2, precision_chosen=True)

@@ -188,10 +188,10 @@ def search_and_keep(args, run_flags, size, space):
     shared, lock, began = grid.shared_options(args), None, time.time()
     refuse_if_held(args.folder, LOCK)  # before the checkpoints are scored for a search that cannot run
     save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
-    ran = runs_by_cell(args.folder, size, space).values()
-    check_save(save, size, {run["config"]["task"] for runs in ran for run in runs})  # refused before any run
+    tasks = {run["config"]["task"] for runs in runs_by_cell(args.folder, size, space).values() for run in runs}
+    check_save(save, size, tasks)  # refused before any run
     scores_test = ["--test-file", args.test_file] if args.test_file else []  # read by no choice
-    space = asked.checked_runs(space, size, run_flags + scores_test, shared, methods_named=bool(args.methods))
+    space = asked.checked_runs(space, size, run_flags + scores_test, shared, bool(args.methods), tasks)
     priors = zero_training_step(args.folder, size, space, run_flags, shared)
     space = ordered(space, prior.ranked(priors))
     try:

@@ -692,4 +692,6 @@ def test_a_run_the_search_would_make_that_would_refuse_is_refused_before_any_wor
     checked_args, run_flags, size, space = asked.checked(args(), flags("scores.tsv", "scores.tsv", "--regression"))
     kept = asked.checked_runs(space, size, run_flags, {}, methods_named=False)
     assert {name for _, name in kept.depths} == {"finetune", "lora", "bitfit", "probe"}  # the probe fits a ridge
+    with pytest.raises(ValueError, match=r"the folder holds runs of scores-00000000, and this search's task is scores-"):
+        asked.checked_runs(space, size, run_flags, {}, False, tasks_there={"scores-00000000"})  # an edited file's
     assert "setfit-fast" in {name for _, name in space.depths}
