@@ -20,6 +20,8 @@ The forward pass is split so the training loop can cache what frozen layers prod
 forward(sequences) is their composition.
 """
 
+import contextlib
+import contextvars
 import importlib
 import math
 
@@ -43,21 +45,47 @@ ACTIVATIONS = {  # config.json's hidden_act, as families.ACTIVATIONS names them
 # ----------------------------------------------------------------------------------------------
 # Dropout: nn.Dropout's and attention's computation, its masks drawn faster on a CPU
 
-def keep_mask(shape, p):
-    """A dropout mask (bool, on the CPU): each element kept with probability 1 - p, independently.
-    torch draws a CPU mask (bernoulli_) from one Mersenne Twister, one number at a time: 18% of a
+# On CUDA dropout is torch's fused kernel, which draws its masks inside it: several runs at once over
+# stacked weights (torch.func.vmap: bench/batched.py) cannot share that draw. Inside drawn_masks()
+# a CUDA run draws each mask as a tensor of its own (torch.rand, from the device's generator) and
+# writes attention out, as a CPU run always does: other masks than the fused kernel's, so a choice
+# of its own, to be measured against it on a card (docs/gpu.md). On a CPU it changes nothing.
+DRAWN_MASKS = contextvars.ContextVar("drawn_masks", default=False)
+
+
+@contextlib.contextmanager
+def drawn_masks():
+    token = DRAWN_MASKS.set(True)
+    try:
+        yield
+    finally:
+        DRAWN_MASKS.reset(token)
+
+
+def draws_masks(device):
+    """Whether dropout on `device` draws its masks as tensors (keep_mask) rather than in a fused kernel."""
+    return device.type == "cpu" or DRAWN_MASKS.get()
+
+
+def keep_mask(shape, p, device=torch.device("cpu")):
+    """A dropout mask (bool, on `device`): each element kept with probability 1 - p, independently.
+    On a CPU torch draws a mask (bernoulli_) from one Mersenne Twister, one number at a time: 18% of a
     SetFit step on 2 cores (docs/performance.md). numpy's PCG64 fills the block about 2.5 times as
-    fast; it is seeded from torch's generator, so a run's --seed still fixes its masks."""
+    fast; it is seeded from torch's generator, so a run's --seed still fixes its masks. Elsewhere
+    torch.rand on the device, from its own generator (torch.manual_seed seeds it too)."""
+    if device.type != "cpu":
+        return torch.rand(shape, device=device) >= p
     seed = int(torch.randint(2**62, ()))
     uniform = np.random.default_rng(seed).random(math.prod(shape), dtype=np.float32)  # in [0, 1)
     return torch.from_numpy(uniform >= np.float32(p)).view(shape)
 
 
 def dropout(x, p, training):
-    """F.dropout(x, p, training): x times its mask over 1 - p. On CUDA torch's own fused kernel."""
-    if not training or p == 0 or x.device.type != "cpu":
+    """F.dropout(x, p, training): x times its mask over 1 - p. On CUDA torch's own fused kernel,
+    unless inside drawn_masks()."""
+    if not training or p == 0 or not draws_masks(x.device):
         return F.dropout(x, p, training)
-    return x * keep_mask(x.shape, p).to(x.dtype).div_(1 - p)
+    return x * keep_mask(x.shape, p, x.device).to(x.dtype).div_(1 - p)
 
 
 class Dropout(nn.Dropout):
@@ -70,9 +98,10 @@ class Dropout(nn.Dropout):
 def attention(q, k, v, mask, p, scale=None):
     """softmax(q k^T * scale, masked) @ v, dropout p on the probabilities: (B, nh, Tq, hd).
     F.scaled_dot_product_attention's computation (mask: bool, True where a key takes part, or
-    added to the scores). Without dropout, or on CUDA, it runs it; on a CPU in training its
-    dropout draws bernoulli_ masks, so there the product is written out with keep_mask's."""
-    if p == 0 or q.device.type != "cpu":
+    added to the scores). Without dropout, or on CUDA, it runs it; on a CPU in training (or inside
+    drawn_masks()) its dropout would draw masks of its own, so there the product is written out with
+    keep_mask's."""
+    if p == 0 or not draws_masks(q.device):
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, scale=scale)
     scores = (q @ k.transpose(-2, -1)).float() * (q.shape[-1] ** -0.5 if scale is None else scale)  # (B, nh, Tq, T)
     scores = scores.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else scores + mask

@@ -22,10 +22,11 @@ matrix product sums in another order; tests/study/test_batched.py). What it save
 step pays whatever its size (kernel launches, Python), which a GPU pays and a 2-core CPU barely
 does. fp32 and bf16; fp16's loss scaling is per run and is not here.
 
-The CPU only, for now. On CUDA vmap cannot share the fused attention kernels' dropout draw among
-the rates, and with attention through SDPA's math backend it draws every dropout mask with
-bernoulli_, where a run alone uses the fused dropout kernel: other masks, so a rate's losses part
-from its run alone at the first step (an H200, 11-28: docs/gpu.md).
+On CUDA a run alone draws its masks inside torch's fused kernels, which vmap cannot share among the
+rates: there every dropout mask is drawn as a tensor (model.drawn_masks), and a rate's run equals
+its run alone only when that run draws them so too (its masks otherwise part at the first step: an
+H200, 11-28, docs/gpu.md). Whether drawn masks train as well as the fused kernel's is a measurement
+of its own (bench/dropout_masks.py --ways fused drawn, on a card).
 """
 
 import time
@@ -36,6 +37,7 @@ from torch.func import functional_call, vmap
 
 import loop
 from machine import autocast
+from model import drawn_masks
 from optim import AdamW, lr_at, used_word_rows
 
 
@@ -89,9 +91,11 @@ def train_rates(model, config, rates, inputs, log=print):
     model is left with the last rate's."""
     if config.precision == "fp16":
         raise ValueError("several rates at once run in fp32 or bf16: fp16's loss scaling is per run")
-    if inputs.device.type == "cuda":
-        raise ValueError("several rates at once run on the CPU only: on CUDA vmap draws other dropout masks "
-                         "than a run alone (docs/gpu.md)")
+    with drawn_masks():  # on CUDA: masks vmap can share, as a run alone draws them inside it
+        return rates_at_once(model, config, rates, inputs, log)
+
+
+def rates_at_once(model, config, rates, inputs, log):
     n, device = len(inputs.train_labels), inputs.device
     steps_per_epoch, total_steps, warmup_steps, eval_every = loop.schedule(n, config)
     labels = torch.as_tensor(inputs.train_labels).to(device)

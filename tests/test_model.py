@@ -1,5 +1,6 @@
 """model.py against transformers' own models: same logits, same gradients, same real checkpoint."""
 
+import contextlib
 import json
 import os
 
@@ -271,7 +272,7 @@ def test_dropout_is_f_dropout_given_its_mask(monkeypatch):
     x = torch.randn(64, 384, generator=torch.Generator().manual_seed(0)) + 5.0  # no zeros of its own
     torch.manual_seed(3)
     plain = torch.nn.functional.dropout(x, 0.1, True)
-    monkeypatch.setattr(model, "keep_mask", lambda shape, p: plain != 0)  # torch's own mask
+    monkeypatch.setattr(model, "keep_mask", lambda shape, p, device: plain != 0)  # torch's own mask
     assert torch.equal(model.dropout(x, 0.1, True), plain)  # to the bit
     assert model.dropout(x, 0.1, False) is x and model.Dropout(0.1).eval()(x) is x
 
@@ -288,6 +289,37 @@ def test_keep_mask_keeps_one_minus_p_and_follows_the_seed():
     assert (rows_kept - 0.9).abs().max() < 5 * (0.9 * 0.1 / 1000) ** 0.5
 
 
+def test_drawn_masks_change_nothing_on_a_cpu_and_draw_tensors_elsewhere(tmp_path):
+    _, folder = tiny_hf_model("bert", tmp_path)
+    ours = checkpoint.from_pretrained(folder, num_labels=3).train()
+    ids = [torch.tensor([2, 7, 8, 9, 3]), torch.tensor([2, 5, 3])]  # a vocabulary of 99
+    logits = []
+    for context in (contextlib.nullcontext(), model.drawn_masks()):
+        torch.manual_seed(4)
+        with context:
+            logits.append(ours(ids))
+    assert torch.equal(*logits)  # a CPU run draws its masks so already
+    cuda = torch.device("cuda")  # a device named, not used
+    with model.drawn_masks():
+        assert model.draws_masks(cuda)
+    assert not model.draws_masks(cuda) and model.draws_masks(torch.device("cpu"))
+    mask = model.keep_mask((4, 5), 0.1, torch.device("meta"))  # off the CPU: torch.rand on the device
+    assert mask.shape == (4, 5) and mask.dtype == torch.bool and mask.device.type == "meta"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_drawn_masks_on_cuda_keep_one_minus_p_and_follow_the_seed():
+    x = torch.ones(1000, 1000, device="cuda")
+    with model.drawn_masks():
+        torch.manual_seed(7)
+        first, second = model.dropout(x, 0.1, True), model.dropout(x, 0.1, True)
+        torch.manual_seed(7)
+        again = model.dropout(x, 0.1, True)
+    assert abs((first != 0).float().mean().item() - 0.9) < 4 * (0.9 * 0.1 / 1e6) ** 0.5
+    assert torch.equal(first, again) and not torch.equal(first, second)
+    torch.testing.assert_close(first[first != 0], torch.full_like(first[first != 0], 1 / 0.9))
+
+
 @pytest.mark.parametrize("mask_kind", ["bool", "float", "float and scale"])
 def test_attention_written_out_is_sdpa(monkeypatch, mask_kind):
     g = torch.Generator().manual_seed(2)
@@ -298,7 +330,7 @@ def test_attention_written_out_is_sdpa(monkeypatch, mask_kind):
     if mask_kind != "bool":  # an additive mask, as MPNet's relative bias and DeBERTa's terms are
         mask = torch.randn(3, 4, 9, 9, generator=g).masked_fill(~mask, float("-inf"))
     sdpa = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
-    monkeypatch.setattr(model, "keep_mask", lambda shape, p: torch.ones(shape, dtype=torch.bool))
+    monkeypatch.setattr(model, "keep_mask", lambda shape, p, device: torch.ones(shape, dtype=torch.bool))
     torch.testing.assert_close(model.attention(q, k, v, mask, 0.1, scale), sdpa / 0.9, atol=1e-6, rtol=1e-5)
     assert torch.equal(model.attention(q, k, v, mask, 0.0, scale), sdpa)  # without dropout: SDPA itself
 
