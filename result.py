@@ -264,9 +264,9 @@ def log_of(path):
 def check_folder(folder, config, precision_chosen):
     """Refuse a run that would mix a folder's cells: one task, one precision and one metric per
     folder, one pooling per method (the recipe may read the first token where the probe reads the
-    mean, never two of one method), and one value of each of settings_of per cell. config: the run's, as recorded (at
-    least its name's fields and its settings). precision_chosen: whether the user asked for the
-    precision (else the default)."""
+    mean, never two of one method), and one value of each of settings_of per cell. config: the
+    run's, as recorded (at least its name's fields and its settings). precision_chosen: whether the
+    user asked for the precision (else the default)."""
     cell, settings = cell_of(config), settings_of(config)
     for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
         if os.path.isdir(path[:-len(".json")]):
