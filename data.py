@@ -61,6 +61,7 @@ class Task:
     test_texts: list | None = None  # your own test file (--test-file): scored at the end, read by no choice
     test_pairs: list | None = None
     test_labels: np.ndarray | None = None
+    dev_name: str | None = None  # your own dev file, named as the train file names the task (file_name)
 
     @property
     def regression(self):
@@ -137,6 +138,13 @@ def load_glue(task, glue_dir=None) -> Task:
     return make_task(task, *splits, sources, layout.regression, layout.label_names, layout.metric)
 
 
+def file_name(path):
+    """A file named by its name and its content (train-3f2a9c1e): the train file's names its task and
+    its folder of subsets, so two files never share one; the dev file's, the split a run is scored on."""
+    with open(path, "rb") as f:
+        return os.path.splitext(os.path.basename(path))[0] + "-" + hashlib.sha256(f.read()).hexdigest()[:8]
+
+
 def load_csv_task(train_file, dev_file, text_column="sentence", label_column="label",
                   pair_column=None, regression=False, test_file=None) -> Task:
     """A user's own task: two CSV (or .tsv) files with a header naming the text column, the
@@ -155,12 +163,10 @@ def load_csv_task(train_file, dev_file, text_column="sentence", label_column="la
     lines = [[number for _, number, _ in labels] for _, _, labels in splits]  # each example's line, for the errors
     names = None if regression else tables.class_names(splits[0][2])
     splits = [(texts, pairs, tables.parse_labels(labels, regression, names)) for texts, pairs, labels in splits]
-    # the subsets' folder is named by the train file's content, so two files never share one
-    with open(train_file, "rb") as f:
-        name = os.path.splitext(os.path.basename(train_file))[0] + "-" + hashlib.sha256(f.read()).hexdigest()[:8]
     dev, dev_lines = (splits[1], lines[1]) if dev_file else (None, None)
-    task = make_task(name, splits[0], dev, (train_file, dev_file), regression, names,
+    task = make_task(file_name(train_file), splits[0], dev, (train_file, dev_file), regression, names,
                      "spearman" if regression else "accuracy", dev_lines)
+    task.dev_name = file_name(dev_file) if dev_file else None
     if test_file:
         task.test_texts, task.test_pairs, task.test_labels = splits[-1]
         if not regression:

@@ -56,7 +56,8 @@ def run(args, log=print):
     began = time.perf_counter()
     task = load_task(args)
     plan = plan_run(args, task)
-    result.check_folder(os.path.dirname(plan.out) or ".", {**cell_config(plan), "task": task.name}, plan.precision_chosen)
+    result.check_folder(os.path.dirname(plan.out) or ".", {**cell_config(plan), **task_fields(task)},
+                        plan.precision_chosen)
     if plan.folds:  # before the subset is written
         data.check_folds(task, data.subset_indices(task, plan.size, plan.splits_dir), plan.folds,
                          plan.options["train_file"])
@@ -183,9 +184,15 @@ def cell_config(plan):
     return {**plan.options, **asdict(plan.train_config), "pooling": plan.pooling, "normalize": plan.normalize}
 
 
+def task_fields(task):
+    """What the record says of the examples it was trained and scored on: the task, and your own dev
+    file where one was given (a folder's runs are scored on one dev split: result.check_folder)."""
+    return {"task": task.name, **({"dev": task.dev_name} if task.dev_name else {})}
+
+
 def run_config(plan, task, classifier, max_length):
     """The run's options and everything decided from them."""
-    return {**cell_config(plan), "task": task.name, "device": str(plan.device),
+    return {**cell_config(plan), **task_fields(task), "device": str(plan.device),
             "cache": plan.cached_depth is not None, "max_length": max_length,
             "model_type": classifier.config.model_type, "num_layers": classifier.config.num_layers,
             "num_labels": task.num_labels}

@@ -262,8 +262,8 @@ def log_of(path):
 # What a folder of runs may hold
 
 def check_folder(folder, config, precision_chosen):
-    """Refuse a run that would mix a folder's cells: one task, one precision and one metric per
-    folder, one pooling per method (the recipe may read the first token where the probe reads the
+    """Refuse a run that would mix a folder's cells: one task, one dev file, one precision and one
+    metric per folder, one pooling per method (the recipe may read the first token where the probe reads the
     mean, never two of one method), and one value of each of settings_of per cell. config: the
     run's, as recorded (at least its name's fields and its settings). precision_chosen: whether the
     user asked for the precision (else the default)."""
@@ -282,6 +282,10 @@ def check_folder(folder, config, precision_chosen):
             raise ValueError(f"{folder} holds runs of {theirs['task']} ({name}) and this one is of {config['task']}: a "
                              "folder holds one task's runs (your own file's name and content name its task: was it "
                              "edited?); write elsewhere (--out, make: RESULTS=...)")
+        if None not in (theirs.get("dev"), config.get("dev")) and theirs["dev"] != config["dev"]:
+            raise ValueError(f"{folder} holds runs scored on {theirs['dev']} ({name}) and this one is scored on "
+                             f"{config['dev']}: a folder's runs are scored on one dev split (your own file's name "
+                             "and content name it: was it edited?); write elsewhere (--out, make: RESULTS=...)")
         if their_precision != config["precision"]:
             raise ValueError(f"{folder} holds {their_precision} runs ({name}) and this run would be {config['precision']}"
                              f"{'' if precision_chosen else ' (the default here)'}: pass --precision {their_precision} "

@@ -160,11 +160,31 @@ def test_a_test_file_scores_what_the_run_scores_with_it_as_its_dev_split(tmp_pat
               "--evaluations", "last", "--precision", "fp32", *extra]
     with_test = freeze_study.run(freeze_study.parse_args(
         common + ["--dev-file", dev, "--test-file", test, "--out", str(tmp_path / "with.json")]))
-    on_test = freeze_study.run(freeze_study.parse_args(common + ["--dev-file", test, "--out", str(tmp_path / "on.json")]))
+    on_test = freeze_study.run(freeze_study.parse_args(  # another dev split: another folder (check_folder)
+        common + ["--dev-file", test, "--out", str(tmp_path / "on-test" / "on.json")]))
     assert with_test["test_at_score"] == pytest.approx(on_test["at_score"], abs=1e-9)
     assert with_test["train_losses"] == on_test["train_losses"]
     assert (with_test["dev_size"], on_test["dev_size"]) == (24, 31)  # the dev split is its own file
     assert with_test["test_at_score"]["mcc"] > 0.4  # it learnt the words: not one class for every text
+
+
+def test_a_folder_s_runs_are_scored_on_one_dev_file(tmp_path, tiny_bert, capsys):
+    """Your own dev file's name and content name the split a run is scored on: a run scored on the
+    edited file does not join the runs scored on the file as it was, which it would be read beside."""
+    train, dev, _ = sentiment_csvs(tmp_path)
+    argv = ["--model", tiny_bert, "--train-file", train, "--dev-file", dev, "--text-column", "text", "--size", "24",
+            "--freeze", "3", "--probe", "--cache-dir", str(tmp_path / "cache"), "--splits-dir", str(tmp_path / "splits"),
+            "--quiet", "--precision", "fp32", "--out", str(tmp_path / "results" / "probe.json")]
+    first = freeze_study.run(freeze_study.parse_args(argv))
+    assert first["config"]["dev"].startswith("dev-")
+    with open(dev, "a") as f:
+        f.write("good fun 99 ok,pos\n")
+    with pytest.raises(SystemExit) as e:
+        freeze_study.main(argv[:-1] + [str(tmp_path / "results" / "again.json")])
+    assert e.value.code == 2
+    assert f"holds runs scored on {first['config']['dev']} (probe.json) and this one is scored on dev-" \
+        in capsys.readouterr().err
+    assert not (tmp_path / "results" / "again.json").exists()
 
 
 def test_bad_test_file_is_one_line(tmp_path, tiny_bert, glue_dir, capsys):

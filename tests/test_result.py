@@ -73,6 +73,18 @@ def test_a_folder_takes_one_task_s_runs(tmp_path):
         result.check_folder(str(tmp_path), dict(run, task="train-5d8b7598"), precision_chosen=True)
 
 
+def test_a_folder_takes_the_runs_of_one_dev_file(tmp_path):
+    """Your own dev file's name and content name the split a run is scored on; a run of a GLUE task
+    or of one labelled file names none, and is not compared."""
+    write_result(tmp_path, 6, 50, 1, 0.7, task="train-813ecd99", dev="dev-0a1b2c3d")
+    run = dict(result_record(6, 50, 2, task="train-813ecd99", dev="dev-0a1b2c3d")["config"], metric="accuracy")
+    result.check_folder(str(tmp_path), run, precision_chosen=True)
+    result.check_folder(str(tmp_path), {k: v for k, v in run.items() if k != "dev"}, precision_chosen=True)
+    with pytest.raises(ValueError, match=r"holds runs scored on dev-0a1b2c3d \(freeze6_size50_seed1.json\) and this one "
+                                         r"is scored on dev-99999999: a folder's runs are scored on one dev split"):
+        result.check_folder(str(tmp_path), dict(run, dev="dev-99999999"), precision_chosen=True)
+
+
 def test_a_folder_of_saved_picks_is_no_results_folder(tmp_path):
     """make best and make advise keep a pick as SAVE/ and SAVE.json: the picks of CoLA (MCC) and
     SST-2 (accuracy) in one saved/ folder do not refuse each other, as runs of one folder would."""

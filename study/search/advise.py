@@ -188,10 +188,10 @@ def search_and_keep(args, run_flags, size, space):
     shared, lock, began = grid.shared_options(args), None, time.time()
     refuse_if_held(args.folder, LOCK)  # before the checkpoints are scored for a search that cannot run
     save = args.save or os.path.join("saved", os.path.basename(os.path.normpath(args.folder)) + f"-n{size}")
-    tasks = {run["config"]["task"] for runs in runs_by_cell(args.folder, size, space).values() for run in runs}
-    check_save(save, size, tasks)  # refused before any run
+    there = [run["config"] for runs in runs_by_cell(args.folder, size, space).values() for run in runs]
+    check_save(save, size, {config["task"] for config in there})  # refused before any run
     scores_test = ["--test-file", args.test_file] if args.test_file else []  # read by no choice
-    space = asked.checked_runs(space, size, run_flags + scores_test, shared, bool(args.methods), tasks)
+    space = asked.checked_runs(space, size, run_flags + scores_test, shared, bool(args.methods), there)
     priors = zero_training_step(args.folder, size, space, run_flags, shared)
     space = ordered(space, prior.ranked(priors))
     try:

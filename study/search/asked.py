@@ -43,23 +43,28 @@ def checked(args, run_flags):
     return args, run_flags, size, replace(space_of(args, size, run_flags), prefer=args.prefer)
 
 
-def checked_runs(space, size, run_flags, shared, methods_named, tasks_there=()):
+def checked_runs(space, size, run_flags, shared, methods_named, configs_there=()):
     """The space without SetFit for a regression task (unless METHODS named it), and each method in
     it planned as its first run will be (`run_flags`: every run's, the test file among them), on the
     task as its runs read it, the test file's labels too: ValueError's one line where a run would
     refuse, before the checkpoints are scored or any run starts. A run refuses the same, but only
-    once the search has spent its first rounds. `tasks_there`: the tasks of the runs the folder
-    holds, which the search would read as its own: another one (an edited train file) is refused."""
+    once the search has spent its first rounds. `configs_there`: the records' configs of the runs
+    the folder holds, which the search would read as its own: another task (an edited train file)
+    or another dev file is refused."""
     from freeze_study import load_task
     from plan import parse_args, plan_run
     argv_of = lambda cell: (result.RunName(cell.freeze, size, 1, cell.lr, 0, cell.method).flags(options_of(cell, shared))
                             + run_flags)
     first = lambda key: Cell(key[1], max(space.depths[key]), space.default_rate[key], key[0])
     task = load_task(parse_args(argv_of(first(next(iter(space.depths))))))  # every run reads the same files
-    other = sorted(set(tasks_there) - {task.name})
+    other = sorted({config["task"] for config in configs_there} - {task.name})
     if other:
         raise ValueError(f"the folder holds runs of {other[0]}, and this search's task is {task.name} (your own "
                          "file's name and content name its task: was it edited?): give another results folder")
+    other = sorted({config.get("dev") for config in configs_there} - {task.dev_name, None})
+    if task.dev_name and other:
+        raise ValueError(f"the folder holds runs scored on {other[0]}, and this search's dev file is {task.dev_name} "
+                         "(your own file's name and content name it: was it edited?): give another results folder")
     if task.regression and not methods_named:
         space = replace(space, depths={key: depths for key, depths in space.depths.items()
                                        if not methods.get(key[1]).needs_classes})

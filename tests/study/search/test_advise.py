@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import data
 from conftest import ROOT, result_record, write_result
 from study.search import advise, policy, search_folder
 from study.search.advise_report import check_save, keep, stop_reason
@@ -693,5 +694,9 @@ def test_a_run_the_search_would_make_that_would_refuse_is_refused_before_any_wor
     kept = asked.checked_runs(space, size, run_flags, {}, methods_named=False)
     assert {name for _, name in kept.depths} == {"finetune", "lora", "bitfit", "probe"}  # the probe fits a ridge
     with pytest.raises(ValueError, match=r"the folder holds runs of scores-00000000, and this search's task is scores-"):
-        asked.checked_runs(space, size, run_flags, {}, False, tasks_there={"scores-00000000"})  # an edited file's
+        asked.checked_runs(space, size, run_flags, {}, False, [{"task": "scores-00000000"}])  # an edited file's
+    task_name = data.file_name(str(tmp_path / "scores.tsv"))
+    asked.checked_runs(space, size, run_flags, {}, False, [{"task": task_name, "dev": task_name}])  # its own
+    with pytest.raises(ValueError, match=r"the folder holds runs scored on scores-00000000, and this search's dev file "):
+        asked.checked_runs(space, size, run_flags, {}, False, [{"task": task_name, "dev": "scores-00000000"}])
     assert "setfit-fast" in {name for _, name in space.depths}
