@@ -125,10 +125,14 @@ check-quotes:
 
 # FREEZE is read once, in grid's recipe, and handed to the sub-make that runs the grid: only
 # `make grid` and `make status` ask for the model's depth.
+# the model's depths, read once (FREEZE): where protocol.py said why it cannot read them (an unknown
+# model), that one line is the error (.SHELLSTATUS: FREEZE's exit status, expanded just before it)
+DEPTH_CHECK = freeze="$(FREEZE)"; test -n "$$freeze" || { $(if $(filter-out 0,$(.SHELLSTATUS)),,echo "make: cannot read \
+  the depth of $(MODEL); set FREEZE='...'" >&2;) exit 2; };
 # your own files come as a pair: said once, before make reads a depth or a grid's names
 FILES_CHECK = $(if $(TRAIN_FILE),$(if $(DEV_FILE),,echo "make $@: TRAIN_FILE needs DEV_FILE, the labelled examples every run is scored on: hold some of your labels out as a dev file (make advise TRAIN_FILE alone cross-validates it)" >&2; exit 2;))
 grid:
-	@$(FILES_CHECK) freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'" >&2; exit 2; }; \
+	@$(FILES_CHECK) $(DEPTH_CHECK) \
 	  $(MAKE) --no-print-directory runs FREEZE="$$freeze"
 	@$(MAKE) --no-print-directory report
 
@@ -159,7 +163,7 @@ SBATCH_FLAGS ?=
 GRID_VARIABLES = PYTHON DATASET MODEL FREEZE SIZES SEEDS EPOCHS NUM_ITERATIONS PROTOCOL LR LRS REINITS PROBE METHOD GLUE_DIR \
   TRAIN_FILE DEV_FILE CACHE_DIR SPLITS_DIR RUN_FLAGS PRECISION METRIC RESULTS REPORT_DIR AGAINST
 slurm:
-	@freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'" >&2; exit 2; }; \
+	@$(DEPTH_CHECK) \
 	  $(MAKE) --no-print-directory slurm-array FREEZE="$$freeze"
 slurm-array:
 	@$(PYTHON) -m study.slurm submit $(foreach v,$(GRID_VARIABLES),--var '$(v)=$($(v))') --max $(SLURM_MAX) --runs-per-task $(SLURM_RUNS_PER_TASK) \
@@ -205,7 +209,7 @@ FINAL ?=
 FOLDS ?=
 ONE_MODEL = $(filter 1,$(words $(MODEL)))
 advise:
-	@$(if $(ONE_MODEL),freeze="$(FREEZE)"; test -n "$$freeze" || { echo "make: cannot read the depth of $(MODEL); set FREEZE='...'" >&2; exit 2; };) \
+	@$(if $(ONE_MODEL),$(DEPTH_CHECK)) \
 	$(PYTHON) -m study.search.advise $(RESULTS) --size $(SIZE) --budget $(BUDGET) --models $(MODEL) \
 	  $(if $(ONE_MODEL),--depths $$freeze) --save $(SAVE) \
 	  $(if $(METHODS),--methods $(METHODS)) $(if $(TEST_FILE),--test-file $(TEST_FILE)) $(if $(FINAL),--final $(FINAL)) $(if $(FOLDS),--seeds $(FOLDS)) $(if $(PREFER),--prefer $(PREFER)) $(SHARED_FLAGS) \

@@ -200,6 +200,9 @@ def test_a_grid_of_one_method_ends_in_its_report(grid, tmp_path, method):
     (["RESULTS=/no/such/folder", "report"], "/no/such/folder: no such folder"),
     (["SIZE=abc", "advise"], "advise: error: --size abc (make: SIZE=) is neither a positive number of training examples nor all"),
     (["SIZE=0", "advise"], "advise: error: --size 0 (make: SIZE=) is neither a positive number of training examples nor all"),
+    (["MODEL=no-such-model"], "protocol.py: error: cannot get model 'no-such-model'"),  # its why alone
+    (["MODEL=no-such-model", "advise"], "protocol.py: error: cannot get model 'no-such-model'"),
+    (["FREEZE="], "make: cannot read the depth of"),
 ])
 def test_make_refuses_a_bad_variable_in_one_line_of_its_own(grid, tmp_path, variables, message):
     """The tool's one line on stderr (make adds its own "Error 2" lines), nothing on stdout, and no
