@@ -70,9 +70,18 @@ class TrainResult:
 def pooled_states(model, inputs, cached_depth, device, skip_padding=True):
     """One state per example (B, H), as the model pools it (inputs as RunInputs holds them).
     skip_padding=False: the plain padded layout, the same computation."""
-    packed, layout = pack(inputs, skip_padding, model.config.pad_token_id if cached_depth is None else 0.0)
-    packed, layout = packed.to(device), layout.to(device)
-    hidden = model.embed(packed, layout) if cached_depth is None else packed
+    packed, layout = pack(inputs, skip_padding, pad_value(model, cached_depth))
+    return states_of_rows(model, packed.to(device), layout.to(device), cached_depth)
+
+
+def pad_value(model, cached_depth):
+    """What fills a padding row: the pad token's id, or zeros for the frozen prefix's states."""
+    return model.config.pad_token_id if cached_depth is None else 0.0
+
+
+def states_of_rows(model, rows, layout, cached_depth):
+    """pooled_states of a batch already packed (rows.pack): its rows and their Layout, on the device."""
+    hidden = model.embed(rows, layout) if cached_depth is None else rows
     return model.sentence_states(hidden, layout, cached_depth or 0)
 
 

@@ -51,6 +51,9 @@ ACTIVATIONS = {  # config.json's hidden_act, as families.ACTIVATIONS names them
 # writes attention out, as a CPU run always does: other masks than the fused kernel's, so a choice
 # of its own, to be measured against it on a card (docs/gpu.md). On a CPU it changes nothing.
 DRAWN_MASKS = contextvars.ContextVar("drawn_masks", default=False)
+# Inside masks_from(source) every mask is source(shape, p, device)'s: several seeds at once
+# (bench/batched_seeds.py) hand each run the masks its own stream draws, as its run alone draws them.
+MASK_SOURCE = contextvars.ContextVar("mask_source", default=None)
 
 
 @contextlib.contextmanager
@@ -62,20 +65,33 @@ def drawn_masks():
         DRAWN_MASKS.reset(token)
 
 
+@contextlib.contextmanager
+def masks_from(source):
+    token = MASK_SOURCE.set(source)
+    try:
+        yield
+    finally:
+        MASK_SOURCE.reset(token)
+
+
 def draws_masks(device):
     """Whether dropout on `device` draws its masks as tensors (keep_mask) rather than in a fused kernel."""
-    return device.type == "cpu" or DRAWN_MASKS.get()
+    return device.type == "cpu" or DRAWN_MASKS.get() or MASK_SOURCE.get() is not None
 
 
-def keep_mask(shape, p, device=torch.device("cpu")):
+def keep_mask(shape, p, device=torch.device("cpu"), generator=None):
     """A dropout mask (bool, on `device`): each element kept with probability 1 - p, independently.
     On a CPU torch draws a mask (bernoulli_) from one Mersenne Twister, one number at a time: 18% of a
     SetFit step on 2 cores (docs/performance.md). numpy's PCG64 fills the block about 2.5 times as
     fast; it is seeded from torch's generator, so a run's --seed still fixes its masks. Elsewhere
-    torch.rand on the device, from its own generator (torch.manual_seed seeds it too)."""
+    torch.rand on the device, from its own generator (torch.manual_seed seeds it too). `generator`:
+    another than torch's default one, holding a run's stream (bench/batched_seeds.py)."""
+    source = MASK_SOURCE.get()
+    if source is not None:
+        return source(shape, p, device)
     if device.type != "cpu":
-        return torch.rand(shape, device=device) >= p
-    seed = int(torch.randint(2**62, ()))
+        return torch.rand(shape, device=device, generator=generator) >= p
+    seed = int(torch.randint(2**62, (), generator=generator))
     uniform = np.random.default_rng(seed).random(math.prod(shape), dtype=np.float32)  # in [0, 1)
     return torch.from_numpy(uniform >= np.float32(p)).view(shape)
 

@@ -13,6 +13,7 @@
 #   PEFT_LR=2e-3 bash bench/gpu.sh OUT_DIR peft                # #45: LoRA against peft, n = 200 and 1000 (not yet run)
 #   bash bench/gpu.sh OUT_DIR scout                            # #45: LoRA and BitFit rates at n = 500 and 1000, 2 seeds
 #   bash bench/gpu.sh OUT_DIR batched                          # #72: three rates at once, their masks drawn (model.drawn_masks), beside runs alone
+#   bash bench/gpu.sh OUT_DIR seeds                            # #114: five seeds at once, each its own masks (batched_seeds.py), beside runs alone (not yet run)
 #   bash bench/gpu.sh OUT_DIR masks                            # #114: masks drawn against the fused kernels', SST-2 n = 200, 5 seeds (not yet run)
 #   BLOG_TIMEOUT=300 bash bench/gpu.sh OUT_DIR blog            # #80: the blog's 350 runs by the worker, with MPS if it pays (7 minutes on an H200)
 #   bash bench/gpu.sh OUT_DIR env advise                       # #80: make advise on mpnet, SST-2, n = 200 (carry: bench/carry_mpnet.sh)
@@ -47,6 +48,7 @@ if [ -n "${DRY:-}" ]; then  # small and on the CPU: the script's plumbing, not i
   scout_tasks=sst2 scout_sizes=50 scout_rates="1e-3" scout_seeds=1 scout_jobs=2 scout_epochs=EPOCHS=1
   blog_seeds="1" blog_jobs=2 ab_sizes=50 ab_seeds="11"
   advise_size=50 advise_methods=probe advise_jobs=1 advise_budget=0.02 masks_size=20 masks_seeds="1 2"
+  seeds_at_once="1 2"
 else
   precision=fp16 ways=("a: cache fp16" "c: Trainer fp16") eq_seeds="1 2 3 4 5" eq_size=200 big=1000 epochs=10 grid_sizes="50 100 200 500 1000"
   grid_j="16" shape_layers=12 trainer_freeze_minilm="0 4 6" trainer_freeze_shape="0 8 12" batched_precision=bf16
@@ -59,7 +61,7 @@ else
   scout_rates=${SCOUT_RATES:-"5e-4 1e-3 2e-3 5e-3 1e-2 2e-2"} scout_epochs=
   blog_seeds="1 2 3 4 5" blog_jobs=${BLOG_JOBS:-16} ab_sizes=100 ab_seeds="11 12"
   advise_size=200 advise_methods=${ADVISE_METHODS:-} advise_jobs=${ADVISE_JOBS:-16} advise_budget=${ADVISE_BUDGET:-8}
-  masks_size=200 masks_seeds="1 2 3 4 5"
+  masks_size=200 masks_seeds="1 2 3 4 5" seeds_at_once="1 2 3 4 5"
 fi
 shape=$work/roberta-base-shape
 
@@ -274,6 +276,15 @@ phase_batched() {
   for k in ${BATCHED_FREEZE:-$trainer_freeze_shape}; do
     $PY -m bench.batched_rates --model "$shape" --glue-dir "$GLUE_DIR" --freeze $k --size $big --epochs $epochs \
       --precision $batched_precision 2>&1 | grep -v -i "warn\|attended ="
+  done
+}
+
+phase_seeds() {
+  [ -d "$shape" ] || $PY -m bench.shape_checkpoint --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
+  echo "== seeds: five seeds of one cell at once (batched_seeds.py) against one after another, roberta-base's shape, n = $big"
+  for k in ${BATCHED_FREEZE:-$trainer_freeze_shape}; do
+    $PY -m bench.seeds_at_once --model "$shape" --glue-dir "$GLUE_DIR" --freeze $k --size $big --epochs $epochs \
+      --precision $batched_precision --seeds $seeds_at_once 2>&1 | grep -v -i "warn\|attended ="
   done
 }
 

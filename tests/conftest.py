@@ -178,6 +178,20 @@ def run(tmp_path, checkpoint, glue_dir, *extra, out=None):
     return freeze_study.run(freeze_study.parse_args(argv))
 
 
+def prepared_run(tmp_path, checkpoint, glue_dir, *extra, device="cpu"):
+    """A run's plan, its model (built from its seed, frozen as planned) and its inputs, as
+    freeze_study.run makes them before it trains: 50 examples of SST-2, 1 epoch, fp32."""
+    import freeze_study
+    from plan import plan_run
+    args = freeze_study.parse_args(["--model", checkpoint, "--glue-dir", glue_dir, "--size", "50", "--epochs", "1",
+                                    "--precision", "fp32", "--device", str(device), "--cache-dir", str(tmp_path / "cache"),
+                                    "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json"), *extra])
+    task, indices = freeze_study.load_task_and_subset(args)
+    plan = plan_run(args, task)
+    model, inputs, _, _ = freeze_study.prepare(plan, task, indices)
+    return plan, model, inputs
+
+
 def result_record(freeze, size, seed, accuracy=0.5, mcc=0.0, task="sst2", model="minilm", num_layers=6,
                   precision="fp32", device="cpu", processor=None, lr=5e-5, metric="accuracy", score=None, seconds=None,
                   **config):

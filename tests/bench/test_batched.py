@@ -4,39 +4,22 @@ on a CPU and, with a card, on CUDA."""
 import dataclasses
 
 import pytest
-import torch
 
 from bench import batched
-import freeze_study
+from conftest import prepared_run
 import loop
 from model import drawn_masks
-from plan import plan_run
 
 
-def prepared(tmp_path, checkpoint, glue_dir, *extra, device="cpu"):
-    """A run's model (built from its seed, frozen as planned) and its inputs, as freeze_study.run makes them."""
-    args = freeze_study.parse_args(["--model", checkpoint, "--glue-dir", glue_dir, "--size", "50", "--epochs", "1",
-                                    "--precision", "fp32", "--device", device, "--cache-dir", str(tmp_path / "cache"),
-                                    "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json"), *extra])
-    task, indices = freeze_study.load_task_and_subset(args)
-    plan = plan_run(args, task)
-    model, inputs, _, _ = freeze_study.prepare(plan, task, indices)
-    return plan, model, inputs
-
-
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA"))]
-
-
-@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("extra", [["--freeze", "1"], ["--freeze", "2", "--method", "lora"], ["--freeze", "0"]])
 def test_rates_at_once_are_each_rate_alone(tmp_path, tiny_bert, glue_dir, extra, device):
     """On CUDA the run alone draws its masks as the rates at once do (model.drawn_masks); on a CPU
     every run does."""
     rates = [2e-5, 1e-4, 5e-4]
-    plan, model, inputs = prepared(tmp_path, tiny_bert, glue_dir, *extra, device=device)
+    plan, model, inputs = prepared_run(tmp_path, tiny_bert, glue_dir, *extra, device=device)
     together = batched.train_rates(model, plan.train_config, rates, inputs, log=lambda line: None)
     for rate, result in zip(rates, together):
-        plan, model, inputs = prepared(tmp_path, tiny_bert, glue_dir, *extra, device=device)  # the seed's masks again
+        plan, model, inputs = prepared_run(tmp_path, tiny_bert, glue_dir, *extra, device=device)  # the seed's masks again
         with drawn_masks():
             alone = loop.train(model, dataclasses.replace(plan.train_config, lr=rate), inputs, log=lambda line: None)
         assert result.losses == pytest.approx(alone.losses, abs=1e-5)
@@ -47,7 +30,7 @@ def test_rates_at_once_are_each_rate_alone(tmp_path, tiny_bert, glue_dir, extra,
 
 
 def test_fp16_is_refused(tmp_path, tiny_bert, glue_dir):
-    plan, model, inputs = prepared(tmp_path, tiny_bert, glue_dir, "--freeze", "1")
+    plan, model, inputs = prepared_run(tmp_path, tiny_bert, glue_dir, "--freeze", "1")
     with pytest.raises(ValueError, match="fp32 or bf16"):
         batched.train_rates(model, dataclasses.replace(plan.train_config, precision="fp16"), [1e-4], inputs)
 

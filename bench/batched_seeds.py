@@ -1,0 +1,183 @@
+"""
+Several seeds of one cell trained at once, as one model over stacked weights: a cell's seeds share
+its subset, its frozen prefix and its frozen layers, and differ in their head's first weights,
+their batches (each seed's shuffle) and their dropout masks (each seed's stream).
+
+    train_seeds(models, configs, inputs, streams, log) -> [loop.TrainResult], one per seed
+
+    the seeds' trainable weights   ->  stacked (S, ...), one slice per seed, from each seed's model
+    each step                          each seed's batch, packed (rows.pack), then laid in one grid:
+                                       the longest seed's T, the most rows, padding rows in cells
+                                       no token holds (masked as keys, pooled by no sentence)
+                                       each seed's masks drawn from its own stream at its own
+                                       shapes (a pass of its batch on the meta device names them),
+                                       as its run alone draws them, padded to the grid's
+                                       logits of every seed at once: torch.func.vmap over the
+                                       slices, the grids and the masks (model.masks_from)
+                                       then batched.py's step: one backward, per seed its clip
+                                       and its AdamW
+    each evaluation, the end           batched.py's: a seed's slices loaded into its own model
+
+A seed's run is loop.train's on its seed, its numbers equal to float tolerance (tests/bench/
+test_batched_seeds.py): padding adds terms that are exactly zero, and a batched product sums in
+another order. What it saves is the fixed cost of a step (kernel launches, Python), which a GPU
+pays and a 2-core CPU barely does; it adds a meta pass per seed and step, and the padding's work.
+fp32 and bf16 (fp16's loss scaling is per run). A method with a loop of its own (SetFit) or a fit
+(the probe) is not trained here.
+"""
+
+import time
+
+import torch
+import torch.nn as nn
+from torch.func import functional_call, vmap
+
+import loop
+from bench.batched import Logits, evaluate, new_runs, optimizers_for, results_of, stacked_weights, step_all
+from machine import autocast
+from model import keep_mask, masks_from
+from optim import lr_at
+from rows import Layout, pack
+
+LAYOUT_FIELDS = ("cell", "position", "is_token", "first", "key_is_token")
+
+
+def stream_of(device):
+    """A generator holding the state torch's default one has now on `device`: the masks a run made
+    here would draw from it next (take it once the run's model is built, before it trains)."""
+    stream = torch.Generator(device)
+    stream.set_state(torch.get_rng_state() if device.type == "cpu" else torch.cuda.get_rng_state(device))
+    return stream
+
+
+def on_meta(model):
+    """The model's weights and buffers as meta tensors: their shapes alone, for functional_call."""
+    return {name: torch.empty_like(t, device="meta") for name, t in (*model.named_parameters(), *model.named_buffers())}
+
+
+def mask_shapes(model, meta_weights, batch, cached_depth):
+    """[(shape, p)] of every dropout mask a run alone draws on this batch, in the order it draws them:
+    its forward on the meta device (meta_weights: on_meta's), which computes nothing."""
+    drawn = []
+
+    def record(shape, p, device):
+        drawn.append((tuple(shape), p))
+        return torch.ones(shape, dtype=torch.bool, device=device)
+
+    with masks_from(record):
+        functional_call(Logits(model, cached_depth, torch.device("meta")),
+                        {f"model.{name}": t for name, t in meta_weights.items()}, (batch,))
+    return drawn
+
+
+def in_grid(rows, layout, T, N, pad_value):
+    """A seed's packed batch (rows (N_s, ...), its Layout over (B, T_s)) laid in a (B, T) grid with N
+    rows: its own rows first, in the same order and places, then padding rows in cells no token
+    holds (their keys masked, their sentence's pooling weighing them 0, so no real row reads them)."""
+    B, own_T = layout.grid
+    sentence, place = layout.cell // own_T, layout.cell % own_T
+    cell = sentence * T + place
+    free = torch.ones(B * T, dtype=torch.bool)
+    free[cell] = False
+    padding = free.nonzero().squeeze(1)[:N - len(cell)]
+    key_is_token = torch.zeros(B, 1, 1, T, dtype=torch.bool)
+    key_is_token[..., :own_T] = layout.key_is_token
+    laid = Layout(torch.cat([cell, padding]), torch.cat([layout.position, padding % T]),
+                  torch.cat([layout.is_token, torch.zeros(len(padding), dtype=torch.bool)]), layout.first,
+                  key_is_token, (B, T))
+    return torch.cat([rows, rows.new_full((len(padding), *rows.shape[1:]), pad_value)]), laid
+
+
+def padded(mask, shape):
+    """A seed's mask in the grid's `shape`: its own cells where they are, False in the rest (which
+    hold padding: a masked key's probability, a padding row)."""
+    out = torch.zeros(shape, dtype=torch.bool, device=mask.device)
+    out[tuple(slice(0, size) for size in mask.shape)] = mask
+    return out
+
+
+class SeedsMasks:
+    """model.masks_from's source inside the vmapped forward: at its i-th mask, every seed's i-th mask
+    padded to the grid's shape, and of them the seed's own (`seed`: the vmapped seed index)."""
+
+    def __init__(self, masks):
+        self.masks, self.drawn, self.seed = masks, 0, None
+
+    def __call__(self, shape, p, device):
+        stacked = torch.stack([padded(own[self.drawn], tuple(shape)) for own in self.masks])  # (S, *shape)
+        self.drawn += 1
+        return stacked.to(device)[self.seed]
+
+
+class GridLogits(nn.Module):
+    """loop.states_of_rows and the head, on one seed's rows and grid, as torch.func calls it."""
+
+    def __init__(self, model, cached_depth, grid, source):
+        super().__init__()
+        self.model, self.cached_depth, self.grid, self.source = model, cached_depth, grid, source
+
+    def forward(self, rows, seed, *fields):
+        self.source.seed = seed
+        layout = Layout(*fields, self.grid)
+        return self.model.classify(loop.states_of_rows(self.model, rows, layout, self.cached_depth))
+
+
+def check_shared(models):
+    """Every frozen weight the same in each seed's model: the seeds share them (the checkpoint's)."""
+    first = dict(models[0].named_parameters())
+    for model in models[1:]:
+        for name, p in model.named_parameters():
+            if p.requires_grad != first[name].requires_grad or (not p.requires_grad and not torch.equal(p, first[name])):
+                raise ValueError(f"the seeds' models differ in {name}, which does not train: several seeds at once "
+                                 "share every frozen weight")
+
+
+def seeds_logits(models, meta_weights, stacked, fixed, batches, streams, inputs, config):
+    """Every seed's logits on its batch, (S, B, num_labels): its masks from its stream, all in one grid."""
+    device, cached_depth = inputs.device, inputs.cached_depth
+    masks = [[keep_mask(shape, p, device, stream) for shape, p in mask_shapes(models[0], meta_weights, batch, cached_depth)]
+             for batch, stream in zip(batches, streams)]
+    packed = [pack(batch, True, loop.pad_value(models[0], cached_depth)) for batch in batches]
+    T, N = max(layout.grid[1] for _, layout in packed), max(len(rows) for rows, _ in packed)
+    laid = [in_grid(rows, layout, T, N, loop.pad_value(models[0], cached_depth)) for rows, layout in packed]
+    rows = torch.stack([rows for rows, _ in laid]).to(device)
+    fields = [torch.stack([getattr(layout, name) for _, layout in laid]).to(device) for name in LAYOUT_FIELDS]
+    source = SeedsMasks(masks)
+    logits_of = GridLogits(models[0], cached_depth, (len(batches[0]), T), source)
+    call = lambda weights, *seed_inputs: functional_call(
+        logits_of, {**{f"model.{k}": v for k, v in weights.items()}, **fixed}, seed_inputs)
+    with masks_from(source), autocast(device, config.precision):
+        return vmap(call, randomness="error")(stacked, rows, torch.arange(len(models), device=device), *fields)
+
+
+def train_seeds(models, configs, inputs, streams, log=print):
+    """loop.train of each seed's model on its config (the same but for the seed), all at once. models:
+    each built from its seed (its head's first weights), its frozen weights the others'; streams:
+    each seed's generator (stream_of, taken as its model was built). Each seed's chosen weights are
+    returned in its result, and its model is left holding them."""
+    if configs[0].precision == "fp16":
+        raise ValueError("several runs at once run in fp32 or bf16: fp16's loss scaling is per run")
+    check_shared(models)
+    n, device = len(inputs.train_labels), inputs.device
+    _, total_steps, warmup_steps, _ = loop.schedule(n, configs[0])
+    labels = torch.as_tensor(inputs.train_labels).to(device)
+    stacked = stacked_weights(models)
+    fixed = {f"model.{name}": p for name, p in models[0].named_parameters() if not p.requires_grad}
+    meta_weights = on_meta(models[0])
+    optimizers, slices = optimizers_for(models[0], stacked, [config.lr for config in configs], configs[0], inputs)
+    runs, began = new_runs(len(models)), time.perf_counter()
+    for steps in zip(*(loop.step_plan(n, config) for config in configs)):
+        step, evaluates = steps[0][0], steps[0][2]  # one n, one schedule: the seeds step and evaluate alike
+        lrs = [lr_at(step, warmup_steps, total_steps, config.lr) for config in configs]
+        for model in models:
+            model.train()
+        batches = [[inputs.train[i] for i in batch] for _, batch, _ in steps]
+        logits = seeds_logits(models, meta_weights, stacked, fixed, batches, streams, inputs, configs[0])
+        losses = step_all(logits, stacked, optimizers, slices, [labels[batch.to(device)] for _, batch, _ in steps],
+                          lrs, configs[0])
+        for run, loss in zip(runs, losses):
+            run["losses"].append(loss)
+        if evaluates:
+            for r, (model, run) in enumerate(zip(models, runs)):
+                evaluate(model, stacked, r, run, configs[r], inputs, step, lrs[r], began, log)
+    return results_of(models, configs, optimizers, runs, inputs, began)

@@ -1,0 +1,65 @@
+"""bench/batched_seeds.py: several seeds of one cell trained at once are each seed's run alone
+(loop.train), on a CPU and, with a card, on CUDA, in every family."""
+
+import dataclasses
+
+import pytest
+import torch
+
+from bench import batched_seeds
+from conftest import prepared_run, save_tiny_bert
+import loop
+from model import drawn_masks
+
+SEEDS = (1, 2, 3)
+
+
+def seeds_prepared(tmp_path, checkpoint, glue_dir, extra, device):
+    """Each seed's model and its stream, as a run of that seed would start training; their inputs (one subset)."""
+    models, configs, streams = [], [], []
+    for seed in SEEDS:
+        plan, model, inputs = prepared_run(tmp_path, checkpoint, glue_dir, *extra, "--seed", str(seed), device=device)
+        models.append(model)
+        configs.append(plan.train_config)
+        streams.append(batched_seeds.stream_of(torch.device(device)))  # its masks' stream, from here
+    return models, configs, streams, inputs
+
+
+def assert_each_seed_alone(tmp_path, checkpoint, glue_dir, extra, device=torch.device("cpu")):
+    models, configs, streams, inputs = seeds_prepared(tmp_path, checkpoint, glue_dir, extra, device)
+    together = batched_seeds.train_seeds(models, configs, inputs, streams, log=lambda line: None)
+    for seed, result in zip(SEEDS, together):
+        plan, model, inputs = prepared_run(tmp_path, checkpoint, glue_dir, *extra, "--seed", str(seed), device=device)
+        with drawn_masks():  # on CUDA, the masks drawn as tensors, as the seeds at once draw them
+            alone = loop.train(model, plan.train_config, inputs, log=lambda line: None)
+        assert result.losses == pytest.approx(alone.losses, abs=1e-5)
+        assert [p["accuracy"] for p in result.curve] == [p["accuracy"] for p in alone.curve]
+        assert result.chosen["step"] == alone.chosen["step"] and result.train_scores == alone.train_scores
+        assert result.dev_outputs == pytest.approx(alone.dev_outputs, abs=1e-5)
+    assert len({tuple(r.losses) for r in together}) == len(SEEDS)  # the seeds did train apart
+    return together
+
+
+@pytest.mark.parametrize("extra", [["--freeze", "1"], ["--freeze", "2", "--method", "lora"], ["--freeze", "0"],
+                                   ["--freeze", "-1"], ["--freeze", "1", "--method", "bitfit", "--pooling", "mean"]])
+def test_seeds_at_once_are_each_seed_alone(tmp_path, tiny_bert, glue_dir, extra, device):
+    """Every depth (-1: the token ids, nothing cached), LoRA, BitFit and mean pooling."""
+    assert_each_seed_alone(tmp_path, tiny_bert, glue_dir, extra, device)
+
+
+@pytest.mark.parametrize("family", ["roberta", "xlm-roberta", "distilbert", "electra", "mpnet", "deberta-v2", "modernbert"])
+def test_seeds_at_once_in_every_family(tmp_path, glue_dir, family):
+    """Each family's own positions (relative ones: MPNet, DeBERTa; ModernBERT's rotary angles and
+    local window) read the grid's padding as a run alone reads its own."""
+    checkpoint = save_tiny_bert(tmp_path / family, layers=2, family=family)
+    assert_each_seed_alone(tmp_path, checkpoint, glue_dir, ["--freeze", "0"])
+
+
+def test_a_frozen_weight_that_differs_or_fp16_is_refused(tmp_path, tiny_bert, glue_dir):
+    models, configs, streams, inputs = seeds_prepared(tmp_path, tiny_bert, glue_dir, ["--freeze", "1"], "cpu")
+    with pytest.raises(ValueError, match="fp32 or bf16"):
+        batched_seeds.train_seeds(models, [dataclasses.replace(c, precision="fp16") for c in configs], inputs, streams)
+    with torch.no_grad():
+        models[1].layers[0].query.weight.add_(1.0)
+    with pytest.raises(ValueError, match=r"the seeds' models differ in layers.0.query.weight, which does not train"):
+        batched_seeds.train_seeds(models, configs, inputs, streams)
