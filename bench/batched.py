@@ -68,20 +68,21 @@ def load(model, stacked, r):
             parameters[name].copy_(weights[r])
 
 
-def optimizers_for(model, stacked, rates, config, inputs):
+def optimizers_for(model, stacked, rates, config, inputs_of):
     """(each run's AdamW at its rate, over its slices; the slices, views updated in place), AdamW on
-    the word embedding's rows the subset uses, as a run alone."""
+    the word embedding's rows its own training examples use (inputs_of: each run's), as a run alone."""
     slices = [[weights[r] for weights in stacked.values()] for r in range(len(rates))]
-    used = used_word_rows(model, inputs.train, inputs.cached_depth)
-    word = list(stacked).index("embed.word.weight") if used else None
-    optimizers = [AdamW([], lr=rate, betas=config.betas, eps=config.eps,
-                        used_rows={views[word]: next(iter(used.values()))} if used else None)
-                  for rate, views in zip(rates, slices)]
+    optimizers = []
+    for rate, views, inputs in zip(rates, slices, inputs_of):
+        used = used_word_rows(model, inputs.train, inputs.cached_depth)
+        word = list(stacked).index("embed.word.weight") if used else None
+        optimizers.append(AdamW([], lr=rate, betas=config.betas, eps=config.eps,
+                                used_rows={views[word]: next(iter(used.values()))} if used else None))
     return optimizers, slices
 
 
 def step_all(logits, stacked, optimizers, slices, labels, lrs, config):
-    """One optimizer step of every run (labels: each run's batch's); returns each run's loss."""
+    """One optimizer step of every run (logits[r], labels[r]: run r's batch's); returns each run's loss."""
     losses = [loop.loss_of(logits[r], labels[r]) for r in range(len(lrs))]
     for weights in stacked.values():
         weights.grad = None
@@ -119,13 +120,13 @@ def evaluate(model, stacked, r, run, config, inputs, step, lr, began, log):
     loop.log_point(log, point, total_steps)
 
 
-def results_of(models, configs, optimizers, runs, inputs, began):
-    """Each run's loop.TrainResult: the training subset (and a test file) scored with its chosen
-    weights, in its own model; the training seconds shared alike."""
-    _, total_steps, warmup_steps, eval_every = loop.schedule(len(inputs.train_labels), configs[0])
+def results_of(models, configs, optimizers, runs, inputs_of, began):
+    """Each run's loop.TrainResult: its training examples (and a test file) scored with its chosen
+    weights, in its own model (inputs_of: each run's); the training seconds shared alike."""
     train_seconds = (time.perf_counter() - began - sum(run["eval_seconds"] for run in runs)) / len(runs)
     results = []
-    for model, config, optimizer, run in zip(models, configs, optimizers, runs):
+    for model, config, optimizer, run, inputs in zip(models, configs, optimizers, runs, inputs_of):
+        _, total_steps, warmup_steps, eval_every = loop.schedule(len(inputs.train_labels), config)
         scoring_began = time.perf_counter()
         train_scores = loop.train_scores_with(model, run["weights"], config, inputs)
         test_scores, test_outputs = loop.test_scores_of(model, config, inputs)
@@ -155,7 +156,7 @@ def rates_at_once(model, config, rates, inputs, log):
     stacked = stacked_weights([model] * len(rates))
     fixed = {f"model.{name}": p for name, p in model.named_parameters() if not p.requires_grad}
     logits_of = Logits(model, inputs.cached_depth, device)
-    optimizers, slices = optimizers_for(model, stacked, rates, config, inputs)
+    optimizers, slices = optimizers_for(model, stacked, rates, config, [inputs] * len(rates))
     runs, began = new_runs(len(rates)), time.perf_counter()
     for step, batch, evaluates in loop.step_plan(n, config):
         lrs = [lr_at(step, warmup_steps, total_steps, rate) for rate in rates]
@@ -170,4 +171,4 @@ def rates_at_once(model, config, rates, inputs, log):
         if evaluates:
             for r, run in enumerate(runs):
                 evaluate(model, stacked, r, run, config, inputs, step, lrs[r], began, log)
-    return results_of([model] * len(rates), [config] * len(rates), optimizers, runs, inputs, began)
+    return results_of([model] * len(rates), [config] * len(rates), optimizers, runs, [inputs] * len(rates), began)

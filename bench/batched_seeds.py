@@ -1,14 +1,16 @@
 """
 Several seeds of one cell trained at once, as one model over stacked weights: a cell's seeds share
 its subset, its frozen prefix and its frozen layers, and differ in their head's first weights,
-their batches (each seed's shuffle) and their dropout masks (each seed's stream).
+their batches (each seed's shuffle) and their dropout masks (each seed's stream). The folds of one
+labelled file are such seeds too, each with its own training examples and dev split.
 
     train_seeds(models, configs, inputs, streams, log) -> [loop.TrainResult], one per seed
 
     the seeds' trainable weights   ->  stacked (S, ...), one slice per seed, from each seed's model
     each step                          each seed's batch, packed (rows.pack), then laid in one grid:
                                        the longest seed's T, the most rows, padding rows in cells
-                                       no token holds (masked as keys, pooled by no sentence)
+                                       no token holds (masked as keys, pooled by no sentence), and
+                                       a fold's smaller last batch filled with empty sentences
                                        each seed's masks drawn from its own stream at its own
                                        shapes (a pass of its batch on the meta device names them),
                                        as its run alone draws them, padded to the grid's
@@ -70,22 +72,26 @@ def mask_shapes(model, meta_weights, batch, cached_depth):
     return drawn
 
 
-def in_grid(rows, layout, T, N, pad_value):
-    """A seed's packed batch (rows (N_s, ...), its Layout over (B, T_s)) laid in a (B, T) grid with N
-    rows: its own rows first, in the same order and places, then padding rows in cells no token
-    holds (their keys masked, their sentence's pooling weighing them 0, so no real row reads them)."""
-    B, own_T = layout.grid
+def in_grid(rows, layout, B, T, N, pad_value):
+    """A run's packed batch (rows (N_s, ...), its Layout over (B_s, T_s)) laid in a (B, T) grid with N
+    rows: its own rows first, in the same order and places; then, for a batch of fewer sentences (a
+    fold's last), an empty sentence's one row each, its key alone unmasked (attention over no key
+    would be NaN); then padding rows in cells no token holds. No real row reads any of them: their
+    keys are masked, pooling weighs them 0, and the loss reads the run's own sentences alone."""
+    own_B, own_T = layout.grid
     sentence, place = layout.cell // own_T, layout.cell % own_T
-    cell = sentence * T + place
+    cell, empty = sentence * T + place, torch.arange(own_B, B) * T
     free = torch.ones(B * T, dtype=torch.bool)
-    free[cell] = False
-    padding = free.nonzero().squeeze(1)[:N - len(cell)]
+    free[cell], free[empty] = False, False
+    padding = free.nonzero().squeeze(1)[:N - len(cell) - len(empty)]
     key_is_token = torch.zeros(B, 1, 1, T, dtype=torch.bool)
-    key_is_token[..., :own_T] = layout.key_is_token
-    laid = Layout(torch.cat([cell, padding]), torch.cat([layout.position, padding % T]),
-                  torch.cat([layout.is_token, torch.zeros(len(padding), dtype=torch.bool)]), layout.first,
-                  key_is_token, (B, T))
-    return torch.cat([rows, rows.new_full((len(padding), *rows.shape[1:]), pad_value)]), laid
+    key_is_token[:own_B, ..., :own_T] = layout.key_is_token
+    key_is_token[own_B:, ..., 0] = True
+    added = len(empty) + len(padding)
+    laid = Layout(torch.cat([cell, empty, padding]), torch.cat([layout.position, torch.cat([empty, padding]) % T]),
+                  torch.cat([layout.is_token, torch.zeros(added, dtype=torch.bool)]),
+                  torch.cat([layout.first, torch.arange(len(cell), len(cell) + len(empty))]), key_is_token, (B, T))
+    return torch.cat([rows, rows.new_full((added, *rows.shape[1:]), pad_value)]), laid
 
 
 def padded(mask, shape):
@@ -132,52 +138,68 @@ def check_shared(models):
                                  "share every frozen weight")
 
 
-def seeds_logits(models, meta_weights, stacked, fixed, batches, streams, inputs, config):
-    """Every seed's logits on its batch, (S, B, num_labels): its masks from its stream, all in one grid."""
-    device, cached_depth = inputs.device, inputs.cached_depth
+def seeds_logits(models, meta_weights, stacked, fixed, batches, streams, inputs_of, config):
+    """Every run's logits on its batch, (S, B, num_labels), B its largest batch's: its masks from its
+    stream, all in one grid."""
+    device, cached_depth = inputs_of[0].device, inputs_of[0].cached_depth
     masks = [[keep_mask(shape, p, device, stream) for shape, p in mask_shapes(models[0], meta_weights, batch, cached_depth)]
              for batch, stream in zip(batches, streams)]
-    packed = [pack(batch, True, loop.pad_value(models[0], cached_depth)) for batch in batches]
-    T, N = max(layout.grid[1] for _, layout in packed), max(len(rows) for rows, _ in packed)
-    laid = [in_grid(rows, layout, T, N, loop.pad_value(models[0], cached_depth)) for rows, layout in packed]
+    pad_value = loop.pad_value(models[0], cached_depth)
+    packed = [pack(batch, True, pad_value) for batch in batches]
+    B, T = max(len(batch) for batch in batches), max(layout.grid[1] for _, layout in packed)
+    N = max(len(rows) + B - len(batch) for (rows, _), batch in zip(packed, batches))
+    laid = [in_grid(rows, layout, B, T, N, pad_value) for rows, layout in packed]
     rows = torch.stack([rows for rows, _ in laid]).to(device)
     fields = [torch.stack([getattr(layout, name) for _, layout in laid]).to(device) for name in LAYOUT_FIELDS]
     source = SeedsMasks(masks)
-    logits_of = GridLogits(models[0], cached_depth, (len(batches[0]), T), source)
+    logits_of = GridLogits(models[0], cached_depth, (B, T), source)
     call = lambda weights, *seed_inputs: functional_call(
         logits_of, {**{f"model.{k}": v for k, v in weights.items()}, **fixed}, seed_inputs)
     with masks_from(source), autocast(device, config.precision):
         return vmap(call, randomness="error")(stacked, rows, torch.arange(len(models), device=device), *fields)
 
 
+def step_plans(configs, inputs_of):
+    """Each run's loop.step_plan, as lists; the runs must step and evaluate alike (one n, or folds
+    whose training examples make the same steps)."""
+    plans = [list(loop.step_plan(len(inputs.train_labels), config)) for config, inputs in zip(configs, inputs_of)]
+    if len({tuple((step, evaluates) for step, _, evaluates in plan) for plan in plans}) > 1:
+        raise ValueError("several runs at once step and evaluate alike: these runs' training examples make other "
+                         "steps (folds of other sizes?)")
+    return plans
+
+
 def train_seeds(models, configs, inputs, streams, log=print):
     """loop.train of each seed's model on its config (the same but for the seed), all at once. models:
-    each built from its seed (its head's first weights), its frozen weights the others'; streams:
-    each seed's generator (stream_of, taken as its model was built). Each seed's chosen weights are
-    returned in its result, and its model is left holding them."""
+    each built from its seed (its head's first weights), its frozen weights the others'; inputs: their
+    one RunInputs, or each run's (the folds of one labelled file: a fold's own training examples and
+    dev split); streams: each seed's generator (stream_of, taken as its model was built). Each seed's
+    chosen weights are returned in its result, and its model is left holding them."""
     if configs[0].precision == "fp16":
         raise ValueError("several runs at once run in fp32 or bf16: fp16's loss scaling is per run")
     check_shared(models)
-    n, device = len(inputs.train_labels), inputs.device
-    _, total_steps, warmup_steps, _ = loop.schedule(n, configs[0])
-    labels = torch.as_tensor(inputs.train_labels).to(device)
+    inputs_of = inputs if isinstance(inputs, list) else [inputs] * len(models)
+    plans, device = step_plans(configs, inputs_of), inputs_of[0].device
+    schedules = [loop.schedule(len(i.train_labels), config) for config, i in zip(configs, inputs_of)]
+    labels_of = [torch.as_tensor(i.train_labels).to(device) for i in inputs_of]
     stacked = stacked_weights(models)
     fixed = {f"model.{name}": p for name, p in models[0].named_parameters() if not p.requires_grad}
     meta_weights = on_meta(models[0])
-    optimizers, slices = optimizers_for(models[0], stacked, [config.lr for config in configs], configs[0], inputs)
+    optimizers, slices = optimizers_for(models[0], stacked, [config.lr for config in configs], configs[0], inputs_of)
     runs, began = new_runs(len(models)), time.perf_counter()
-    for steps in zip(*(loop.step_plan(n, config) for config in configs)):
-        step, evaluates = steps[0][0], steps[0][2]  # one n, one schedule: the seeds step and evaluate alike
-        lrs = [lr_at(step, warmup_steps, total_steps, config.lr) for config in configs]
+    for steps in zip(*plans):
+        step, evaluates = steps[0][0], steps[0][2]  # alike in every run (step_plans)
+        lrs = [lr_at(step, warmup, total, config.lr) for (_, total, warmup, _), config in zip(schedules, configs)]
         for model in models:
             model.train()
-        batches = [[inputs.train[i] for i in batch] for _, batch, _ in steps]
-        logits = seeds_logits(models, meta_weights, stacked, fixed, batches, streams, inputs, configs[0])
-        losses = step_all(logits, stacked, optimizers, slices, [labels[batch.to(device)] for _, batch, _ in steps],
-                          lrs, configs[0])
+        batches = [[i.train[e] for e in batch] for (_, batch, _), i in zip(steps, inputs_of)]
+        logits = seeds_logits(models, meta_weights, stacked, fixed, batches, streams, inputs_of, configs[0])
+        labels = [run_labels[batch.to(device)] for (_, batch, _), run_labels in zip(steps, labels_of)]
+        losses = step_all([logits[r, :len(batch)] for r, batch in enumerate(batches)], stacked, optimizers, slices,
+                          labels, lrs, configs[0])
         for run, loss in zip(runs, losses):
             run["losses"].append(loss)
         if evaluates:
             for r, (model, run) in enumerate(zip(models, runs)):
-                evaluate(model, stacked, r, run, configs[r], inputs, step, lrs[r], began, log)
-    return results_of(models, configs, optimizers, runs, inputs, began)
+                evaluate(model, stacked, r, run, configs[r], inputs_of[r], step, lrs[r], began, log)
+    return results_of(models, configs, optimizers, runs, inputs_of, began)

@@ -180,15 +180,18 @@ def run(tmp_path, checkpoint, glue_dir, *extra, out=None):
 
 def prepared_run(tmp_path, checkpoint, glue_dir, *extra, device="cpu"):
     """A run's plan, its model (built from its seed, frozen as planned) and its inputs, as
-    freeze_study.run makes them before it trains: 50 examples of SST-2, 1 epoch, fp32."""
+    freeze_study.run makes them before it trains: 50 examples of SST-2 (glue_dir None: the files
+    `extra` names, a fold of one with --folds), 1 epoch, fp32."""
     import freeze_study
     from plan import plan_run
-    args = freeze_study.parse_args(["--model", checkpoint, "--glue-dir", glue_dir, "--size", "50", "--epochs", "1",
-                                    "--precision", "fp32", "--device", str(device), "--cache-dir", str(tmp_path / "cache"),
+    task_flags = ["--glue-dir", glue_dir, "--size", "50"] if glue_dir else []
+    args = freeze_study.parse_args(["--model", checkpoint, *task_flags, "--epochs", "1", "--precision", "fp32",
+                                    "--device", str(device), "--cache-dir", str(tmp_path / "cache"),
                                     "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json"), *extra])
     task, indices = freeze_study.load_task_and_subset(args)
     plan = plan_run(args, task)
-    model, inputs, _, _ = freeze_study.prepare(plan, task, indices)
+    task, indices, held = freeze_study.one_file_splits(plan, task, indices)
+    model, inputs, _, _ = freeze_study.prepare(plan, task, indices, held)
     return plan, model, inputs
 
 

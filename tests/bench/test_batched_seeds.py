@@ -55,6 +55,33 @@ def test_seeds_at_once_in_every_family(tmp_path, glue_dir, family):
     assert_each_seed_alone(tmp_path, checkpoint, glue_dir, ["--freeze", "0"])
 
 
+def test_the_folds_of_one_file_at_once_are_each_fold_alone(tmp_path, tiny_bert):
+    """make advise on one labelled file: fold s scored on its own rows, trained on the others. Folds
+    of 12, 12, 11 and 11 rows train on 34 or 35 (batches of 16, 16 and 2 or 3): a fold's smaller
+    last batch lies in the grid beside the others' larger one, and 3 epochs evaluate after it."""
+    rows = "".join(f"{['good fun', 'bad dull', 'fine plot', 'awful mess'][i % 4]} {i},{'pos' if i % 2 else 'neg'}\n"
+                   for i in range(46))
+    (tmp_path / "labelled.csv").write_text("text,label\n" + rows)
+    flags = lambda fold: ["--train-file", str(tmp_path / "labelled.csv"), "--text-column", "text", "--size", "46",
+                          "--folds", "4", "--seed", str(fold), "--freeze", "1", "--batch-size", "16", "--epochs", "3"]
+    models, configs, streams, inputs_of = [], [], [], []
+    for fold in (1, 2, 3, 4):
+        plan, model, inputs = prepared_run(tmp_path, tiny_bert, None, *flags(fold))
+        models.append(model)
+        configs.append(plan.train_config)
+        inputs_of.append(inputs)
+        streams.append(batched_seeds.stream_of(torch.device("cpu")))
+    assert sorted(len(inputs.train_labels) for inputs in inputs_of) == [34, 34, 35, 35]
+    together = batched_seeds.train_seeds(models, configs, inputs_of, streams, log=lambda line: None)
+    for fold, result in zip((1, 2, 3, 4), together):
+        plan, model, inputs = prepared_run(tmp_path, tiny_bert, None, *flags(fold))
+        alone = loop.train(model, plan.train_config, inputs, log=lambda line: None)
+        assert result.losses == pytest.approx(alone.losses, abs=1e-5)
+        assert [p["accuracy"] for p in result.curve] == [p["accuracy"] for p in alone.curve]
+        assert result.dev_outputs == pytest.approx(alone.dev_outputs, abs=1e-5)
+        assert result.chosen["step"] == alone.chosen["step"] and result.train_scores == alone.train_scores
+
+
 def test_a_frozen_weight_that_differs_or_fp16_is_refused(tmp_path, tiny_bert, glue_dir):
     models, configs, streams, inputs = seeds_prepared(tmp_path, tiny_bert, glue_dir, ["--freeze", "1"], "cpu")
     with pytest.raises(ValueError, match="fp32 or bf16"):
