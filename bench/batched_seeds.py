@@ -12,7 +12,7 @@ labelled file are such seeds too, each with its own training examples and dev sp
                                        no token holds (masked as keys, pooled by no sentence), and
                                        a fold's smaller last batch filled with empty sentences
                                        each seed's masks drawn from its own stream at its own
-                                       shapes (a pass of its batch on the meta device names them),
+                                       shapes (two passes on the meta device name them once),
                                        as its run alone draws them, padded to the grid's
                                        logits of every seed at once: torch.func.vmap over the
                                        slices, the grids and the masks (model.masks_from)
@@ -23,9 +23,9 @@ labelled file are such seeds too, each with its own training examples and dev sp
 A seed's run is loop.train's on its seed, its numbers equal to float tolerance (tests/bench/
 test_batched_seeds.py): padding adds terms that are exactly zero, and a batched product sums in
 another order. What it saves is the fixed cost of a step (kernel launches, Python), which a GPU
-pays and a 2-core CPU barely does; it adds a meta pass per seed and step, and the padding's work.
-fp32 and bf16 (fp16's loss scaling is per run). A method with a loop of its own (SetFit) or a fit
-(the probe) is not trained here.
+pays and a 2-core CPU barely does; it adds the padding's work. fp32 and bf16 (fp16's loss scaling
+is per run). The methods loop.train trains (the fine-tune, LoRA, BitFit): not SetFit's loop of its
+own, nor the probe's fit.
 """
 
 import time
@@ -70,6 +70,43 @@ def mask_shapes(model, meta_weights, batch, cached_depth):
         functional_call(Logits(model, cached_depth, torch.device("meta")),
                         {f"model.{name}": t for name, t in meta_weights.items()}, (batch,))
     return drawn
+
+
+# Two made-up batches' sizes (B sentences, the longest T tokens, N rows): a mask's dimension that
+# moves between them is the batch's, and which one its values say
+PROBES = (dict(B=5, T=7, N=29), dict(B=6, T=9, N=41))
+
+
+def probe_batch(example, B, T, N):
+    """B sequences like `example` (token ids, or states), the first of T, N rows in all."""
+    lengths = [T] * ((N - B) // (T - 1)) + [1 + (N - B) % (T - 1)]
+    lengths += [1] * (B - len(lengths))
+    return [example.new_zeros((length, *example.shape[1:])) for length in lengths]
+
+
+def mask_template(model, meta_weights, example, cached_depth):
+    """mask_shapes of any batch as a function of its B, T and N: [(shape, p)], each dimension an int
+    or the name of the batch's size it is. A meta pass costs milliseconds of Python (its operations
+    run torch's Python references), on every step and seed; two passes of probe batches name the
+    dimensions once. Refused where a dimension moves as no size does (a family whose masks' shapes
+    this cannot name): there mask_shapes on every batch is the plain way."""
+    passes = [mask_shapes(model, meta_weights, probe_batch(example, **sizes), cached_depth) for sizes in PROBES]
+    template = []
+    for (shape, p), (other, _) in zip(*passes):
+        named = []
+        for size, other_size in zip(shape, other):
+            name = next((n for n, v in PROBES[0].items() if v == size and PROBES[1][n] == other_size), None)
+            if size != other_size and name is None:
+                raise ValueError(f"a mask of shape {shape} moves with the batch as no size of it does")
+            named.append(size if size == other_size else name)
+        template.append((tuple(named), p))
+    return template
+
+
+def shapes_of(template, batch):
+    """mask_shapes of `batch`, from mask_template's template."""
+    sizes = dict(B=len(batch), T=max(len(x) for x in batch), N=sum(len(x) for x in batch))
+    return [(tuple(sizes.get(d, d) if isinstance(d, str) else d for d in shape), p) for shape, p in template]
 
 
 def in_grid(rows, layout, B, T, N, pad_value):
@@ -138,11 +175,11 @@ def check_shared(models):
                                  "share every frozen weight")
 
 
-def seeds_logits(models, meta_weights, stacked, fixed, batches, streams, inputs_of, config):
+def seeds_logits(models, template, stacked, fixed, batches, streams, inputs_of, config):
     """Every run's logits on its batch, (S, B, num_labels), B its largest batch's: its masks from its
-    stream, all in one grid."""
+    stream (at the shapes `template` gives its batch: mask_template), all in one grid."""
     device, cached_depth = inputs_of[0].device, inputs_of[0].cached_depth
-    masks = [[keep_mask(shape, p, device, stream) for shape, p in mask_shapes(models[0], meta_weights, batch, cached_depth)]
+    masks = [[keep_mask(shape, p, device, stream) for shape, p in shapes_of(template, batch)]
              for batch, stream in zip(batches, streams)]
     pad_value = loop.pad_value(models[0], cached_depth)
     packed = [pack(batch, True, pad_value) for batch in batches]
@@ -184,7 +221,8 @@ def train_seeds(models, configs, inputs, streams, log=print):
     labels_of = [torch.as_tensor(i.train_labels).to(device) for i in inputs_of]
     stacked = stacked_weights(models)
     fixed = {f"model.{name}": p for name, p in models[0].named_parameters() if not p.requires_grad}
-    meta_weights = on_meta(models[0])
+    models[0].train()  # the masks a training step draws
+    template = mask_template(models[0], on_meta(models[0]), inputs_of[0].train[0], inputs_of[0].cached_depth)
     optimizers, slices = optimizers_for(models[0], stacked, [config.lr for config in configs], configs[0], inputs_of)
     runs, began = new_runs(len(models)), time.perf_counter()
     for steps in zip(*plans):
@@ -193,7 +231,7 @@ def train_seeds(models, configs, inputs, streams, log=print):
         for model in models:
             model.train()
         batches = [[i.train[e] for e in batch] for (_, batch, _), i in zip(steps, inputs_of)]
-        logits = seeds_logits(models, meta_weights, stacked, fixed, batches, streams, inputs_of, configs[0])
+        logits = seeds_logits(models, template, stacked, fixed, batches, streams, inputs_of, configs[0])
         labels = [run_labels[batch.to(device)] for (_, batch, _), run_labels in zip(steps, labels_of)]
         losses = step_all([logits[r, :len(batch)] for r, batch in enumerate(batches)], stacked, optimizers, slices,
                           labels, lrs, configs[0])

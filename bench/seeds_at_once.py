@@ -14,6 +14,7 @@ import torch
 
 import freeze_study
 import loop
+import methods
 from model import drawn_masks
 from plan import plan_run
 from bench import batched_seeds
@@ -43,7 +44,12 @@ def main():
             "--method", args.method, "--precision", args.precision, "--epochs", args.epochs,
             "--out", "bench/out/seeds_at_once.json"]
     quiet = lambda line: None
-    runs = [prepared(argv, seed) for seed in args.seeds]
+    try:
+        runs = [prepared(argv, seed) for seed in args.seeds]
+    except ValueError as e:  # the run would refuse these options
+        p.error(str(e))
+    if runs[0][0].method.train is not methods.loop_train:
+        p.error(f"--method {args.method} does not train by loop.train (batched_seeds.py trains what it trains)")
     began = time.perf_counter()
     together = batched_seeds.train_seeds([model for _, model, _, _ in runs], [plan.train_config for plan, *_ in runs],
                                          runs[0][2], [stream for *_, stream in runs], quiet)

@@ -55,6 +55,23 @@ def test_seeds_at_once_in_every_family(tmp_path, glue_dir, family):
     assert_each_seed_alone(tmp_path, checkpoint, glue_dir, ["--freeze", "0"])
 
 
+@pytest.mark.parametrize("family, extra", [("bert", ["--freeze", "-1"]), ("bert", ["--freeze", "1", "--pooling", "mean"]),
+                                           ("roberta", ["--freeze", "0"]), ("distilbert", ["--freeze", "0"]),
+                                           ("mpnet", ["--freeze", "0"]), ("deberta-v2", ["--freeze", "0"]),
+                                           ("modernbert", ["--freeze", "-1"])])
+def test_the_masks_template_gives_each_batch_the_shapes_its_run_draws(tmp_path, glue_dir, family, extra):
+    """mask_template's shapes of a batch are those its run's own forward draws (mask_shapes, on the
+    meta device): the batches of a real subset, of every size the steps meet."""
+    checkpoint = save_tiny_bert(tmp_path / family, layers=2, family=family)
+    plan, model, inputs = prepared_run(tmp_path, checkpoint, glue_dir, *extra)
+    model.train()
+    meta = batched_seeds.on_meta(model)
+    template = batched_seeds.mask_template(model, meta, inputs.train[0], inputs.cached_depth)
+    for size in (1, 3, 16, 50):
+        batch = inputs.train[:size]
+        assert batched_seeds.shapes_of(template, batch) == batched_seeds.mask_shapes(model, meta, batch, inputs.cached_depth)
+
+
 def test_the_folds_of_one_file_at_once_are_each_fold_alone(tmp_path, tiny_bert):
     """make advise on one labelled file: fold s scored on its own rows, trained on the others. Folds
     of 12, 12, 11 and 11 rows train on 34 or 35 (batches of 16, 16 and 2 or 3): a fold's smaller
