@@ -274,7 +274,7 @@ phase_batched() {
   [ -d "$shape" ] || $PY -m bench.shape_checkpoint --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
   echo "== batched: three rates of one cell at once (batched.py) against one after another, roberta-base's shape, n = $big"
   for k in ${BATCHED_FREEZE:-$trainer_freeze_shape}; do
-    $PY -m bench.batched_rates --model "$shape" --glue-dir "$GLUE_DIR" --freeze $k --size $big --epochs $epochs \
+    $PY -m bench.at_once --model "$shape" --glue-dir "$GLUE_DIR" --freeze $k --size $big --epochs $epochs \
       --precision $batched_precision 2>&1 | grep -v -i "warn\|attended ="
   done
 }
@@ -283,7 +283,7 @@ phase_seeds() {
   [ -d "$shape" ] || $PY -m bench.shape_checkpoint --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
   echo "== seeds: five seeds of one cell at once (batched_seeds.py) against one after another, roberta-base's shape, n = $big"
   for k in ${BATCHED_FREEZE:-$trainer_freeze_shape}; do
-    $PY -m bench.seeds_at_once --model "$shape" --glue-dir "$GLUE_DIR" --freeze $k --size $big --epochs $epochs \
+    $PY -m bench.at_once --model "$shape" --glue-dir "$GLUE_DIR" --freeze $k --size $big --epochs $epochs \
       --precision $batched_precision --seeds $seeds_at_once 2>&1 | grep -v -i "warn\|attended ="
   done
 }
