@@ -74,10 +74,10 @@ def mask_shapes(model, meta_weights, batch, cached_depth):
 
 # Two made-up batches' sizes (B sentences, the longest T tokens, N rows): a mask's dimension that
 # moves between them is the batch's, and which one its values say
-PROBES = (dict(B=5, T=7, N=29), dict(B=6, T=9, N=41))
+MADE_UP_SIZES = (dict(B=5, T=7, N=29), dict(B=6, T=9, N=41))
 
 
-def probe_batch(example, B, T, N):
+def made_up_batch(example, B, T, N):
     """B sequences like `example` (token ids, or states), the first of T, N rows in all."""
     lengths = [T] * ((N - B) // (T - 1)) + [1 + (N - B) % (T - 1)]
     lengths += [1] * (B - len(lengths))
@@ -87,15 +87,17 @@ def probe_batch(example, B, T, N):
 def mask_template(model, meta_weights, example, cached_depth):
     """mask_shapes of any batch as a function of its B, T and N: [(shape, p)], each dimension an int
     or the name of the batch's size it is. A meta pass costs milliseconds of Python (its operations
-    run torch's Python references), on every step and seed; two passes of probe batches name the
-    dimensions once. Refused where a dimension moves as no size does (a family whose masks' shapes
-    this cannot name): there mask_shapes on every batch is the plain way."""
-    passes = [mask_shapes(model, meta_weights, probe_batch(example, **sizes), cached_depth) for sizes in PROBES]
+    run torch's Python references), on every step and seed; two passes of made-up batches name the
+    dimensions once (mask_shapes on each batch is the plain way, tested equal). ValueError where a
+    dimension moves as no size does: no family here has one."""
+    first, second = MADE_UP_SIZES
+    passes = [mask_shapes(model, meta_weights, made_up_batch(example, **sizes), cached_depth)
+              for sizes in (first, second)]
     template = []
     for (shape, p), (other, _) in zip(*passes):
         named = []
         for size, other_size in zip(shape, other):
-            name = next((n for n, v in PROBES[0].items() if v == size and PROBES[1][n] == other_size), None)
+            name = next((n for n, v in first.items() if v == size and second[n] == other_size), None)
             if size != other_size and name is None:
                 raise ValueError(f"a mask of shape {shape} moves with the batch as no size of it does")
             named.append(size if size == other_size else name)
@@ -170,7 +172,8 @@ def check_shared(models):
     first = dict(models[0].named_parameters())
     for model in models[1:]:
         for name, p in model.named_parameters():
-            if p.requires_grad != first[name].requires_grad or (not p.requires_grad and not torch.equal(p, first[name])):
+            frozen_apart = not p.requires_grad and not torch.equal(p, first[name])
+            if p.requires_grad != first[name].requires_grad or frozen_apart:
                 raise ValueError(f"the seeds' models differ in {name}, which does not train: several seeds at once "
                                  "share every frozen weight")
 
