@@ -89,7 +89,7 @@ def mask_template(model, meta_weights, example, cached_depth):
     or the name of the batch's size it is. A meta pass costs milliseconds of Python (its operations
     run torch's Python references), on every step and seed; two passes of made-up batches name the
     dimensions once (mask_shapes on each batch is the plain way, tested equal). ValueError where a
-    dimension moves as no size does: no family here has one."""
+    dimension moves as no size does (no family here has one): mask_shapes_for then passes each batch."""
     first, second = MADE_UP_SIZES
     passes = [mask_shapes(model, meta_weights, made_up_batch(example, **sizes), cached_depth)
               for sizes in (first, second)]
@@ -109,6 +109,16 @@ def shapes_of(template, batch):
     """mask_shapes of `batch`, from mask_template's template."""
     sizes = dict(B=len(batch), T=max(len(x) for x in batch), N=sum(len(x) for x in batch))
     return [(tuple(sizes.get(d, d) if isinstance(d, str) else d for d in shape), p) for shape, p in template]
+
+
+def mask_shapes_for(model, meta_weights, example, cached_depth):
+    """batch -> mask_shapes(batch): read from mask_template, or where it cannot name a dimension, a
+    meta pass of each batch."""
+    try:
+        template = mask_template(model, meta_weights, example, cached_depth)
+    except ValueError:
+        return lambda batch: mask_shapes(model, meta_weights, batch, cached_depth)
+    return lambda batch: shapes_of(template, batch)
 
 
 def in_grid(rows, layout, B, T, N, pad_value):
@@ -178,11 +188,11 @@ def check_shared(models):
                                  "share every frozen weight")
 
 
-def seeds_logits(models, template, stacked, fixed, batches, streams, inputs_of, config):
+def seeds_logits(models, shapes_for, stacked, fixed, batches, streams, inputs_of, config):
     """Every run's logits on its batch, (S, B, num_labels), B its largest batch's: its masks from its
-    stream (at the shapes `template` gives its batch: mask_template), all in one grid."""
+    stream (at the shapes its run alone draws: mask_shapes_for), all in one grid."""
     device, cached_depth = inputs_of[0].device, inputs_of[0].cached_depth
-    masks = [[keep_mask(shape, p, device, stream) for shape, p in shapes_of(template, batch)]
+    masks = [[keep_mask(shape, p, device, stream) for shape, p in shapes_for(batch)]
              for batch, stream in zip(batches, streams)]
     pad_value = loop.pad_value(models[0], cached_depth)
     packed = [pack(batch, True, pad_value) for batch in batches]
@@ -225,7 +235,7 @@ def train_seeds(models, configs, inputs, streams, log=print):
     stacked = stacked_weights(models)
     fixed = {f"model.{name}": p for name, p in models[0].named_parameters() if not p.requires_grad}
     models[0].train()  # the masks a training step draws
-    template = mask_template(models[0], on_meta(models[0]), inputs_of[0].train[0], inputs_of[0].cached_depth)
+    shapes_for = mask_shapes_for(models[0], on_meta(models[0]), inputs_of[0].train[0], inputs_of[0].cached_depth)
     optimizers, slices = optimizers_for(models[0], stacked, [config.lr for config in configs], configs[0], inputs_of)
     runs, began = new_runs(len(models)), time.perf_counter()
     for steps in zip(*plans):
@@ -234,7 +244,7 @@ def train_seeds(models, configs, inputs, streams, log=print):
         for model in models:
             model.train()
         batches = [[i.train[e] for e in batch] for (_, batch, _), i in zip(steps, inputs_of)]
-        logits = seeds_logits(models, template, stacked, fixed, batches, streams, inputs_of, configs[0])
+        logits = seeds_logits(models, shapes_for, stacked, fixed, batches, streams, inputs_of, configs[0])
         labels = [run_labels[batch.to(device)] for (_, batch, _), run_labels in zip(steps, labels_of)]
         losses = step_all([logits[r, :len(batch)] for r, batch in enumerate(batches)], stacked, optimizers, slices,
                           labels, lrs, configs[0])

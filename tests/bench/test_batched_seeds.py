@@ -72,6 +72,15 @@ def test_the_masks_template_gives_each_batch_the_shapes_its_run_draws(tmp_path, 
         assert batched_seeds.shapes_of(template, batch) == batched_seeds.mask_shapes(model, meta, batch, inputs.cached_depth)
 
 
+def test_without_a_template_each_batch_names_its_masks_by_a_meta_pass(tmp_path, tiny_bert, glue_dir, monkeypatch):
+    """A family whose masks' dimensions mask_template cannot name (none today) trains the same runs,
+    by the plain way: a meta pass of each batch."""
+    def cannot_name(*args):
+        raise ValueError("a mask of shape (5, 7) moves with the batch as no size of it does")
+    monkeypatch.setattr(batched_seeds, "mask_template", cannot_name)
+    assert_each_seed_alone(tmp_path, tiny_bert, glue_dir, ["--freeze", "1"])
+
+
 def test_the_folds_of_one_file_at_once_are_each_fold_alone(tmp_path, tiny_bert):
     """make advise on one labelled file: fold s scored on its own rows, trained on the others. Folds
     of 12, 12, 11 and 11 rows train on 34 or 35 (batches of 16, 16 and 2 or 3): a fold's smaller
