@@ -31,6 +31,7 @@ import collections
 
 import numpy as np
 
+import methods
 from study.search import policy
 from study.search import standing as where
 from study.answer import answer_cells, fair_score, recommend
@@ -130,7 +131,7 @@ def main(argv=None):
         for cell, _, seconds, step in outcome["order"]:
             ended_out[name_of(folder)] += seconds * (cell in out)
             by_method[name_of(folder)][cell.method] += seconds
-            by_step[name_of(folder)][f"{'SetFit' if cell.method == 'setfit' else 'the others'} in {step}"] += seconds
+            by_step[name_of(folder)][f"{'SetFit' if cell.method == methods.SETFIT.name else 'the others'} in {step}"] += seconds
     for name in by_method:
         shown = lambda counts: ", ".join(f"{key} {seconds / grid_total[name]:.1%}"
                                          for key, seconds in sorted(counts.items(), key=lambda item: -item[1]))

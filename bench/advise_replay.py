@@ -26,6 +26,7 @@ import argparse
 import collections
 import os
 
+import methods
 import result
 
 from study import worker
@@ -154,7 +155,7 @@ def options_of(folder, size, args):
     (SetFit's pairs as its SetFit runs took them), and one evaluation, at the end."""
     runs = grid_at(folder, size)[0]
     config = runs[0]["config"]
-    pairs = {run["config"].get("num_iterations") for run in runs if run["config"]["method"] == "setfit"}
+    pairs = {run["config"].get("num_iterations") for run in runs if run["config"]["method"] == methods.SETFIT.name}
     return dict(dataset=config["dataset"], glue_dir=config["glue_dir"], precision=config["precision"],
                 model=config["model"], epochs=config["epochs"], protocol=config["protocol"],
                 num_iterations=pairs.pop() if len(pairs) == 1 else None, splits_dir=args.splits_dir,

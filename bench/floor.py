@@ -22,6 +22,7 @@ import torch
 
 import freeze_study
 import loop
+import methods
 from bench.throughput import forward_flops, matmul_peak
 from plan import plan_run
 from study.folder import load_results
@@ -43,7 +44,7 @@ def main():
     p.add_argument("--glue-dir", required=True)
     args = p.parse_args()
     runs = [r for r in load_results(args.folder, figure="score") if str(r["config"]["size"]) == args.size
-            and r["config"]["method"] == "finetune"]
+            and r["config"]["method"] == methods.FINETUNE.name]
     if not runs:
         raise SystemExit(f"floor.py: {args.folder} has no fine-tune runs at n = {args.size}")
     precision, device = runs[0]["config"]["precision"], runs[0]["config"]["device"]

@@ -21,13 +21,15 @@ import math
 import os
 import statistics
 
+import methods
+
 
 def body_of(config):
     """Which body a SetFit run trained: the method says (the first fast runs, made before the fast
     body was a method of its own, were --method setfit --setfit-body fast), None for another method."""
-    if config["method"] == "setfit-fast" or config.get("setfit_body") == "fast":
+    if config["method"] == methods.SETFIT_FAST.name or config.get("setfit_body") == "fast":
         return "fast"
-    return "library" if config["method"] == "setfit" else None
+    return "library" if config["method"] == methods.SETFIT.name else None
 
 
 def setfit_runs(folders, body, lr=None):
