@@ -19,9 +19,9 @@ frozen layer, and differ only in their weights once the first step has moved the
 The plan of steps, the choice and the scoring are loop.py's, so each rate's run is loop.train's at
 that rate: the same batches, masks and schedule, its numbers equal to float tolerance (a batched
 matrix product sums in another order; tests/bench/test_batched.py). Its step, evaluation and
-results over stacked weights are several seeds at once's too (batched_seeds.py). What it saves is the fixed cost a
-step pays whatever its size (kernel launches, Python), which a GPU pays and a 2-core CPU barely
-does. fp32 and bf16; fp16's loss scaling is per run and is not here.
+results over stacked weights are several seeds at once's too (batched_seeds.py). What it saves is
+the fixed cost a step pays whatever its size (kernel launches, Python), which a GPU pays and a
+2-core CPU barely does. fp32 and bf16; fp16's loss scaling is per run and is not here.
 
 On CUDA a run alone draws its masks inside torch's fused kernels, which vmap cannot share among the
 rates: there every dropout mask is drawn as a tensor (model.drawn_masks), and a rate's run equals
@@ -72,9 +72,10 @@ def optimizers_for(model, stacked, rates, config, inputs_of):
     """(each run's AdamW at its rate, over its slices; the slices, views updated in place), AdamW on
     the word embedding's rows its own training examples use (inputs_of: each run's), as a run alone."""
     slices = [[weights[r] for weights in stacked.values()] for r in range(len(rates))]
+    used_of = {id(inputs): used_word_rows(model, inputs.train, inputs.cached_depth) for inputs in inputs_of}  # once each
     optimizers = []
     for rate, views, inputs in zip(rates, slices, inputs_of):
-        used = used_word_rows(model, inputs.train, inputs.cached_depth)
+        used = used_of[id(inputs)]
         word = list(stacked).index("embed.word.weight") if used else None
         optimizers.append(AdamW([], lr=rate, betas=config.betas, eps=config.eps,
                                 used_rows={views[word]: next(iter(used.values()))} if used else None))
