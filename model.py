@@ -30,8 +30,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from parts import families
-from parts.families import EncoderConfig
+import families
+from families import EncoderConfig
 from rows import Layout, mean_pool, pack
 
 ACTIVATIONS = {  # config.json's hidden_act, as families.ACTIVATIONS names them
@@ -316,7 +316,7 @@ def shared_by_layers(config: EncoderConfig):
 
 def parts_of(config: EncoderConfig):
     """The module whose Embeddings, Layer, final_norm, ClassificationHead and layer_context compute
-    the family, as its block in parts/families.py names it: this one, or its own (parts/modernbert.py)."""
+    the family, as its block in families.py names it: this one, or its own (parts/modernbert.py)."""
     return importlib.import_module(families.get(config.model_type).parts)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 
 import checkpoint
-from parts import families
+import families
 import hub
 import machine
 import metrics

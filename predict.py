@@ -21,7 +21,7 @@ import torch
 import atomic
 import checkpoint
 import data
-from parts import families
+import families
 import hub
 import loop
 import machine

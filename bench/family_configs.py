@@ -16,7 +16,7 @@ import torch
 import transformers
 
 import checkpoint
-from parts import families
+import families
 
 
 def common(rng):

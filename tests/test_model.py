@@ -10,7 +10,7 @@ import transformers
 
 import cache
 import checkpoint
-from parts import families
+import families
 import hub
 import loop
 import model

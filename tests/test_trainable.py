@@ -7,7 +7,7 @@ import torch
 
 import cache
 import checkpoint
-from parts import families
+import families
 import freeze_study
 import loop
 import trainable

@@ -159,7 +159,7 @@ def get(model_type):
 
 @dataclass
 class EncoderConfig:
-    model_type: str  # its family (declared above): position ids, segments and the head's layout
+    model_type: str  # its family (families.py): position ids, segments and the head's layout
     vocab_size: int
     hidden_size: int
     num_layers: int
