@@ -61,7 +61,9 @@ def labelled_rows(args):
     folder = saved_model_folder(args.model)
     rows = tables.read_table(args.input)
     header = tables.check_header(args.input, rows, {args.text_column: "--text-column", args.text_pair_column: "--text-pair-column"})
-    rows = [row for _, row in tables.numbered_rows(args.input, rows, len(header), header=True)]
+    numbered = list(tables.numbered_rows(args.input, rows, len(header), header=True))
+    tables.check_texts(args.input, numbered, [header.index(name) for name in (args.text_column, args.text_pair_column) if name])
+    rows = [row for _, row in numbered]
     if not rows:
         raise ValueError(f"{args.input}: no rows to label")
     column = lambda name: [row[header.index(name)] for row in rows] if name else None

@@ -85,14 +85,23 @@ def numbered_rows(path, rows, columns, header):
         yield number, row
 
 
+def check_texts(path, numbered, columns):
+    """Every row's text `columns` hold more than whitespace: a model trained on none has nothing to
+    read there. Refused in one line naming the first such row and how many there are."""
+    empty = [number for number, row in numbered if any(not row[column].strip() for column in columns)]
+    if empty:
+        others = ", ".join(map(str, empty[1:4])) + (", ..." if len(empty) > 4 else "")
+        more = f" (and {len(empty) - 1} more: line{'s' if len(empty) > 2 else ''} {others})" if len(empty) > 1 else ""
+        raise ValueError(f"{path}, line {empty[0]}: empty text{more}: give each row its text, or drop the row")
+
+
 def read_split(path, header, columns, text, pair, label):
     """One split's texts, second texts (None for single sentences) and labels as written, each
     label with where it came from (path, line, string), for the error that names a bad one."""
     texts, pairs, labels = [], None if pair is None else [], []
-    for number, row in read_rows(path, columns, header):
-        for column in (text,) if pair is None else (text, pair):
-            if not row[column].strip():
-                raise ValueError(f"{path}, line {number}: empty text")
+    numbered = list(read_rows(path, columns, header))
+    check_texts(path, numbered, (text,) if pair is None else (text, pair))
+    for number, row in numbered:
         if not row[label].strip():  # else a file of named classes would take "" for one more class
             raise ValueError(f"{path}, line {number}: empty label")
         texts.append(row[text])

@@ -83,6 +83,21 @@ def test_predict_skips_blank_lines_and_names_a_short_row_in_one_line(tmp_path, t
     assert not (tmp_path / "short_out.csv").exists()
 
 
+def test_predict_refuses_rows_without_text_in_one_line_before_any_work(tmp_path, tiny_bert, capsys):
+    # a model trained on no empty text has nothing to read there (training refuses them too)
+    checkpoint.save_pretrained(checkpoint.from_pretrained(tiny_bert).eval(), str(tmp_path / "saved"), label_names=["neg", "pos"])
+    (tmp_path / "in.csv").write_text("text,other\ngood,a\n  ,b\ndull,\n,c\n")
+    argv = ["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--text-column", "text", "--out"]
+    with pytest.raises(SystemExit) as exit_:
+        predict.main(argv + [str(tmp_path / "out.csv")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "in.csv, line 3: empty text (and 1 more: line 5)" in err
+    assert not (tmp_path / "out.csv").exists()
+    with pytest.raises(SystemExit):  # the second text of a pair is read too
+        predict.main(argv + [str(tmp_path / "out.csv"), "--text-pair-column", "other"])
+    assert "line 3: empty text (and 2 more: lines 4, 5)" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("model, words", [
     ("notmodel", "notmodel holds no saved model (no config.json): give the folder that freeze_study.py --save"),
     ("empty", "empty holds no saved model"),
