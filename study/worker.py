@@ -147,7 +147,9 @@ class Workers:
     def __enter__(self):
         return self
 
-    def __exit__(self, *exception):
+    def __exit__(self, kind, *exception):
+        if kind is not None:  # interrupted (a user's kill of make advise reaches it alone) or failed:
+            self.stop(list(self.running))  # its runs under way are stopped, not waited for (an RTE run: minutes)
         for process in self.started:
             process.stdin.close()
         for process in self.started:

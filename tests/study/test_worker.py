@@ -135,3 +135,36 @@ def test_a_pool_s_workers_take_one_default_precision_the_first_one_s(tiny_bert, 
         runs = [str(tmp_path / handed / name) for name in ("freeze0_size8_seed1.json", "freeze1_size8_seed1.json")]
         assert worker.run_grid(runs, shared, options, jobs=2, echo=lambda line: None) == 0
         assert [json.loads(open(path).read())["config"]["precision"] for path in runs] == [precision, precision]
+
+
+def test_a_search_killed_stops_its_runs_under_way_rather_than_wait_for_them(tiny_bert, tmp_path):
+    """A kill of make advise's process alone (SIGTERM: worker.interrupted, as advise.py sets it) stops
+    the runs its workers have under way; before, it waited for each to end, minutes on RTE's pairs."""
+    tiny_task(tmp_path)
+    long_ = str(tmp_path / "runs" / NAMES[1])
+    script = f"""
+import os, signal, sys, threading, time
+from study import worker
+import result
+signal.signal(signal.SIGTERM, worker.interrupted)
+log = result.log_of({long_!r})
+def kill_once_under_way():
+    while not os.path.exists(log):
+        time.sleep(0.05)
+    os.kill(os.getpid(), signal.SIGTERM)
+threading.Thread(target=kill_once_under_way, daemon=True).start()
+options = ["--dataset", "tiny", "--model", {tiny_bert!r}, "--train-file", {str(tmp_path / "train.tsv")!r},
+           "--dev-file", {str(tmp_path / "dev.tsv")!r}, "--cache-dir", {str(tmp_path / "cache")!r}, "--precision", "fp32"]
+workers = worker.Workers(1)
+try:
+    with workers:
+        workers.run_all([{long_!r}], dict(epochs=100000, splits_dir={str(tmp_path / "splits")!r}), options)
+except KeyboardInterrupt:
+    print(" ".join(str(p.returncode) for p in workers.started))
+    sys.exit(130)
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=180,
+                          env=dict(os.environ, PYTHONPATH=ROOT))
+    assert done.returncode == 130, done.stdout + done.stderr
+    assert done.stdout.split() and all(code != "None" for code in done.stdout.split())  # its worker exited
+    assert not os.path.exists(long_)  # the stopped run left no result
