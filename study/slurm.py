@@ -175,7 +175,11 @@ class Rounds:
                     return code
 
     def run_all(self, runs, shared, run_flags, echo=print):
-        """As Workers.run_all: the runs whose result is missing, as one array."""
+        """As Workers.run_all: the runs whose result is missing, as one array. A run that saves its
+        model (make advise's keep: `save` among its options, an array of its own) takes --save as a
+        run's option: the worker's command line reads the grid's options alone."""
+        if shared.get("save"):
+            shared, run_flags = {k: v for k, v in shared.items() if k != "save"}, run_flags + ["--save", shared["save"]]
         runs = [os.path.abspath(path) for path in runs]
         allowed = [path for path in runs if not os.path.exists(path)]
         for path in allowed:
