@@ -43,11 +43,11 @@ from atomic import write_atomically
 from study import figures, grid, slurm, worker
 from study.progress import make_jobs
 from study.search import asked, folds, policy, prior
-from study.search.advise_report import (Judged, Spending, cell_rows, check_save, honest_of, keep, report_lines, scored_on,
-                                        scores_on_test, verdict)
+from study.search.advise_report import Judged, Spending, cell_rows, honest_of, report_lines, scored_on, scores_on_test, verdict
+from study.search.keep import Kept, check_save, keep, kept_test_score, to_keep
 from study.search.lock import holder, refuse_if_held, take_lock
 from study.search.rounds import Search, search, spent
-from study.search.search_folder import (TEST, drop_kept, kept_run, options_of, path_of, reading, rounds_of, runs_by_cell,
+from study.search.search_folder import (TEST, drop_kept, kept_seed, options_of, path_of, reading, rounds_of, runs_by_cell,
                                         stopped_seconds)
 from study.search.standing import Cell, label_of, rate_text
 from study.search.space import grid_seconds, models_of, ordered
@@ -113,8 +113,8 @@ class RunFailed(RuntimeError):
 class Advice:
     """What a search answers: its pick (a Cell; .model names the checkpoint where it chose among
     several), whether it decided, the pick's honest score (the bootstrap's, corrected for the
-    choice; a search of the halves: the second half's) and on the test file (None without one),
-    where its runs are, its report, and the kept pick."""
+    choice; a search of the halves: the second half's), the kept model's score on the test file
+    (None without one), where its runs are, its report, and the kept pick."""
     pick: Cell
     decided: bool
     honest_score: float
@@ -127,8 +127,9 @@ class Advice:
 def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
     """RESULTS/advise.md (study/search/advise_report.py), and its first lines printed. `waiting`: None for a
     decided search, else the round it stopped before; kept: (the keep's line, the final model's line
-    and test score (study/search/folds.py), or Nones). Returns the pick's row."""
-    keep_line, final_line, final_test = kept
+    (study/search/folds.py) or None, the kept model's score on the test file or None, its seed).
+    Returns the pick's row."""
+    keep_line, final_line, kept_test, seed = kept
     observed, runs, metric = found.observed, found.runs, found.metric
     dev_size = reading(runs)[1]
     waiting_cells = None if waiting is None else set(waiting.cells)
@@ -144,7 +145,8 @@ def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
     stopped = stopped_seconds(s.folder)  # spent too, though no result shows it
     total = spent(observed) + stopped
     spending = Spending(rounds_of(s.folder), total, wall_seconds if found.rounds else None, grid_cost, stopped)
-    lines = report_lines(title, chosen, words, (rows, state), spending, keep_line, Judged(test, honest))
+    lines = report_lines(title, chosen, words, (rows, state), spending, keep_line,
+                         Judged(test, honest, None if final_line else (seed, kept_test)))
     if final_line:  # after the test file's line of the pick's runs
         lines.insert(lines.index(f"- {keep_line}"), final_line)
     at = lines.index("## Every cell that ran")  # after the answer, before the cells: the figure, the prior
@@ -158,7 +160,8 @@ def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
     row["honest"] = row["reported"] if honest is None else honest.score
     read = f"second half {row['reported']:.3f}, first half {row['picked']:.3f}" if honest is None else \
         f"honest {honest.score:.3f} ± {honest.error:.3f}, dev split {row['picked']:.3f}"
-    on_test = (f"test file {final_test:.3f} (the final model; the pick's runs {test[1]:.3f}), " if final_test is not None
+    model = "the final model" if final_line else f"the model kept, seed {seed}"
+    on_test = (f"test file {kept_test:.3f} ({model}; the pick's runs {test[1]:.3f}), " if kept_test is not None
                else f"test file {test[1]:.3f}, " if test else "")
     print(f"advise: {short}: {row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)} | " + on_test + read
           + f" | {total / 3600:.2f} h of runs, {total / grid_cost:.0%} of the grid's estimated | {report}")
@@ -208,30 +211,38 @@ def search_and_keep(args, run_flags, size, space):
             dev_size = reading(runs)[1]
             chosen, decided = policy.pick(found.space, observed, metric, dev_size)
             waiting = None if decided else policy.next_runs(found.space, observed, metric, dev_size, workers.jobs)
-            test = on_test_file(s, args.test_file, found, chosen, run_flags)
-        kept = None if final else kept_run(args.folder, chosen, size, args.seeds)  # saved as the search ran, or None
-        keep_flags = folds.final_flags(run_flags, args.test_file) if final else run_flags
-        keep_line, command = keep(chosen, size, options_of(chosen, shared), keep_flags, save, kept, final)
+            picks = pick_runs(found, chosen)
+            test = on_test_file(s, args.test_file, found, chosen, picks, run_flags)
+            seed = 1 if final else kept_seed(list(picks.values()), metric)  # folds' seeds are other data: none to choose
+            keep_flags = folds.final_flags(run_flags, args.test_file) + ["--evaluations", "last"] if final else s.flags
+            kept, code = to_keep(s, chosen, Kept(seed, 1 if final else len(picks)), save, final, keep_flags)
+            if code:
+                raise RunFailed(code)
+        keep_line, command = keep(chosen, run_flags, save, kept)
         drop_kept(args.folder)
-        examples, final_test = folds.final_of(save, found.metric) if final else (None, None)
-        final_line = folds.final_line(examples, final_test) if final else None
-        row = write_report(s, found, chosen, waiting, test, (keep_line, final_line, final_test), time.time() - began)
+        examples, kept_test = folds.final_of(save, found.metric) if final else (None, kept_test_score(save, metric))
+        final_line = folds.final_line(examples, kept_test) if final else None
+        row = write_report(s, found, chosen, waiting, test, (keep_line, final_line, kept_test, seed), time.time() - began)
         print(command)
-        return Advice(chosen, decided, row["honest"], final_test if final else test and test[1], args.folder,
-                      os.path.join(args.folder, REPORT), save)
+        return Advice(chosen, decided, row["honest"], kept_test, args.folder, os.path.join(args.folder, REPORT), save)
     finally:
         if lock and holder(lock) == os.getpid():
             os.remove(lock)
 
 
-def on_test_file(s, test_file, found, chosen, run_flags):
-    """The pick's seeds on the test file: (the file, their mean there, how many), or None without one.
-    The search's runs scored it as they ended (--test-file, a figure no choice read); a seed whose run
-    did not (a folder an older search began) is run again with the test file as its dev split."""
+def pick_runs(found, chosen):
+    """{seed: its run} of the pick's runs the search ended with."""
+    model_of = lambda config: config["model"] if chosen.model else ""
+    return {r["config"]["seed"]: r for r in found.runs if Cell.of(r["config"], model_of(r["config"])) == chosen}
+
+
+def on_test_file(s, test_file, found, chosen, picks, run_flags):
+    """The pick's seeds (`picks`, pick_runs') on the test file: (the file, their mean there, how
+    many), or None without one. The search's runs scored it as they ended (--test-file, a figure no
+    choice read); a seed whose run did not (a folder an older search began) is run again with the
+    test file as its dev split."""
     if not test_file:
         return None
-    model_of = lambda config: config["model"] if chosen.model else ""
-    picks = {r["config"]["seed"]: r for r in found.runs if Cell.of(r["config"], model_of(r["config"])) == chosen}
     scored = scored_on(test_file, picks, found.metric)
     again = sorted(set(picks) - set(scored))
     if again:

@@ -2,20 +2,14 @@
 What `make advise` ends with (study/search/advise.py): its report, RESULTS/advise.md (the pick and its
 honest score first, then score against cost in a figure, each checkpoint's layers scored before any
 run (study/search/prior.py), every cell with why it stopped getting seeds, and every round), the pick
-kept as a checkpoint, as make best keeps the report's pick, and the pick's seeds scored on the
-user's test file.
+kept's words (study/search/keep.py keeps it), and the pick's seeds scored on the user's test file.
 """
 
 import json
 import os
-import shlex
-import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 
 import methods
-import result
 from study import paired
 from study.answer import fair_score
 from study.search.search_folder import halves_read
@@ -137,9 +131,11 @@ def honest_line(row, honest):
 class Judged:
     """What the report says judges the pick, besides the score that chose it: the user's test file,
     (the file, the mean of the pick's fair scores on it, its seeds) or None; its honest score, a
-    paired.Honest, or None for a search of the halves (the second half's)."""
+    paired.Honest, or None for a search of the halves (the second half's); the model kept, (its
+    seed, its own score on the test file), or None (the final model: folds.final_line's)."""
     test: tuple | None = None
     honest: object = None
+    kept: tuple | None = None
 
 
 def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judged=Judged()):
@@ -154,8 +150,8 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judge
              f"**Pick: {chosen_row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)}** ({verdict_words}).",
              "",
              honest_line(chosen_row, honest),
-             *([f"- On your test file ({test[0]}): **{test[1]:.3f}**, the mean of the pick's {counted(test[2], 'run')} there "
-                "(a run a seed; from one file, a fold; each scored it as it ended, and no choice read it)."] if test else []),
+             *([f"- On your test file ({test[0]}): " + test_words(test, judged.kept)
+                + " (a run a seed; from one file, a fold; each scored it as it ended, and no choice read it)."] if test else []),
              f"- The best cell on {read_on}: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
              f"{best['picked']:.3f} ({counted(best['runs'], 'run')}); noise band ± {state.band_of(chosen) if chosen != state.best else state.band:.3f}"
              + (" (the paired difference's, on the same examples)." if chosen in state.paired else ".")
@@ -180,6 +176,14 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judge
     return lines + [""]
 
 
+def test_words(test, kept):
+    """The test file's scores: the model kept's own where it scored the file, and the pick's runs' mean."""
+    mean = f"the mean of the pick's {counted(test[2], 'run')} there"
+    if kept is None or kept[1] is None:
+        return f"**{test[1]:.3f}**, {mean}"
+    return f"**{kept[1]:.3f}**, the model kept (seed {kept[0]}); {test[1]:.3f}, {mean}"
+
+
 def cells_header(halves):
     """The cells table's words and head: a search of the halves shows both, one of the whole split its mean there."""
     cost = ("*s / run*: what a run of the cell costs, the fastest median among the rates run at its method and depth "
@@ -192,81 +196,6 @@ def cells_header(halves):
     return ["*Read*: the mean fair score on the dev split the search picks by (the report's *whole* is the same "
             "reading of each run, kept for a search of the halves); " + cost, "",
             "| method | frozen | rate | runs | read | whole | s / run | why it stopped |", "|---|---|---|---|---|---|---|---|"]
-
-
-def check_save(save, size, tasks):
-    """Refuse before any run a --save that holds what the keep may not replace: anything but a pick
-    an earlier search of these runs kept (a result beside it whose task, one of `tasks`, the
-    folder's runs', and size are this search's). ValueError's one line."""
-    if not os.path.exists(save):
-        return
-    try:
-        with open(save + ".json") as f:
-            config = json.load(f)["config"]
-    except (OSError, ValueError, KeyError):
-        raise ValueError(f"--save {save} exists and is no pick a search kept: give another --save, or move it")
-    if config.get("task") not in tasks or str(config.get("size")) != str(size):
-        raise ValueError(f"--save {save} holds a pick of another search ({config.get('task')}, n = {config.get('size')}): "
-                         f"give another --save, or move it")
-
-
-def keep(chosen, size, shared, run_flags, save, kept=None, final=False):
-    """The pick kept with --save, as the search ran it: to its last evaluation, the score the search
-    read (make best keeps the best of every evaluation, the study's). `kept`: (a run of the pick that
-    saved its model as the search ran, the folder it saved; search_folder.kept_run), moved into
-    place; without one, its seed 1 trained once more (`final`: on every label, run_flags holding
-    --final: study/search/folds.py). An earlier pick of the same search there
-    (check_save) is replaced once the new one is kept. (line for the report, the command to label a
-    CSV with it or to train it)."""
-    command = f"python predict.py --model {shlex.quote(save)} --input YOUR.csv {text_columns(run_flags)} --out labelled.csv"
-    earlier = None
-    if os.path.exists(save + ".json") and os.path.isdir(save):  # a search run again: its pick kept already?
-        with open(save + ".json") as f:
-            earlier = json.load(f)["config"]
-        if (earlier["method"], earlier["freeze"], earlier["lr"], str(earlier["size"]), bool(earlier.get("final"))) == \
-                (chosen.method, chosen.freeze, chosen.lr, str(size), final):
-            return f"Saved in {save} (seed {earlier['seed']}) by an earlier search; label a CSV with `{command}`", command
-    into = save + ".new" if earlier else save
-    if earlier:  # what a keep killed before its swap left
-        shutil.rmtree(into, ignore_errors=True)
-        if os.path.exists(into + ".json"):
-            os.remove(into + ".json")
-    seed = kept_into(chosen, size, shared, run_flags, into, kept)
-    replaced = ""
-    if earlier:
-        shutil.rmtree(save)
-        os.replace(into + ".json", save + ".json")
-        os.replace(into, save)
-        replaced = f"; it replaces the earlier pick kept there ({methods.get(earlier['method']).label}, freeze {earlier['freeze']})"
-    how = "saved as the search ran it" if kept else "trained on every label" if final else "trained once more"
-    return f"Saved in {save} (seed {seed}, {how}){replaced}; label a CSV with `{command}`", command
-
-
-def kept_into(chosen, size, shared, run_flags, save, kept):
-    """The pick's model and its result at `save` and save.json: `kept` moved there, or its seed 1
-    trained there. Returns the seed kept."""
-    if kept:
-        result_path, saved = kept
-        os.makedirs(os.path.dirname(os.path.abspath(save)), exist_ok=True)
-        shutil.move(saved, save)
-        shutil.copyfile(result_path, save + ".json")  # the run's record stays among the search's results
-        with open(result_path) as f:
-            return json.load(f)["config"]["seed"]
-    flags = result.RunName(chosen.freeze, size, 1, chosen.lr, 0, chosen.method).flags(shared) + run_flags \
-        + ["--evaluations", "last"]
-    done = subprocess.run([sys.executable, "freeze_study.py", *flags, "--save", save, "--out", save + ".json", "--quiet"],
-                          capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError((done.stderr.strip().splitlines() or ["the run failed"])[-1])
-    return 1
-
-
-def text_columns(run_flags):
-    """predict.py's column options, as the runs read the user's files (GLUE's: its sentence column)."""
-    given = lambda flag: run_flags[run_flags.index(flag) + 1] if flag in run_flags else None
-    columns = f"--text-column {shlex.quote(given('--text-column') or 'sentence')}"
-    pair = given("--text-pair-column")
-    return columns + (f" --text-pair-column {shlex.quote(pair)}" if pair else "")
 
 
 def scores_on_test(paths, metric, shared, run_flags, test_file, workers, echo=print):

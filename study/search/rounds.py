@@ -25,8 +25,8 @@ from typing import Callable
 
 import methods
 from study.search import policy
-from study.search.search_folder import (available_in, kept_folder, kept_path, kept_run, log_round, log_stopped, options_of,
-                                        path_of, read_folder, reading, round_paths)
+from study.search.search_folder import (available_in, drop_beaten_keeps, kept_folder, kept_path, kept_run, kept_seed, log_round,
+                                        log_stopped, options_of, path_of, read_folder, reading, round_paths, runs_of)
 from study.search.standing import Cell
 from study.search.space import Space, expected_seconds, fits, models_of
 
@@ -53,7 +53,7 @@ class Search:
     flags: list  # every run's own options, --evaluations last among them
     workers: object  # study.worker.Workers, or study.slurm.Rounds (SLURM=1)
     seeds: int = 5  # the most seeds a cell gets
-    keeps_ahead: bool = False  # the likely pick's last seed saves its model (or a free worker trains it to keep)
+    keeps_ahead: bool = False  # the likely pick's seeds save their models (or a free worker trains its best to keep)
     echo: Callable = print
     held: Callable | None = None  # a replay's (clocked.py): cell -> the seeds its grid has (None: any can run)
     rounds: list = field(default_factory=list)
@@ -129,25 +129,29 @@ def run_rounds(s):
     far, without waiting for the rest of the round to end (with one worker, each round waits for
     the last, as the replay reads them). Returns 0 or a failed run's exit code."""
     dev_size, cell_of, saving = reading(s.read()[0])[1], {}, {}  # saving: {path: where it saves its model}
+    keeps = set()  # the runs that train an ended seed again, to keep it
 
     def ask(in_flight):
         """What the free workers run next, [(path, its options)]: nothing once the runs that ended
-        decide the answer, the runs under way stopped (but one saving the pick to keep); else the
-        policy's round at their width less the runs under way; else the likely pick, to keep, once
-        its last seed is under way; else the later steps' runs ahead where they pay; else the
-        round at every worker's width (the next open cells). The likely pick's last seed saves its
-        model as it runs."""
+        decide the answer, the runs under way stopped (but a keep's); else the policy's round at
+        their width less the runs under way; else the likely pick's best seed, to keep, once its
+        last seed is under way; else the later steps' runs ahead where they pay; else the round at
+        every worker's width (the next open cells). The likely pick's seeds save their models as
+        they run, and only the best ended seed's of a cell stays."""
         _, observed, metric = s.read()
+        drop_beaten_keeps(s.folder, {cell_of[path] for path in saving}, s.size, s.seeds, metric, in_flight)
         if in_flight and policy.pick(s.space, observed, metric, dev_size)[1]:
-            s.workers.stop([path for path in in_flight if path not in saving])  # but a keep's
+            s.workers.stop([path for path in in_flight if path not in keeps])
             return []  # decided on the runs that ended: nothing more is asked for
         wanted = policy.next_runs(s.space, observed, metric, dev_size, s.workers.jobs - len(in_flight))
         step, handed = handed_out(s, observed, wanted, in_flight, cell_of)
         keeping = s.keeps_ahead and step in ("in/out", "best")
-        likely = keeping and likely_unkept(s, observed, metric, dev_size, in_flight, cell_of, saving)
-        if not handed and in_flight and likely:
-            handed = keep_ahead(s, likely, in_flight, cell_of)
+        likely = keeping and likely_pick(s, observed, metric, dev_size)
+        unkept = likely and best_unkept(s, likely, metric, in_flight)
+        if not handed and in_flight and unkept:
+            handed = keep_ahead(s, likely, unkept, in_flight, cell_of)
             step = "keep ahead" if handed else step
+            keeps.update(handed)
             saving.update({path: kept_folder(s.folder, path) for path in handed})  # beside its result
         if not handed and in_flight and all_under_way(s, wanted, in_flight) and runs_ahead_pay(s, wanted.step, in_flight):
             later = policy.ahead(s.space, observed, metric, dev_size, wanted.step, s.workers.jobs - len(in_flight),
@@ -157,7 +161,7 @@ def run_rounds(s):
             step, handed = handed_out(s, observed, policy.next_runs(s.space, observed, metric, dev_size, s.workers.jobs),
                                       in_flight, cell_of)
         if likely and step in SEED_STEPS:
-            saving.update(saved_as_it_runs(s, likely, in_flight, handed, cell_of))
+            saving.update(saved_as_it_runs(s, likely, handed, cell_of))
         if handed:
             s.echo(f"advise: round {len(s.rounds) + 1} ({step}): {len(handed)} run{'s' * (len(handed) > 1)}"
                    f"{f', {len(in_flight)} under way' if in_flight else ''}, "
@@ -217,35 +221,37 @@ def taking_order(wanted, cost, committed, s):
     return sorted(wanted.cells, key=cost, reverse=True)  # of equal costs, the policy's order
 
 
-def likely_unkept(s, observed, metric, dev_size, in_flight, cell_of, saving):
+def likely_pick(s, observed, metric, dev_size):
     """The cell the search would pick if the runs under way changed nothing (the report's rule over
-    what ended), once it has two seeds, where none of its runs has saved its model or is saving it;
-    else None."""
+    what ended), once it has two seeds; else None."""
     likely = policy.pick(s.space, observed, metric, dev_size)[0]
-    if not likely or len(observed.get(likely, [])) < 2 or kept_run(s.folder, likely, s.size, s.seeds) \
-            or any(path in saving and cell_of[path] == likely for path in in_flight):
+    return likely if likely and len(observed.get(likely, [])) >= 2 else None
+
+
+def best_unkept(s, likely, metric, in_flight):
+    """The `likely` pick's best ended seed (search_folder.kept_seed) where no run has saved its model
+    or is training it again; else None."""
+    seed = kept_seed(list(runs_of(s.folder, likely, s.size, s.seeds).values()), metric)
+    if kept_run(s.folder, likely, s.size, seed) or kept_path(s.folder, likely, s.size, seed) in in_flight:
         return None
-    return likely
+    return seed
 
 
-def saved_as_it_runs(s, likely, in_flight, handed, cell_of):
-    """{path: its --save folder} for the `likely` pick's last seed among the runs `handed` out (no seed
-    of it left after them and those under way), so that the search's keep moves its model into place
-    instead of training it once more (study/advise_report.keep); {} where it is not among them."""
-    own = [path for path in handed if cell_of[path] == likely]
-    if not own or next(round_paths(s.folder, [likely], s.size, s.seeds, set(in_flight) | set(handed))) is not None:
-        return {}
-    return {own[-1]: kept_folder(s.folder, own[-1])}
+def saved_as_it_runs(s, likely, handed, cell_of):
+    """{path: its --save folder} for the `likely` pick's seeds among the runs `handed` out, so that
+    the search's keep moves the best one's model into place instead of training it once more
+    (study/advise_report.keep); the others' are dropped once beaten (drop_beaten_keeps)."""
+    return {path: kept_folder(s.folder, path) for path in handed if cell_of[path] == likely}
 
 
-def keep_ahead(s, likely, in_flight, cell_of):
-    """The `likely` pick once its last seed is under way without saving its model (it was handed out
-    before the cell led): its seed 1 trained with --save into FOLDER/kept/, so that the keep moves it
-    instead of training it after the last run. [its path], or [] where it has a seed to run, or it
-    is under way."""
-    path = kept_path(s.folder, likely, s.size)
-    if path in in_flight or next(round_paths(s.folder, [likely], s.size, s.seeds, in_flight)) is not None:
+def keep_ahead(s, likely, seed, in_flight, cell_of):
+    """The `likely` pick once its last seed is under way: its best ended `seed`, whose run did not
+    save its model (it ran before the cell led), trained again with --save into FOLDER/kept/, so
+    that the keep moves it instead of training it after the last run. [its path], or [] where it
+    has a seed to run."""
+    if next(round_paths(s.folder, [likely], s.size, s.seeds, in_flight)) is not None:
         return []
+    path = kept_path(s.folder, likely, s.size, seed)
     cell_of[path] = likely
     return [path]
 

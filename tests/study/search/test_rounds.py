@@ -9,7 +9,8 @@ import os
 import methods
 from conftest import result_record
 from study.search import policy, rounds
-from study.search.search_folder import kept_folder, kept_path, kept_run, path_of, read_folder, stopped_seconds
+from study.search.search_folder import (drop_beaten_keeps, kept_folder, kept_path, kept_run, kept_seed, path_of, read_folder,
+                                        stopped_seconds)
 from study.search.standing import Cell
 from study.search.space import expected_seconds, space_for
 
@@ -107,33 +108,30 @@ def test_a_cells_next_seed_is_the_one_after_those_under_way(tmp_path, monkeypatc
     assert asked == [[(seed(2), {})], [(seed(3), {})]]
 
 
-def test_the_likely_picks_last_seed_saves_its_model_as_it_runs_once_the_pick_has_two_seeds(tmp_path, monkeypatch):
+def test_the_likely_picks_seeds_save_their_models_as_they_run_once_the_pick_has_two_seeds(tmp_path, monkeypatch):
     screened(tmp_path)
     cell = Cell("finetune", 2, methods.get("finetune").default_lr(200))
     in_out_of(cell, monkeypatch)
     for seeds in (1, 2):
         ran(tmp_path, cell, seeds, 0.8)
-        last = path_of(str(tmp_path), cell, 200, seeds + 1)
+        nxt = path_of(str(tmp_path), cell, 200, seeds + 1)
         asked = []
-        search_with(tmp_path, 1e9, lambda ask: asked.append(ask(frozenset())), keeps_ahead=True, seeds=seeds + 1)
-        saves = dict(save=kept_folder(str(tmp_path), last)) if seeds == 2 else {}
-        assert asked == [[(last, saves)]], seeds
+        search_with(tmp_path, 1e9, lambda ask: asked.append(ask(frozenset())), keeps_ahead=True, seeds=5)
+        saves = dict(save=kept_folder(str(tmp_path), nxt)) if seeds == 2 else {}
+        assert asked == [[(nxt, saves)]], seeds  # any of its seeds may be the best: each saves
     assert saves["save"] == str(tmp_path / "kept" / "freeze2_size200_seed3")
-    asked = []  # a seed that is not its last saves nothing
-    search_with(tmp_path, 1e9, lambda ask: asked.append(ask(frozenset())), keeps_ahead=True, seeds=4)
-    assert asked == [[(last, {})]]
 
 
 def two_of_three_seeds(tmp_path, monkeypatch):
-    """A cell with 2 of its 3 seeds run, the policy at its in/out step: (the cell, another cell,
-    the cell's last seed's path, the path its keep trains to)."""
+    """A cell with 2 of its 3 seeds run, seed 2 the better, the policy at its in/out step: (the
+    cell, another cell, the cell's last seed's path, the path its keep trains seed 2 to)."""
     screened(tmp_path)
     lr = methods.get("finetune").default_lr(200)
     cell, other = Cell("finetune", 2, lr), Cell("finetune", 1, lr)
-    for seed in (1, 2):
-        ran(tmp_path, cell, seed, 0.8)
+    for seed, score in ((1, 0.8), (2, 0.82)):
+        ran(tmp_path, cell, seed, score)
     in_out_of(cell, monkeypatch)
-    return cell, other, path_of(str(tmp_path), cell, 200, 3), kept_path(str(tmp_path), cell, 200)
+    return cell, other, path_of(str(tmp_path), cell, 200, 3), kept_path(str(tmp_path), cell, 200, 2)
 
 
 def led_by_another_then_by_the_cell(ask, cell, other, last, monkeypatch):
@@ -159,20 +157,46 @@ def test_a_worker_with_no_seed_to_run_trains_the_likely_pick_to_keep_when_its_la
     assert asked == [[(last, {})], []]  # not while the screen is under way
 
 
-def test_the_keep_finds_the_pick_as_a_run_saved_it(tmp_path):
+def test_the_keep_finds_the_seed_it_keeps_as_a_run_saved_it(tmp_path):
     cell = Cell("finetune", 2, methods.get("finetune").default_lr(200))
     for seed in (1, 2, 3):
         ran(tmp_path, cell, seed, 0.8)
     assert kept_run(str(tmp_path), cell, 200, 3) is None
     last = path_of(str(tmp_path), cell, 200, 3)
-    os.makedirs(kept_folder(str(tmp_path), last))  # its last seed saved as it ran
+    os.makedirs(kept_folder(str(tmp_path), last))  # its seed 3 saved as it ran
     assert kept_run(str(tmp_path), cell, 200, 3) == (last, kept_folder(str(tmp_path), last))
-    kept = kept_path(str(tmp_path), cell, 200)  # its seed 1 trained again: its own result beside its folder
+    assert kept_run(str(tmp_path), cell, 200, 1) is None  # another seed's model is not this one's
+    kept = kept_path(str(tmp_path), cell, 200, 1)  # its seed 1 trained again: its own result beside its folder
     os.makedirs(kept[:-len(".json")])
     with open(kept, "w") as f:
         json.dump({}, f)
-    os.rmdir(kept_folder(str(tmp_path), last))
-    assert kept_run(str(tmp_path), cell, 200, 3) == (kept, kept[:-len(".json")])
+    assert kept_run(str(tmp_path), cell, 200, 1) == (kept, kept[:-len(".json")])
+
+
+def test_the_seed_kept_is_the_best_on_the_dev_split_the_lowest_of_equals():
+    runs = [result_record(2, 200, seed, score) for seed, score in ((1, 0.80), (2, 0.84), (3, 0.84), (4, 0.79))]
+    runs[0]["score"] = runs[0]["best"]["accuracy"] = 0.99  # its best evaluation: a choice read the dev split
+    assert kept_seed(runs, "accuracy") == 2
+    runs[3]["curve"] = [dict(accuracy=0.9, mcc=0.0)]  # read as the search reads a run: its last evaluation
+    assert kept_seed(runs, "accuracy") == 4
+
+
+def test_only_the_best_ended_seeds_saved_model_stays_and_a_run_under_way_keeps_its_own(tmp_path):
+    cell = Cell("finetune", 2, methods.get("finetune").default_lr(200))
+    folders = {seed: kept_folder(str(tmp_path), path_of(str(tmp_path), cell, 200, seed)) for seed in (1, 2, 3, 4)}
+    for seed, score in ((1, 0.80), (2, 0.84), (3, 0.79)):
+        ran(tmp_path, cell, seed, score)
+    for folder in folders.values():
+        os.makedirs(folder)
+    retrained = kept_path(str(tmp_path), cell, 200, 1)  # seed 1 trained again to keep: its result beside it
+    with open(retrained, "w") as f:
+        json.dump({}, f)
+    under_way = {path_of(str(tmp_path), cell, 200, 3)}  # ended here, yet still writing (a stop's race)
+    drop_beaten_keeps(str(tmp_path), {cell}, 200, 5, "accuracy", under_way)
+    assert {seed for seed, folder in folders.items() if os.path.isdir(folder)} == {2, 3, 4}  # 4: not ended
+    assert not os.path.exists(retrained)
+    drop_beaten_keeps(str(tmp_path), {cell}, 200, 5, "accuracy", set())
+    assert {seed for seed, folder in folders.items() if os.path.isdir(folder)} == {2, 4}
 
 
 def test_with_the_cheapest_cells_last_seed_under_way_a_freed_worker_takes_the_runs_ahead(tmp_path, monkeypatch):
