@@ -63,7 +63,7 @@ def main():
     p.add_argument("--glue-dir", required=True)
     p.add_argument("--freeze", default="4")
     p.add_argument("--size", default="200")
-    p.add_argument("--method", default="finetune")
+    p.add_argument("--method", default=methods.FINETUNE.name)
     p.add_argument("--rates", type=float, nargs="+", help="several: a seed's rates at once (default 2e-5 5e-5 1e-4, "
                    "or with several seeds the method's own rate)")
     p.add_argument("--seeds", type=int, nargs="+", default=[1], help="several: a rate's seeds at once")

@@ -16,6 +16,8 @@ import json
 import os
 from datetime import datetime
 
+import result
+
 
 def results(folder):
     """{file name: result} of a search folder's runs."""
@@ -42,8 +44,7 @@ def decision(folder):
 
 def method_of(name):
     """A run's method from its file name (freeze2_size200_seed1_lr1e-4_setfit-fast.json: setfit-fast)."""
-    parts = [part for part in name.removesuffix(".json").split("_")[3:] if not part.startswith("lr")]
-    return parts[0] if parts else "finetune"
+    return result.parse_name(name).method
 
 
 def main(argv=None):

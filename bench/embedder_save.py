@@ -27,6 +27,7 @@ import torch
 
 import checkpoint
 import data
+import methods
 import predict
 import tables
 
@@ -46,7 +47,7 @@ def logistic_head(weight, bias):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--glue-dir", help="for a run of its own: SST-2's dev split")
-    p.add_argument("--method", default="setfit", choices=["setfit", "probe"])
+    p.add_argument("--method", default=methods.SETFIT.name, choices=[methods.SETFIT.name, methods.PROBE.name])
     p.add_argument("--freeze", default="4")
     p.add_argument("--size", default="50")
     p.add_argument("--seed", default="1")
