@@ -1,7 +1,7 @@
 """
 A checkpoint in and out of model.py's Classifier: read config.json, and copy its tensors in by name
 (a head the checkpoint lacks starts fresh, as transformers initialises it); and save a trained
-classifier as a transformers checkpoint, the same names the other way (its family's, families.py).
+classifier as a transformers checkpoint, the same names the other way (its family's, parts/families.py).
 Where a checkpoint's folder comes from ('minilm', 'mpnet', a local folder, the hub) is hub.py's.
 """
 
@@ -14,7 +14,7 @@ import shutil
 
 import torch
 
-import families
+from parts import families
 from atomic import write_folder_atomically
 from hub import WEIGHT_FILES, checkpoint_folder, file_sha256
 from model import Classifier, initialize_

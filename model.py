@@ -8,7 +8,8 @@ checkpoints (checkpoint.py loads them). Only reading config.json, the weights an
 libraries; every module below is ours.
 
 A batch travels as rows, one per real token (rows.py: Layout, pack); attention alone sees the
-padded grid.
+padded grid. Every module is built from a `config`, an EncoderConfig read from config.json
+(parts/families.py): its sizes, and through config.family its family's head and parts.
 
 The forward pass is split so the training loop can cache what frozen layers produce:
     embed(input_ids, layout)                    (N,) -> (N, H)
@@ -30,11 +31,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-import families
-from families import EncoderConfig
 from rows import Layout, mean_pool, pack
 
-ACTIVATIONS = {  # config.json's hidden_act, as families.ACTIVATIONS names them
+ACTIVATIONS = {  # config.json's hidden_act, as parts/families.py's ACTIVATIONS names them
     "gelu": F.gelu,  # the exact, erf-based GELU
     "gelu_new": lambda x: F.gelu(x, approximate="tanh"),
     "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"),
@@ -125,7 +124,7 @@ def attention(q, k, v, mask, p, scale=None):
 
 
 class Embeddings(nn.Module):
-    def __init__(self, config: EncoderConfig):
+    def __init__(self, config):
         super().__init__()
         self.config = config
         E, H = config.embedding_size or config.hidden_size, config.hidden_size
@@ -164,7 +163,7 @@ class Layer(nn.Module):
     """One post-LayerNorm transformer layer: x = LN(x + attn(x)); x = LN(x + ffn(x)). Every layer
     of these families is alike (`index` matters to ModernBERT's)."""
 
-    def __init__(self, config: EncoderConfig, index: int = 0):
+    def __init__(self, config, index: int = 0):
         super().__init__()
         H = config.hidden_size
         self.num_heads = config.num_heads
@@ -178,7 +177,7 @@ class Layer(nn.Module):
         self.attention_dropout = config.attention_dropout
         self.dropout = Dropout(config.hidden_dropout)
         # DistilBERT adds the attention's projection to x without a dropout
-        self.attn_out_dropout = self.dropout if families.get(config.model_type).attn_out_dropout else nn.Identity()
+        self.attn_out_dropout = self.dropout if config.family.attn_out_dropout else nn.Identity()
 
     def forward(self, x: torch.Tensor, layout: Layout, first_token_only=False, attention_bias=None) -> torch.Tensor:
         # x: (N, H), one row per token. first_token_only: return each sentence's first token
@@ -208,7 +207,7 @@ class Layer(nn.Module):
         return self.ffn_norm(x + self.dropout(self.ffn_out(self.activation(self.ffn_in(x)))))
 
 
-def final_norm(config: EncoderConfig):
+def final_norm(config):
     """These families end at their last layer's own norm (ModernBERT adds one: parts/modernbert.py)."""
     return None
 
@@ -222,9 +221,9 @@ class ClassificationHead(nn.Module):
     activation for DistilBERT and ELECTRA.
     """
 
-    def __init__(self, config: EncoderConfig):
+    def __init__(self, config):
         super().__init__()
-        family = families.get(config.model_type)
+        family = config.family
         self.dropout_first = family.dropout_first
         self.activation = dict(tanh=torch.tanh, relu=F.relu, gelu=F.gelu)[family.head_activation]
         self.dense = nn.Linear(config.hidden_size, config.hidden_size)
@@ -243,7 +242,7 @@ class ClassificationHead(nn.Module):
 
 
 class Classifier(nn.Module):
-    def __init__(self, config: EncoderConfig, pooling: str | None = None, normalize: bool = False):
+    def __init__(self, config, pooling: str | None = None, normalize: bool = False):
         super().__init__()
         self.config = config
         pooling = pooling or ("mean" if config.classifier_pooling == "mean" else "first")  # as its config.json says
@@ -309,15 +308,15 @@ def layer_context(model, layout):
     return None
 
 
-def shared_by_layers(config: EncoderConfig):
+def shared_by_layers(config):
     """What every layer reads and no layer owns, {the Classifier's attribute name: module}: none here."""
     return {}
 
 
-def parts_of(config: EncoderConfig):
+def parts_of(config):
     """The module whose Embeddings, Layer, final_norm, ClassificationHead and layer_context compute
-    the family, as its block in families.py names it: this one, or its own (parts/modernbert.py)."""
-    return importlib.import_module(families.get(config.model_type).parts)
+    the family, as its block in parts/families.py names it: this one, or its own (parts/modernbert.py)."""
+    return importlib.import_module(config.family.parts)
 
 
 @torch.no_grad()

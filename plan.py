@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 
 import checkpoint
-import families
+from parts import families
 import hub
 import machine
 import metrics

@@ -21,7 +21,7 @@ import torch
 import atomic
 import checkpoint
 import data
-import families
+from parts import families
 import hub
 import loop
 import machine

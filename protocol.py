@@ -10,7 +10,7 @@ blog: the blog study's protocol, the Trainer's defaults it ran with (../shared/r
 lee: Lee, Tang & Lin 2019 as the paper states it: batch 16, AdamW without weight decay, 3 epochs
   for BERT-family models and 10 for RoBERTa, the learning rate picked by a line search over
   1e-5 ... 5e-5 on the full model (give the pick with --lr); another family takes BERT's 3 epochs
-  unless families.py says otherwise (XLM-RoBERTa: RoBERTa's 10). What the paper does not state comes
+  unless parts/families.py says otherwise (XLM-RoBERTa: RoBERTa's 10). What the paper does not state comes
   from transformers' run_glue.py of its time (2019): no warmup, linear decay to 0, sequences of at
   most 128 tokens, the dev score after the last step (not the best one).
 """
@@ -20,7 +20,7 @@ import math
 import sys
 from dataclasses import dataclass
 
-import families
+from parts import families
 import hub
 
 

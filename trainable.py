@@ -26,10 +26,10 @@ import math
 import torch
 import torch.nn as nn
 
-import families
+from parts import families
 from model import Dropout, initialize_
 
-# peft's LoraConfig for BERT and RoBERTa; the default targets are the family's (families.py: ModernBERT's qkv)
+# peft's LoraConfig for BERT and RoBERTa; the default targets are the family's (parts/families.py: ModernBERT's qkv)
 LORA_DEFAULTS = dict(rank=8, alpha=8.0, dropout=0.0, targets=["query", "value"])
 
 

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-import families
+from parts import families
 import hub
 import freeze_study  # the same subsets, cache and embedding as a probe run
 import probe

@@ -16,7 +16,7 @@ import torch
 import transformers
 
 import checkpoint
-import families
+from parts import families
 
 
 def common(rng):

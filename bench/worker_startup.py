@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-import families
+from parts import families
 import hub
 import protocol
 from study import worker

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn as nn
 
-from families import EncoderConfig
+from parts.families import EncoderConfig
 from model import ClassificationHead, Dropout, Embeddings, Layer, final_norm  # noqa: F401  BERT's, the rest of the family
 
 

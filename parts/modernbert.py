@@ -20,7 +20,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from families import EncoderConfig
+from parts.families import EncoderConfig
 from model import Dropout, attention
 from rows import Layout
 

@@ -16,7 +16,7 @@ import math
 import torch
 import torch.nn as nn
 
-from families import MPNET_BUCKETS, EncoderConfig
+from parts.families import MPNET_BUCKETS, EncoderConfig
 from model import ClassificationHead, Embeddings, Layer, final_norm  # noqa: F401  BERT's, the rest of the family
 from rows import Layout
 

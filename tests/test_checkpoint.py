@@ -9,7 +9,7 @@ import torch
 import transformers
 
 import checkpoint
-import families
+from parts import families
 import hub
 from conftest import tiny_hf_model
 

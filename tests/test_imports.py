@@ -97,14 +97,14 @@ def test_a_run_needs_no_study():
 
 
 def test_model_py_takes_a_family_s_parts_from_its_block_alone():
-    """model.py builds any family from the parts its block in families.py names: it imports no
-    family's part and no family's constant (MPNet's buckets, DeBERTa's attention live in parts/)."""
+    """model.py builds any family from the parts its block in parts/families.py names, read through
+    its config (config.family): it imports no family's part, no family's constant (MPNet's buckets,
+    DeBERTa's attention live in parts/) and not the declarations themselves, so parts/ sits below it."""
     tree = ast.parse(open(os.path.join(ROOT, "model.py")).read())
     imported = [(node.module, alias.name) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                 for alias in node.names]
     imported += [(alias.name, None) for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
-    assert not [module for module, _ in imported if module.startswith("parts")]
-    assert [name for module, name in imported if module == "families" and name] == ["EncoderConfig"]
+    assert not [module for module, _ in imported if module.startswith("parts") or "families" in module]
 
 
 def test_the_search_is_a_package_the_study_does_not_reach_into():

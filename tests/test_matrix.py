@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import checkpoint
-import families
+from parts import families
 import methods
 import predict
 from conftest import save_tiny_bert

@@ -10,7 +10,7 @@ import transformers
 
 import cache
 import checkpoint
-import families
+from parts import families
 import hub
 import loop
 import model

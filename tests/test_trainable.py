@@ -7,7 +7,7 @@ import torch
 
 import cache
 import checkpoint
-import families
+from parts import families
 import freeze_study
 import loop
 import trainable

@@ -209,7 +209,7 @@ MOST_EXAMPLES = 1000
 def prepared(run_argv):
     """(plan, task, the training subset's indices, the checkpoint frozen whole and pooled as its
     sentence, their token ids) for a run's options; ValueError's one line where the run would refuse."""
-    import families
+    from parts import families
     import hub
     import methods
     import plan as planning

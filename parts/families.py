@@ -3,8 +3,9 @@ The checkpoint families this tool runs, and a checkpoint's config.json read into
 Each family is declared in one block: what its config.json says beyond the keys every family shares, how its parameters are named in a transformers checkpoint
 (one list of (ours, theirs) patterns, read both ways by checkpoint.py), the prefix of its encoder's
 tensors, its classification head's layout and the class transformers saves it as. Adding a family
-is one Family here and, where it computes something the others do not, its own parts (parts/: a
-module the block names, or what model.py's parts call for it).
+is one Family here and, where it computes something the others do not, its own parts (a module
+beside this one that the block names, or what model.py's parts call for it). model.py reads a
+family through its config (EncoderConfig.family), so it imports nothing from here.
 """
 
 import json
@@ -242,6 +243,11 @@ class EncoderConfig:
             num_labels=num_labels,
             **own_keys,
         )
+
+    @property
+    def family(self) -> Family:
+        """Its family's declaration (this module's block), which model.py reads its head and parts from."""
+        return get(self.model_type)
 
     @property
     def position_pad(self):
