@@ -53,3 +53,17 @@ def test_classes_and_the_labels_beside_them_name_what_is_wrong():
         tables.check_known("d.csv", np.array([0, 2]), 2, lines=[5, 9])
     with pytest.raises(ValueError, match=r"glue/sst2 validation, example 1: label 2"):
         tables.check_known("glue/sst2 validation", np.array([0, 2]), 2)
+
+
+def test_a_split_read_again_is_the_file_as_it_is_now_in_lists_of_its_own(tmp_path):
+    """read_split reads a file once while it is unchanged: a file written again (its size or its time
+    of change moved) is read again, and what one caller changes of its lists no other sees."""
+    path = write(tmp_path / "a.csv", "text,label\nhi,0\nyo,1\n")
+    texts, _, labels_read = tables.read_split(path, True, 2, 0, None, 1)
+    texts.append("extra")
+    assert tables.read_split(path, True, 2, 0, None, 1) == (["hi", "yo"], None, [(path, 2, "0"), (path, 3, "1")])
+    write(tmp_path / "a.csv", "text,label\nhi,0\nyo,1\nsup,1\n")
+    assert tables.read_split(path, True, 2, 0, None, 1)[0] == ["hi", "yo", "sup"]
+    write(tmp_path / "a.csv", "text,label\nhi,0\n   ,1\n")
+    with pytest.raises(ValueError, match="line 3: empty text"):
+        tables.read_split(path, True, 2, 0, None, 1)
