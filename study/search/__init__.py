@@ -7,7 +7,7 @@ but the Makefile's and a notebook's way in, advise.py.
       advise.py ─┬─► asked.py, folds.py  (what is asked, checked; one labelled file's folds, the final model)
                  ├─► rounds.py ──► policy.py ──► standing.py ──► study/paired.py (the rule)
                  │                       └─────► space.py  (what may run, and what a run costs)
-                 ├─► advise_report.py ──► policy.py, standing.py
+                 ├─► advise_report.py ──► standing.py, rounds.py (what was spent), prior.py (its table)
                  ├─► keep.py  (the pick's best seed, its model moved to SAVE)
                  ├─► replay.py ─────────► policy.py, standing.py
                  │     clocked.py ──► rounds.py, replay.py (not advise's: run on its own)
@@ -21,7 +21,8 @@ but the Makefile's and a notebook's way in, advise.py.
     space.py          what it may run (each checkpoint's methods, depths, rates) and what a run costs
     standing.py       where a search stands: the cells, the best, each cell's band, which are out or in, the answer now
     search_folder.py  a search's results folder: its runs (a folder a checkpoint), how they are read, test runs, rounds
-    advise_report.py  what a search ends with: advise.md, its score on your test file
+    advise_report.py  what a search ends with: advise.md and its printed line, its score on your test file, and
+                      whether the pick is clear of a constant prediction
     keep.py           the pick kept: its best seed on the dev split, as its run saved it or trained again, moved to SAVE
     replay.py         the policy driven by a committed grid's runs instead of new ones
     clocked.py        the search itself (rounds.py) over a committed grid's runs, on a clock: its wall clock at N workers

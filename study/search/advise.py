@@ -40,20 +40,18 @@ import machine
 import methods
 import result
 from atomic import write_atomically
-from study import figures, grid, slurm, worker
+from study import grid, slurm, worker
 from study.progress import make_jobs
 from study.search import asked, folds, policy, prior
-from study.search.advise_report import Judged, Spending, cell_rows, honest_of, report_lines, scored_on, scores_on_test, verdict
+from study.search.advise_report import REPORT, scored_on, scores_on_test, write_report
 from study.search.keep import Kept, check_save, keep, kept_test_score, to_keep
 from study.search.lock import holder, refuse_if_held, take_lock
-from study.search.rounds import Search, search, spent
-from study.search.search_folder import (TEST, drop_kept, kept_seed, options_of, path_of, reading, rounds_of, runs_by_cell,
-                                        stopped_seconds)
-from study.search.standing import Cell, label_of, rate_text
-from study.search.space import grid_seconds, models_of, ordered
+from study.search.rounds import Search, search
+from study.search.search_folder import TEST, drop_kept, kept_seed, options_of, path_of, reading, runs_by_cell
+from study.search.standing import Cell
+from study.search.space import models_of, ordered
 
 LOCK = "advise.lock"
-REPORT = "advise.md"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -114,7 +112,9 @@ class Advice:
     """What a search answers: its pick (a Cell; .model names the checkpoint where it chose among
     several), whether it decided, the pick's honest score (the bootstrap's, corrected for the
     choice; a search of the halves: the second half's), the kept model's score on the test file
-    (None without one), where its runs are, its report, and the kept pick."""
+    (None without one), where its runs are, its report, the kept pick, and whether its honest score
+    is clear of what a constant prediction scores (False: the examples cannot tell it from a model
+    that learnt nothing; None: a search of the halves)."""
     pick: Cell
     decided: bool
     honest_score: float
@@ -122,50 +122,7 @@ class Advice:
     folder: str
     report: str
     saved: str
-
-
-def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
-    """RESULTS/advise.md (study/search/advise_report.py), and its first lines printed. `waiting`: None for a
-    decided search, else the round it stopped before; kept: (the keep's line, the final model's line
-    (study/search/folds.py) or None, the kept model's score on the test file or None, its seed).
-    Returns the pick's row."""
-    keep_line, final_line, kept_test, seed = kept
-    observed, runs, metric = found.observed, found.runs, found.metric
-    dev_size = reading(runs)[1]
-    waiting_cells = None if waiting is None else set(waiting.cells)
-    models = models_of(found.space)
-    rows, state = cell_rows(observed, runs_by_cell(s.folder, s.size, found.space), metric, dev_size, waiting_cells,
-                            label=lambda cell: label_of(cell, len(models) > 1), prefer=found.space.prefer)
-    words, short = verdict(waiting, s.budget_seconds, spent(observed), found.space.prefer)
-    honest = honest_of(found.space, observed, metric, dev_size, chosen)
-    checkpoints = " or ".join(map(result.model_label, models)) if models != [""] else \
-        result.model_label(runs[0]["config"]["model"])
-    title = f"make advise: {runs[0]['config']['dataset']}, {checkpoints}, n = {s.size}"
-    grid_cost = grid_seconds(found.space, observed, s.seeds)
-    stopped = stopped_seconds(s.folder)  # spent too, though no result shows it
-    total = spent(observed) + stopped
-    spending = Spending(rounds_of(s.folder), total, wall_seconds if found.rounds else None, grid_cost, stopped)
-    lines = report_lines(title, chosen, words, (rows, state), spending, keep_line,
-                         Judged(test, honest, None if final_line else (seed, kept_test)))
-    if final_line:  # after the test file's line of the pick's runs
-        lines.insert(lines.index(f"- {keep_line}"), final_line)
-    at = lines.index("## Every cell that ran")  # after the answer, before the cells: the figure, the prior
-    priors = prior.read_priors(s.folder, s.size)
-    lines[at:at] = prior.report_lines(priors) if priors else []
-    if figures.write_search_figure(s.folder, rows, chosen, len(models) > 1):
-        lines[at:at] = ["![every cell: score against seconds, the pick ringed](advise.png)", ""]
-    report = os.path.join(s.folder, REPORT)
-    write_atomically(report, lambda f: f.write("\n".join(lines).encode()))
-    row = next(row for row in rows if row["cell"] == chosen)
-    row["honest"] = row["reported"] if honest is None else honest.score
-    read = f"second half {row['reported']:.3f}, first half {row['picked']:.3f}" if honest is None else \
-        f"honest {honest.score:.3f} ± {honest.error:.3f}, dev split {row['picked']:.3f}"
-    model = "the final model" if final_line else f"the model kept, seed {seed}"
-    on_test = (f"test file {kept_test:.3f} ({model}; the pick's runs {test[1]:.3f}), " if kept_test is not None
-               else f"test file {test[1]:.3f}, " if test else "")
-    print(f"advise: {short}: {row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)} | " + on_test + read
-          + f" | {total / 3600:.2f} h of runs, {total / grid_cost:.0%} of the grid's estimated | {report}")
-    return row
+    clear_of_constant: bool | None = None
 
 
 def zero_training_step(folder, size, space, run_flags, shared):
@@ -224,7 +181,8 @@ def search_and_keep(args, run_flags, size, space):
         final_line = folds.final_line(examples, kept_test) if final else None
         row = write_report(s, found, chosen, waiting, test, (keep_line, final_line, kept_test, seed), time.time() - began)
         print(command)
-        return Advice(chosen, decided, row["honest"], kept_test, args.folder, os.path.join(args.folder, REPORT), save)
+        return Advice(chosen, decided, row["honest"], kept_test, args.folder, os.path.join(args.folder, REPORT), save,
+                      row["clear_of_constant"])
     finally:
         if lock and holder(lock) == os.getpid():
             os.remove(lock)

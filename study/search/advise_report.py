@@ -10,11 +10,67 @@ import os
 from dataclasses import dataclass
 
 import methods
-from study import paired
+import result
+from atomic import write_atomically
+from study import figures, paired
 from study.answer import fair_score
-from study.search.search_folder import halves_read
-from study.search.standing import PICK_SEEDS, anchor_of, by_cost, examples_of, rate_text, standing
+from study.search import prior
+from study.search.rounds import spent
+from study.search.search_folder import halves_read, reading, rounds_of, runs_by_cell, stopped_seconds
+from study.search.space import grid_seconds, models_of
+from study.search.standing import PICK_SEEDS, anchor_of, by_cost, examples_of, label_of, rate_text, standing
 from study.stats import counted
+
+REPORT = "advise.md"
+
+
+def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
+    """RESULTS/advise.md, and its first lines printed. `waiting`: None for a decided search, else the
+    round it stopped before; kept: (the keep's line, the final model's line (study/search/folds.py)
+    or None, the kept model's score on the test file or None, its seed). Returns the pick's row,
+    its honest score and whether that is clear of a constant prediction (clear_of_constant) in it."""
+    keep_line, final_line, kept_test, seed = kept
+    observed, runs, metric = found.observed, found.runs, found.metric
+    dev_size = reading(runs)[1]
+    waiting_cells = None if waiting is None else set(waiting.cells)
+    models = models_of(found.space)
+    by_cell = runs_by_cell(s.folder, s.size, found.space)
+    rows, state = cell_rows(observed, by_cell, metric, dev_size, waiting_cells,
+                            label=lambda cell: label_of(cell, len(models) > 1), prefer=found.space.prefer)
+    words, short = verdict(waiting, s.budget_seconds, spent(observed), found.space.prefer)
+    honest = honest_of(found.space, observed, metric, dev_size, chosen)
+    constant = constant_of(by_cell[chosen], metric)
+    checkpoints = " or ".join(map(result.model_label, models)) if models != [""] else \
+        result.model_label(runs[0]["config"]["model"])
+    title = f"make advise: {runs[0]['config']['dataset']}, {checkpoints}, n = {s.size}"
+    grid_cost = grid_seconds(found.space, observed, s.seeds)
+    stopped = stopped_seconds(s.folder)  # spent too, though no result shows it
+    total = spent(observed) + stopped
+    spending = Spending(rounds_of(s.folder), total, wall_seconds if found.rounds else None, grid_cost, stopped)
+    lines = report_lines(title, chosen, words, (rows, state), spending, keep_line,
+                         Judged(test, honest, None if final_line else (seed, kept_test), constant))
+    if final_line:  # after the test file's line of the pick's runs
+        lines.insert(lines.index(f"- {keep_line}"), final_line)
+    at = lines.index("## Every cell that ran")  # after the answer, before the cells: the figure, the prior
+    priors = prior.read_priors(s.folder, s.size)
+    lines[at:at] = prior.report_lines(priors) if priors else []
+    if figures.write_search_figure(s.folder, rows, chosen, len(models) > 1):
+        lines[at:at] = ["![every cell: score against seconds, the pick ringed](advise.png)", ""]
+    report = os.path.join(s.folder, REPORT)
+    write_atomically(report, lambda f: f.write("\n".join(lines).encode()))
+    row = next(row for row in rows if row["cell"] == chosen)
+    row["honest"] = row["reported"] if honest is None else honest.score
+    row["clear_of_constant"] = clear_of_constant(honest, constant)
+    read = f"second half {row['reported']:.3f}, first half {row['picked']:.3f}" if honest is None else \
+        f"honest {honest.score:.3f} ± {honest.error:.3f}, dev split {row['picked']:.3f}"
+    if row["clear_of_constant"] is False:
+        read += f", not clear of a constant prediction's {constant:.3f}"
+    model = "the final model" if final_line else f"the model kept, seed {seed}"
+    on_test = (f"test file {kept_test:.3f} ({model}; the pick's runs {test[1]:.3f}), " if kept_test is not None
+               else f"test file {test[1]:.3f}, " if test else "")
+    print(f"advise: {short}: {row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)} | " + on_test + read
+          + f" | {total / 3600:.2f} h of runs, {total / grid_cost:.0%} of the grid's estimated | {report}")
+    return row
 
 
 def reported_score(run, metric):
@@ -113,6 +169,29 @@ class Spending:
     stopped_seconds: float = 0.0
 
 
+def constant_of(runs, metric):
+    """What the best constant prediction scores on the dev split (one class for every example; for a
+    regression one score, no correlation: 0): the mean over the pick's `runs`, as one file's folds
+    each hold a dev split of their own."""
+    return sum(run["constant"][metric] for run in runs) / len(runs)
+
+
+def clear_of_constant(honest, constant):
+    """Whether the pick's honest score stands more than twice its standard error above the constant
+    prediction's score: below that, the examples cannot tell the pick from a model that learnt
+    nothing. None for a search of the halves (whose score has no error to read it by)."""
+    return None if honest is None else honest.score - 2 * honest.error > constant
+
+
+def constant_line(constant, metric):
+    """The report's warning where the pick is not clear of the constant prediction."""
+    one = "one score for every dev example (no correlation)" if metric in ("pearson", "spearman") else \
+        "the best one class for every dev example"
+    return (f"- **Not clear of a constant prediction**: {one} scores {constant:.3f}, and the honest score is not two "
+            "standard errors above it: these examples cannot tell the pick from a model that learnt nothing. More "
+            "examples, another checkpoint (MODEL) or a look at the labels may change that.")
+
+
 def honest_line(row, honest):
     """The report's line on the pick's honest score: the bootstrap's, corrected for the choice
     (`honest`: paired.Honest), or the second half's for a search of the halves."""
@@ -132,10 +211,12 @@ class Judged:
     """What the report says judges the pick, besides the score that chose it: the user's test file,
     (the file, the mean of the pick's fair scores on it, its seeds) or None; its honest score, a
     paired.Honest, or None for a search of the halves (the second half's); the model kept, (its
-    seed, its own score on the test file), or None (the final model: folds.final_line's)."""
+    seed, its own score on the test file), or None (the final model: folds.final_line's); what the
+    constant prediction scores on the dev split (constant_of)."""
     test: tuple | None = None
     honest: object = None
     kept: tuple | None = None
+    constant: float | None = None
 
 
 def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judged=Judged()):
@@ -150,6 +231,8 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judge
              f"**Pick: {chosen_row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)}** ({verdict_words}).",
              "",
              honest_line(chosen_row, honest),
+             *([constant_line(judged.constant, state.metric)]
+               if judged.constant is not None and clear_of_constant(honest, judged.constant) is False else []),
              *([f"- On your test file ({test[0]}): " + test_words(test, judged.kept)
                 + " (a run a seed; from one file, a fold; each scored it as it ended, and no choice read it)."] if test else []),
              f"- The best cell on {read_on}: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "

@@ -240,7 +240,7 @@ def best_unkept(s, likely, metric, in_flight):
 def saved_as_it_runs(s, likely, handed, cell_of):
     """{path: its --save folder} for the `likely` pick's seeds among the runs `handed` out, so that
     the search's keep moves the best one's model into place instead of training it once more
-    (study/advise_report.keep); the others' are dropped once beaten (drop_beaten_keeps)."""
+    (study/search/keep.py); the others' are dropped once beaten (drop_beaten_keeps)."""
     return {path: kept_folder(s.folder, path) for path in handed if cell_of[path] == likely}
 
 

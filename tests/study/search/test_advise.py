@@ -445,6 +445,7 @@ def test_a_killed_search_resumes_to_its_answer_without_rerunning_a_finished_run(
     assert not (folder / advise.LOCK).exists() and not list(folder.glob("*.tmp*"))
     line = resumed.stdout.strip().splitlines()[-2]
     assert line.startswith("advise: decided: ") and "honest" in line
+    assert "constant" not in line  # the words tell the classes apart: the pick is clear of one class for all
     report = (folder / advise.REPORT).read_text()
     assert report.startswith("# make advise: tiny") and "**Pick: " in report and "## The rounds" in report and "| 1 | first | freeze3_size16_seed1_probe.json |" in report
     runs = load_results(str(folder), figure="score")
@@ -549,6 +550,31 @@ def test_the_report_reads_a_searchs_runs_as_its_answer(searched, tmp_path):
     report.main([str(folder), "--out", str(tmp_path)])
     text = (tmp_path / "report.md").read_text()
     assert "## The answer" in text and "evaluated once" in text and "| probe | 3 |" in text
+
+
+def test_a_pick_no_better_than_one_class_for_all_says_so_in_every_way_out(tiny_bert, tmp_path, capsys):
+    """Labels drawn at random: whatever the search picks, its honest score cannot stand two standard
+    errors above the majority class's. The report, the printed line and the Python call's Advice say so."""
+    coin = np.random.default_rng(3)
+    train = ([f"film {i}" for i in range(48)], coin.integers(0, 2, 48).tolist())
+    dev = ([f"film {i}" for i in range(100, 124)], coin.integers(0, 2, 24).tolist())
+    folder = tmp_path / "results"
+    advice = advise.advise((train, dev), tiny_bert, 16, 0.5, str(folder), methods=["probe"], seeds=2, save=str(tmp_path / "saved"),
+                           cache_dir=str(tmp_path / "cache"), splits_dir=str(tmp_path / "splits"), precision="fp32")
+    majority = max(dev[1].count(0), dev[1].count(1)) / 24
+    assert advice.clear_of_constant is False and advice.honest_score <= majority + 0.2
+    assert f"not clear of a constant prediction's {majority:.3f}" in capsys.readouterr().out
+    assert f"- **Not clear of a constant prediction**: the best one class for every dev example scores {majority:.3f}" \
+        in (folder / advise.REPORT).read_text()
+
+
+def test_a_pick_is_clear_of_a_constant_prediction_only_two_standard_errors_above_it():
+    from study.paired import Honest
+    from study.search.advise_report import clear_of_constant, constant_of
+    assert constant_of([result_record(1, 16, 1), result_record(1, 16, 2, accuracy=0.6)], "accuracy") == 0.509
+    assert clear_of_constant(Honest(0.62, 0.05, 1.0), 0.509) is True
+    assert clear_of_constant(Honest(0.60, 0.05, 1.0), 0.509) is False
+    assert clear_of_constant(None, 0.509) is None  # a search of the halves: no error to read it by
 
 
 def test_a_pick_saved_as_the_search_ran_is_moved_into_place_not_trained_again(tmp_path):
