@@ -177,13 +177,14 @@ else
 	@$(PYTHON) -m study.report $(RESULTS) --seeds $(words $(SEEDS)) --out $(REPORT_DIR) $(if $(AGAINST),--against $(AGAINST))
 endif
 
-# the report's recommended cell at SIZE, trained once more with SEED and kept (--save: a classifier, or
-# a sentence embedder and its fitted head) in SAVE, its result beside it (SAVE.json): the answer, ready to use
+# the report's recommended cell at SIZE, its seed that scored best on the dev split (or SEED) trained
+# once more and kept (--save: a classifier, or a sentence embedder and its fitted head) in SAVE, its
+# result beside it (SAVE.json): the answer, ready to use
 SIZE ?= $(lastword $(SIZES))
-SEED ?= 1
+SEED ?=
 SAVE ?= saved/$(DATASET)-$(MODEL_NAMES)-n$(SIZE)
 best:
-	@flags=$$($(PYTHON) -m study.best $(RESULTS) --size $(SIZE) --seed $(SEED)) || exit 2; \
+	@flags=$$($(PYTHON) -m study.best $(RESULTS) --size $(SIZE) $(if $(SEED),--seed $(SEED))) || exit 2; \
 	echo "make best: $$flags"; \
 	$(PYTHON) freeze_study.py $$flags $(PROTOCOL_FLAG) $(if $(EPOCHS),--epochs $(EPOCHS)) \
 	  $(if $(filter-out all,$(SIZE)),--splits-dir $(SPLITS_DIR)) $(RUN_OPTIONS) --quiet --save $(SAVE) --out $(SAVE).json

@@ -60,6 +60,14 @@ def fair_score(run, metric):
     return fair_scores(run)[metric]
 
 
+def best_seed(runs, score):
+    """The seed of one cell's `runs` whose `score` (a run's score on the dev split) is highest, the
+    lowest of equals: the run whose model a user keeps of the cell (make best; make advise's kept
+    seed). A seed is one draw of a run's randomness, and the dev-best one scored above the seeds'
+    mean on the test files (docs/records/kept-seed-2026-12-03)."""
+    return max(runs, key=lambda run: (score(run), -run["config"]["seed"]))["config"]["seed"]
+
+
 def dev_standard_error(score, metric, dev_size):
     """How far the dev split alone moves a score: the binomial sqrt(p (1 - p) / N) for accuracy and
     F1 (macro-F1 too, as a proportion: a rough guide where classes are small); (1 - r^2) / sqrt(N - 1)

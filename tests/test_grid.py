@@ -12,6 +12,7 @@ import time
 import pytest
 
 from conftest import ROOT, save_tiny_bert
+from result import name_of
 
 SEEDS = "1"
 SIZES = "8"
@@ -165,9 +166,12 @@ def test_make_best_trains_the_recommended_cell_again_and_keeps_it(grid, tmp_path
     done = subprocess.run([arg if arg != "grid" else "best" for arg in command] +
                           [f"RESULTS={folder}", "SIZE=8", f"SAVE={saved}"], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "make best: --freeze" in done.stdout and "--size 8 --seed 1" in done.stdout
+    assert "make best: --freeze" in done.stdout and "seed 1, the best of its 1 run on the dev split" in done.stderr
     kept = json.loads((tmp_path / "saved.json").read_text())
     assert kept["config"]["save"] == str(saved) and kept["config"]["size"] == 8
+    seed = kept["config"]["seed"]
+    grids = json.loads((folder / name_of(kept["config"]).file_name()).read_text())  # the grid's run of that seed
+    assert f"--seed {seed}" in done.stdout and kept["score"] == grids["score"]  # the same run, trained again
     transformers.AutoModelForSequenceClassification.from_pretrained(saved)  # a checkpoint transformers loads
     again = subprocess.run([arg if arg != "grid" else "best" for arg in command] +
                            [f"RESULTS={folder}", "SIZE=50", f"SAVE={tmp_path / 'other'}"], capture_output=True, text=True)

@@ -21,7 +21,7 @@ from dataclasses import replace
 
 import methods
 import result
-from study.answer import fair_scores, judged_by
+from study.answer import best_seed, fair_scores, judged_by
 from study.folder import load_results
 from study.paired import examples_of
 from study.search.space import models_of
@@ -129,10 +129,10 @@ def kept_seed(runs, metric):
     """The seed the search keeps of its pick's `runs`: the one that scores best on the dev split as
     the search reads its runs (reading), the lowest of equals. A seed is one draw of a run's
     randomness (its head, its batches, its dropout), and the pick's seeds spread most where a user
-    can least afford it: on STS-B from 200 pairs one seed of the pick scored 0.35 and another 0.77.
-    The dev-best seed scored above the seeds' mean on the test file (docs/records/kept-seed-2026-12-03)."""
+    can least afford it: on STS-B from 200 pairs one seed of the pick scored 0.35 and another 0.77
+    (study/answer.py's best_seed: the rule, make best's too)."""
     scores_of = reading(runs)[0]
-    return max(runs, key=lambda run: (scores_of(run)[metric], -run["config"]["seed"]))["config"]["seed"]
+    return best_seed(runs, lambda run: scores_of(run)[metric])
 
 
 def runs_of(folder, cell, size, seeds):

@@ -1,5 +1,6 @@
 """make best: the report's pick trained again with the options its runs recorded, its method's own
-(SetFit's pairs, LoRA's rank and targets) included, so the kept model is the cell the report read."""
+(SetFit's pairs, LoRA's rank and targets) included, so the kept model is the cell the report read,
+at its seed that scored best on the dev split."""
 
 from conftest import write_result
 from study.best import best_flags, own_options
@@ -8,9 +9,18 @@ from study.best import best_flags, own_options
 def test_a_setfit_pick_is_trained_again_on_the_pairs_its_runs_used(tmp_path):
     for seed in (1, 2):
         write_result(tmp_path, 2, 500, seed, 0.8, method="setfit", lr=1e-5, num_iterations=20, seconds=dict(total=10.0))
-    flags = best_flags(str(tmp_path), "500", 1)
-    assert flags[:8] == ["--freeze", "2", "--size", "500", "--seed", "1", "--method", "setfit"]
+    flags, why = best_flags(str(tmp_path), "500", 1)
+    assert why == "seed 1, as asked" and flags[:8] == ["--freeze", "2", "--size", "500", "--seed", "1", "--method", "setfit"]
     assert flags[flags.index("--num-iterations") + 1] == "20"
+
+
+def test_the_seed_kept_is_the_pick_s_best_on_the_dev_split_the_lowest_of_equals(tmp_path):
+    for seed, accuracy in ((1, 0.80), (2, 0.84), (3, 0.84), (4, 0.78)):
+        write_result(tmp_path, 2, 200, seed, accuracy, seconds=dict(total=10.0))
+    write_result(tmp_path, 4, 200, 1, 0.70, seconds=dict(total=5.0))  # out of the band: not the pick
+    flags, why = best_flags(str(tmp_path), "200")
+    assert flags[:6] == ["--freeze", "2", "--size", "200", "--seed", "2"]
+    assert why == "seed 2, the best of its 4 runs on the dev split (accuracy 0.840 there)"
 
 
 def test_a_method_s_own_options_are_written_as_its_command_line_reads_them():
