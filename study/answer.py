@@ -79,7 +79,7 @@ def dev_standard_error(score, metric, dev_size):
 
 def answer_cells(runs, metric):
     """One row per cell (result.cell_of: size, method and rate, depth): its runs' best-of-evaluations
-    and fair scores, train score and cost. A cell whose runs differ in a setting (result.mixed_setting:
+    and fair scores, train score, cost and the runs. A cell whose runs differ in a setting (result.mixed_setting:
     pooling, precision, SetFit's pairs, ...) is refused."""
     groups = {}
     for run in runs:
@@ -108,7 +108,8 @@ def answer_cells(runs, metric):
                          trainable=cell[0]["trainable_parameters"], steps=cell[0].get("total_steps"),
                          dev_size=cell[0]["dev_size"], devices={device_of(r) for r in cell},
                          constant=cell[0]["constant"][metric], config=cell[0]["config"],
-                         examples=[examples_of(r) for r in cell]))  # per run, its dev outputs (None: not kept)
+                         examples=[examples_of(r) for r in cell],  # per run, its dev outputs (None: not kept)
+                         records=cell))  # the runs themselves (make best keeps the dev-best of them)
     share_cost_across_rates(rows)
     return rows
 

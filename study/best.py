@@ -14,7 +14,7 @@ import argparse
 import sys
 
 import methods
-from result import cell_of, name_of
+from result import name_of
 from study.answer import answer_cells, best_seed, fair_score, judged_by, recommend
 from study.folder import load_results, no_results
 from study.stats import counted
@@ -35,10 +35,9 @@ def best_flags(folder, size, seed=None):
     pick, _, _ = recommend(cells, metric)
     config = pick["config"]  # every method's pick is kept (methods.py: how each is saved)
     if seed is None:
-        own = [r for r in runs if (r["config"].get("model"), cell_of(r["config"])) == (config.get("model"), cell_of(config))]
-        seed = best_seed(own, lambda run: fair_score(run, metric))
-        score = next(fair_score(r, metric) for r in own if r["config"]["seed"] == seed)
-        why = f"seed {seed}, the best of its {counted(len(own), 'run')} on the dev split ({metric} {score:.3f} there)"
+        seed = best_seed(pick["records"], lambda run: fair_score(run, metric))
+        score = next(fair_score(r, metric) for r in pick["records"] if r["config"]["seed"] == seed)
+        why = f"seed {seed}, the best of its {counted(pick['runs'], 'run')} on the dev split ({metric} {score:.3f} there)"
     else:
         why = f"seed {seed}, as asked"
     flags = name_of(dict(config, seed=seed)).flags() + own_options(config) + ["--pooling", config["pooling"]]
