@@ -151,6 +151,8 @@ class Method:
     ignores_why: str = ""  # ... which says why
     settings: tuple = PROTOCOL_SETTINGS  # beyond pooling and precision, what a cell's runs must share
     every_layer_frozen: bool = False  # runs only with --freeze L
+    # its head is fitted once the body has trained: at --freeze L nothing trains at its rate
+    fitted_head: bool = False
     needs_classes: bool = False  # cannot run a regression task
     # how --save keeps it: (model, loop.TrainResult, folder, label_names, max_length) -> a folder predict.py reads
     save: Callable = save_classifier
@@ -165,6 +167,11 @@ class Method:
         """freeze_study.py's options that choose this method: none for the reference, the default."""
         return [] if self.reference else ["--method", self.name]
 
+    def trains_at_rate(self, freeze, num_layers):
+        """Whether a run at this depth trains anything at its rate: not a fitted head over every
+        layer frozen, where each rate gives the same run (make advise tries no other there)."""
+        return not (self.fitted_head and freeze >= num_layers)
+
     def ladder(self, n):
         """The rates a search tries at n: two 1-2-5 steps either side of the best rate found ([] fitted)."""
         return ladder_around(self.best_lr(n)) if self.best_lr(n) else []
@@ -177,7 +184,7 @@ SETFIT_BOTH = dict(make_trainable=trainable_body_above, sentence_embedding=True,
                    counts=lambda trainable, fitted_head: trainable + fitted_head,
                    options=("num_iterations",), settings=("num_iterations",), ignores=("epochs", "batch_size", "protocol"),
                    ignores_why="it trains its body on setfit's schedule by its own steps (contrastive.py)",
-                   needs_classes=True, save=save_embedder)
+                   needs_classes=True, fitted_head=True, save=save_embedder)
 METHODS = (
     # the blog's rate at every n (the protocol's); its line searches found 2e-4 at n = 50, 1e-4 at 100
     # and 5e-5 from 200 up (docs/findings-sst2.md, "The rate falls as n grows")
@@ -213,7 +220,7 @@ METHODS = (
            make_trainable=trainable_nothing, train=probe_train,
            counts=lambda trainable, fitted_head: fitted_head, sentence_embedding=True, scored_once=True,
            ignores=("lr", "epochs", "batch_size", "no_cache"), settings=("protocol",), every_layer_frozen=True,
-           ignores_why="it fits a linear model to the cached frozen features, its strength chosen by cross-validation",
+           fitted_head=True, ignores_why="it fits a linear model to the cached frozen features, its strength chosen by cross-validation",
            save=save_embedder),
 )
 BY_NAME = {method.name: method for method in METHODS}

@@ -46,7 +46,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from study.search.space import models_of, prior_cost
+import methods
+from study.search.space import deepest, models_of, prior_cost
 from study.search.standing import PICK_SEEDS, Cell, answer_of, best_first, by_cost, cheapest_in, standing
 
 # the best cell's seeds before its level counts as fixed, unless it could push the pick out of the
@@ -127,14 +128,19 @@ def rate_search(space, observed, state):
     method's other depths. A rate within the band of the method's own rate there is noise: the
     search stops on it and the own rate stands (on TweetEval emotion 2e-5 beat SetFit fast's 5e-5
     by 0.014 on one seed, and screening it at every depth and seeding both rates cost a third of
-    the search: docs/findings-advise.md)."""
+    the search: docs/findings-advise.md). A depth where the method trains nothing at its rate
+    (SetFit's fitted head over every layer frozen) keeps its own rate and is no best depth."""
     wanted = []
     for (model, name), depths in space.depths.items():
         ladder = space.ladder[model, name]
         mine = [cell for cell in state.means if (cell.model, cell.method) == (model, name)]
         if len(ladder) < 2 or not mine or all(cell in state.out for cell in mine):
             continue
-        anchor = best_first(mine, state.means, state.costs)[0]
+        at_rate = lambda k: methods.get(name).trains_at_rate(k, deepest(space, model))
+        searchable = [cell for cell in mine if at_rate(cell.freeze)]
+        if not searchable:
+            continue
+        anchor = best_first(searchable, state.means, state.costs)[0]
         at_anchor = {cell.lr: state.means[cell] for cell in mine if cell.freeze == anchor.freeze}
         best_rate, own = anchor.lr, space.default_rate[model, name]
         own_cell, best_cell = (Cell(name, anchor.freeze, rate, model=model) for rate in (own, best_rate))
@@ -146,7 +152,7 @@ def rate_search(space, observed, state):
         if untried:
             wanted += untried
         elif best_rate != own:
-            wanted += [cell for k in depths for cell in [Cell(name, k, best_rate, model=model)]
+            wanted += [cell for k in depths if at_rate(k) for cell in [Cell(name, k, best_rate, model=model)]
                        if not observed.get(cell) and space.available(cell)]
     return wanted
 

@@ -270,6 +270,23 @@ def test_a_rate_within_the_band_of_the_own_rate_ends_the_line_search_and_a_clear
     assert {(c.freeze, c.lr) for c in spread} == {(k, 2e-5) for k in (-1, 1, 2, 3)}  # and spreads to the others
 
 
+def test_setfit_over_every_layer_frozen_is_searched_at_its_own_rate_alone():
+    # its head is fitted once the body has trained: at k = L (3 here) no rate changes the run
+    sf = lambda k, lr, score: {("setfit-fast", k, lr): [score]}
+    seconds = SECONDS | {("setfit-fast", k): 10.0 * (4 - k) for k in (-1, 0, 1, 2, 3)}
+    scores = {("probe", 3, None): [0.5]} | sf(3, 5e-5, 0.5) | sf(1, 5e-5, 0.7) | sf(0, 5e-5, 0.80) | sf(0, 1e-4, 0.79)
+    observed = observed_of(scores, seconds)
+    band = standing(observed, "accuracy", 436).band
+    clear = observed | observed_of(sf(0, 2e-5, 0.80 + 2 * band) | sf(0, 1e-5, 0.78), seconds)
+    setfit = space(names=("setfit-fast", "probe"))
+    spread = policy.rate_search(setfit, clear, standing(clear, "accuracy", 436))
+    assert {(c.freeze, c.lr) for c in spread} == {(k, 2e-5) for k in (-1, 1, 2)}  # not at k = 3
+    # where k = L leads the method, its line search walks from the best depth that trains at a rate
+    lead = observed_of({("probe", 3, None): [0.5]} | sf(3, 5e-5, 0.81) | sf(1, 5e-5, 0.7) | sf(0, 5e-5, 0.80), seconds)
+    wanted = policy.rate_search(setfit, lead, standing(lead, "accuracy", 436))
+    assert {(c.freeze, c.lr) for c in wanted} == {(0, 2e-5), (0, 1e-4)}
+
+
 def test_a_best_that_could_push_the_pick_out_is_read_with_the_picks_seeds():
     # finetune at k = 2 is in on 5 seeds; k = -1 leads on 2 seeds by nearly the band: one more
     # seed could put it far enough ahead to push k = 2 out, so it runs until it has 5 too
