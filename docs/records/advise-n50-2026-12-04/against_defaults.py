@@ -28,7 +28,7 @@ def test_scores(freeze, lr):
 pick, defaults = test_scores(freeze, rate), test_scores(0, own_rate)
 kept = int(re.search(r"the model kept \(seed (\d+)\)", open(os.path.join(folder, "advise.md")).read()).group(1))
 mean = lambda xs: sum(xs) / len(xs)
-se = lambda xs: math.sqrt(sum((x - mean(xs)) ** 2 for x in xs) / (len(xs) - 1) / len(xs))
+se = lambda xs: math.sqrt(sum((x - mean(xs)) ** 2 for x in xs) / (len(xs) - 1) / len(xs)) if len(xs) > 1 else math.nan
 both = sorted(set(pick) & set(defaults))
 differences = [pick[s] - defaults[s] for s in both]
 print(f"defaults (k = 0, {own_rate:g}) on test: {mean(list(defaults.values())):.3f} ± {se(list(defaults.values())):.3f} "
