@@ -136,7 +136,8 @@ def rate_search(space, observed, state):
         mine = [cell for cell in state.means if (cell.model, cell.method) == (model, name)]
         if len(ladder) < 2 or not mine or all(cell in state.out for cell in mine):
             continue
-        at_rate = lambda k: methods.get(name).trains_at_rate(k, deepest(space, model))
+        num_layers = deepest(space, model)
+        at_rate = lambda k: methods.get(name).trains_at_rate(k, num_layers)
         searchable = [cell for cell in mine if at_rate(cell.freeze)]
         if not searchable:
             continue
