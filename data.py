@@ -145,10 +145,10 @@ def file_name(path):
         return os.path.splitext(os.path.basename(path))[0] + "-" + hashlib.sha256(f.read()).hexdigest()[:8]
 
 
-def load_csv_task(train_file, dev_file, text_column="sentence", label_column="label",
+def load_csv_task(train_file, dev_file, text_column=None, label_column="label",
                   pair_column=None, regression=False, test_file=None) -> Task:
-    """A user's own task: two CSV (or .tsv) files with a header naming the text column, the
-    label column and, for sentence pairs, the second text's column, and a third (test_file) with
+    """A user's own task: two CSV (or .tsv) files with a header naming the text column (None: each
+    file's 'sentence' or 'text' column), the label column and, for sentence pairs, the second text's column, and a third (test_file) with
     the same columns if given. Labels are integers 0..C-1, class names (numbered in sorted order),
     or with `regression` numbers to predict. dev_file None: one labelled file (its folds are the
     dev splits, held_out_fold)."""
@@ -157,7 +157,8 @@ def load_csv_task(train_file, dev_file, text_column="sentence", label_column="la
     splits = []
     for path in paths:
         header = tables.read_header(path, columns)
-        splits.append(tables.read_split(path, True, len(header), header.index(text_column),
+        texts = text_column or tables.text_column_of(path, header)
+        splits.append(tables.read_split(path, True, len(header), header.index(texts),
                                         None if pair_column is None else header.index(pair_column),
                                         header.index(label_column)))
     lines = [[number for _, number, _ in labels] for _, _, labels in splits]  # each example's line, for the errors

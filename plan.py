@@ -99,7 +99,7 @@ def add_task_options(p):
                    "together (one file: the whole subset), scored on --test-file, else on what it trained on")
     p.add_argument("--test-file", help="your own task: a third file with the same columns, scored once at the end "
                                        "with the chosen weights; no choice reads it (make advise's TEST_FILE)")
-    p.add_argument("--text-column", default="sentence")
+    p.add_argument("--text-column", help="your own task: the texts' column (default: the header's 'sentence' or 'text')")
     p.add_argument("--text-pair-column", help="your own task: the second text of a sentence pair")
     p.add_argument("--label-column", default="label",
                    help="integer classes 0..C-1, or class names (numbered in sorted order)")

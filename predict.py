@@ -1,7 +1,7 @@
 """
 Label a CSV (or TSV) with a classifier that freeze_study.py --save wrote:
 
-    python predict.py --model saved/sst2-k2 --input reviews.csv --text-column text --out labelled.csv
+    python predict.py --model saved/sst2-k2 --input reviews.csv --out labelled.csv
 
 writes the input's rows with one more column, `prediction`: the class's name (or the predicted
 score, for a regression head). The model is read into our encoder as any checkpoint is: a
@@ -33,7 +33,7 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description="Label a CSV with a saved classifier.")
     p.add_argument("--model", required=True, help="a folder written by freeze_study.py --save")
     p.add_argument("--input", required=True, help="a CSV or TSV file with a header")
-    p.add_argument("--text-column", default="sentence")
+    p.add_argument("--text-column", help="the texts' column (default: the header's 'sentence' or 'text')")
     p.add_argument("--text-pair-column", help="the second text of a sentence pair")
     p.add_argument("--out", required=True, help="the labelled file (CSV), new unless --overwrite")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists (never --input)")
@@ -61,13 +61,14 @@ def labelled_rows(args):
     folder = saved_model_folder(args.model)
     rows = tables.read_table(args.input)
     header = tables.check_header(args.input, rows, {args.text_column: "--text-column", args.text_pair_column: "--text-pair-column"})
+    text_column = args.text_column or tables.text_column_of(args.input, header)
     numbered = list(tables.numbered_rows(args.input, rows, len(header), header=True))
-    tables.check_texts(args.input, numbered, [header.index(name) for name in (args.text_column, args.text_pair_column) if name])
+    tables.check_texts(args.input, numbered, [header.index(name) for name in (text_column, args.text_pair_column) if name])
     rows = [row for _, row in numbered]
     if not rows:
         raise ValueError(f"{args.input}: no rows to label")
     column = lambda name: [row[header.index(name)] for row in rows] if name else None
-    texts, pairs, device = column(args.text_column), column(args.text_pair_column), torch.device(args.device)
+    texts, pairs, device = column(text_column), column(args.text_pair_column), torch.device(args.device)
     head = checkpoint.read_head(folder)  # SetFit's and the probe's fitted head, or None: a classifier
     if head:
         predictions, num_labels, names = predict_with_head(folder, texts, pairs, device, head)

@@ -4,6 +4,7 @@ bad row, header or label is refused with the file and line that hold it and what
 before any training: data.py builds the task from what these functions return.
 
     header  = read_header(path, columns)          your own file: one delimiter, distinct names, the columns there
+    column  = text_column_of(path, header)        no --text-column: its 'sentence' or its 'text' column
     rows    = read_split(path, header?, ...)      texts, second texts and labels as written, each with its line
                                                   (blank lines skipped; every other row has the header's columns)
     names   = class_names(labels)                 None (integer classes) or the names, sorted
@@ -67,6 +68,20 @@ def check_header(path, rows, columns):
         if name is not None and name not in header:
             raise ValueError(f"{path}: no column {name!r} in the header {header}; set {flag}")
     return header
+
+
+# The column read for the texts when --text-column is not given: GLUE's name, or the one most CSVs use.
+TEXT_COLUMNS = ("sentence", "text")
+
+
+def text_column_of(path, header):
+    """The one of TEXT_COLUMNS that a header names; two or none is refused (set --text-column)."""
+    found = [name for name in TEXT_COLUMNS if name in header]
+    if not found:
+        raise ValueError(f"{path}: no column 'sentence' or 'text' in the header {header}; set --text-column")
+    if len(found) > 1:
+        raise ValueError(f"{path}: the header has a 'sentence' and a 'text' column; set --text-column to the texts'")
+    return found[0]
 
 
 def read_rows(path, columns, header):

@@ -173,6 +173,13 @@ def test_user_csv_with_three_classes_goes_through_subsets_and_batches(tmp_path):
     assert sorted(task.train_texts[i] for i in indices) == sorted(f"text, number {i}" for i in indices)
 
 
+def test_user_csv_without_a_text_column_named_reads_each_file_s_text_or_sentence(tmp_path):
+    train = write(tmp_path / "train.csv", "label,text\n" + "".join(f"{i % 2},train {i}\n" for i in range(20)))
+    dev = write(tmp_path / "dev.csv", "sentence,label\n" + "".join(f"dev {i},{i % 2}\n" for i in range(6)))
+    task = data.load_csv_task(train, dev)
+    assert task.train_texts[3] == "train 3" and task.dev_texts[5] == "dev 5" and task.num_labels == 2
+
+
 def test_user_pairs_named_labels_and_regression(tmp_path):
     rows = "".join(f'q{i},"passage, {i}",{"spam" if i % 3 else "ham"},{i / 7:.3f}\n' for i in range(30))
     train = write(tmp_path / "train.csv", "question,passage,kind,score\n" + rows)
@@ -222,7 +229,7 @@ def test_user_tsv(tmp_path):
     ("sentence,label\na,0\nb,1\n", "sentence,label\na,0\nb,2\n", r"dev.csv, line 3: label 2 is not a class"),
     ("sentence,label\na,1\nb,2\n", None, r"train.csv: integer labels are the classes 0..C-1, and these are \[1, 2\]"),
     ("sentence,label\na,anger\nb,anger\n", None, r"train.csv: every label is 'anger': a classifier needs two classes"),
-    ("text,label\na,0\nb,1\n", None, r"no column 'sentence'"),
+    ("tweet,label\na,0\nb,1\n", None, r"no column 'sentence' or 'text'"),
 ])
 def test_bad_user_files_are_named(tmp_path, train_text, dev_text, message):
     train = write(tmp_path / "train.csv", train_text)

@@ -38,7 +38,7 @@ def test_predict_labels_a_csv_with_the_class_names(tmp_path, tiny_bert, capsys):
     model = checkpoint.from_pretrained(tiny_bert)
     checkpoint.save_pretrained(model.eval(), str(tmp_path / "saved"), label_names=["neg", "pos"])
     (tmp_path / "in.csv").write_text('id,text\n1,"a good, long film"\n2,dull\n')
-    predict.main(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--text-column", "text",
+    predict.main(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"),  # its 'text' column
                   "--out", str(tmp_path / "out.csv")])
     lines = (tmp_path / "out.csv").read_text().splitlines()
     assert lines[0] == "id,text,prediction" and len(lines) == 3

@@ -31,6 +31,21 @@ def test_a_good_header_is_its_columns(tmp_path):
     assert tables.read_header(write(tmp_path / "a.tsv", "text\tlabel\nhi\t0\n"), {"text": "--text-column"}) == ["text", "label"]
 
 
+@pytest.mark.parametrize("header, column", [("text,label", "text"), ("id,sentence,label", "sentence")])
+def test_without_a_text_column_named_a_header_s_text_or_sentence_column_is_read(header, column):
+    assert tables.text_column_of("a.csv", header.split(",")) == column
+
+
+@pytest.mark.parametrize("header, message", [
+    ("tweet,label", "a.csv: no column 'sentence' or 'text' in the header ['tweet', 'label']; set --text-column"),
+    ("text,sentence,label", "a.csv: the header has a 'sentence' and a 'text' column; set --text-column"),
+])
+def test_a_header_with_no_text_column_or_two_is_refused_without_one_named(header, message):
+    with pytest.raises(ValueError) as e:
+        tables.text_column_of("a.csv", header.split(","))
+    assert message in str(e.value)
+
+
 def labels(*strings):
     return [("f.csv", line, s) for line, s in enumerate(strings, start=2)]
 

@@ -96,7 +96,7 @@ def keep(chosen, run_flags, save, kept):
     read (make best keeps the best of every evaluation, the study's). `kept` (a Kept): the run that
     saved it, moved into place. An earlier pick of the same search there (check_save) is replaced
     once the new one is kept. (line for the report, the command to label a CSV with it)."""
-    command = f"python predict.py --model {shlex.quote(save)} --input YOUR.csv {text_columns(run_flags)} --out labelled.csv"
+    command = f"python predict.py --model {shlex.quote(save)} --input YOUR.csv{text_columns(run_flags)} --out labelled.csv"
     if kept.saved is None:
         return f"Saved in {save} (seed {kept.seed}) by an earlier search; label a CSV with `{command}`", command
     earlier = earlier_pick(save)  # another pick of this search, kept before
@@ -120,11 +120,10 @@ def keep(chosen, run_flags, save, kept):
 
 
 def text_columns(run_flags):
-    """predict.py's column options, as the runs read the user's files (GLUE's: its sentence column)."""
-    given = lambda flag: run_flags[run_flags.index(flag) + 1] if flag in run_flags else None
-    columns = f"--text-column {shlex.quote(given('--text-column') or 'sentence')}"
-    pair = given("--text-pair-column")
-    return columns + (f" --text-pair-column {shlex.quote(pair)}" if pair else "")
+    """predict.py's column options as the runs were given them (none: predict.py reads the file's
+    'sentence' or 'text' column, as a run does), each with a space before it."""
+    return "".join(f" {flag} {shlex.quote(run_flags[run_flags.index(flag) + 1])}"
+                   for flag in ("--text-column", "--text-pair-column") if flag in run_flags)
 
 
 def kept_test_score(save, metric):
