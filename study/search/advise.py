@@ -223,8 +223,8 @@ def advise(data, models, size, budget, folder, **settings):
     """make advise from Python: the search over `models` (a name or path, or several to choose
     among) at n = `size` for at most `budget` hours of runs, its runs in `folder` (the same folder,
     data and settings resume it, one that make advise began too). `data`: (train CSV, dev CSV), or
-    ((texts, labels), (texts, labels)), kept as FOLDER/train.csv and FOLDER/dev.csv; or one labelled
-    file, a CSV or (texts, labels), cross-validated (study/search/folds.py). `settings`: SETTINGS'
+    ((texts, labels), (texts, labels)) (lists, numpy arrays or pandas Series), kept as
+    FOLDER/train.csv and FOLDER/dev.csv; or one labelled file, a CSV or (texts, labels), cross-validated (study/search/folds.py). `settings`: SETTINGS'
     (final="all": the pick kept trained on train and dev together). Returns the Advice; ValueError
     with one line where the search cannot run."""
     unknown = sorted(set(settings) - set(SETTINGS))
@@ -232,7 +232,10 @@ def advise(data, models, size, budget, folder, **settings):
         raise ValueError(f"advise() takes no {', '.join(unknown)}: its settings are {', '.join(SETTINGS)}")
     given = {**SETTINGS, **settings}
     columns = given["text_column"], given["label_column"]
-    parts = [data] if one_part(data) else data  # one labelled file: cross-validated (study/search/folds.py)
+    parts = [data] if one_part(data) else list(data)  # one labelled file: cross-validated (study/search/folds.py)
+    if len(parts) not in (1, 2):
+        raise ValueError(f"advise()'s data: one labelled file or (train, dev), not {len(parts)} parts "
+                         "(a test file is the test_file setting)")
     files = [as_csv(part, os.path.join(folder, f"{name}.csv"), columns) for part, name in zip(parts, ("train", "dev"))]
     models = [models] if isinstance(models, str) else list(models)
     option = lambda flag, name: [flag, str(given[name])] if given[name] is not None else []
@@ -251,9 +254,13 @@ def advise(data, models, size, budget, folder, **settings):
 
 
 def one_part(data):
-    """Whether advise()'s `data` is one labelled file: a path, or (texts, labels)."""
-    return isinstance(data, (str, os.PathLike)) or (len(data) == 2 and isinstance(data[0], (list, tuple))
-                                                    and bool(data[0]) and isinstance(data[0][0], str))
+    """Whether advise()'s `data` is one labelled file: a path, or (texts, labels), each a list, a
+    tuple, a numpy array or a pandas Series (a text is a str; numpy's are too)."""
+    if isinstance(data, (str, os.PathLike)):
+        return True
+    texts = data[0] if len(data) == 2 else None
+    return texts is not None and not isinstance(texts, (str, os.PathLike)) and len(texts) > 0 \
+        and isinstance(next(iter(texts)), str)
 
 
 def refuse(message):
@@ -265,6 +272,8 @@ def as_csv(part, path, columns):
     one with other examples is refused)."""
     if isinstance(part, (str, os.PathLike)):
         return os.fspath(part)
+    if len(part) != 2:
+        raise ValueError(f"advise()'s data: a CSV's path or (texts, labels), not {len(part)} things")
     texts, labels = part
     if len(texts) != len(labels):
         raise ValueError(f"{len(texts)} texts and {len(labels)} labels: give each text its label")
