@@ -1,7 +1,7 @@
 """
-What a search is asked (study/search/advise.py), checked before any run: its train size, its
-budget, the test file and FINAL=all where they can go, one labelled file's folds
-(study/search/folds.py), and its space: one checkpoint's depths, or several checkpoints' each at
+What a search is asked (study/search/advise.py), checked before any run: its train size (all: your
+file's examples, as a number), its budget, the test file and FINAL=all where they can go, one
+labelled file's folds (study/search/folds.py), and its space: one checkpoint's depths, or several checkpoints' each at
 its protocol's (study/search/policy.py's Space); then each of its methods planned on the task as a
 run of it would be (checked_runs).
 """
@@ -12,6 +12,7 @@ from dataclasses import replace
 import methods
 import protocol
 import result
+import tables
 from study.search import folds
 from study.search.search_folder import options_of
 from study.search.space import joined, space_for
@@ -37,10 +38,20 @@ def checked(args, run_flags):
     if args.size != "all" and not (args.size.isdigit() and int(args.size) > 0):
         raise ValueError(f"--size {args.size} (make: SIZE=) is neither a positive number of training examples nor all")
     size = args.size if args.size == "all" else int(args.size)
+    if size == "all" and "--train-file" in run_flags:
+        size = examples_in(run_flags[run_flags.index("--train-file") + 1])
     if folds.one_file(run_flags):  # its folds are the dev splits: a fold a seed
         run_flags = [*run_flags, "--folds", str(args.seeds)]
         folds.check(run_flags, size, args.seeds)
     return args, run_flags, size, replace(space_of(args, size, run_flags), prefer=args.prefer)
+
+
+def examples_in(train_file):
+    """SIZE=all on your own train file, as the number of its examples (its rows but the header and
+    blank lines): each method's rate and ladder are set for n (methods.py), where 'all' reads as a
+    GLUE split's thousands, and a file of 80 examples would be searched at rates for 5,000."""
+    rows = tables.read_table(train_file)[1:]
+    return sum(1 for row in rows if any(field.strip() for field in row))
 
 
 def checked_runs(space, size, run_flags, shared, methods_named, configs_there=()):

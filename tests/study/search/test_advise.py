@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import data
+import methods
 from conftest import ROOT, result_record, write_result
 from study.search import advise, policy, rounds, search_folder
 from study.search.advise_report import stop_reason
@@ -733,6 +734,19 @@ def test_a_search_trains_setfit_s_fast_body_unless_its_methods_name_the_library_
     searched = {name for _, name in space.depths}
     assert "setfit-fast" in searched and "setfit" not in searched and "probe" in searched
     assert advise.parser().parse_args(["--size", "200", "--methods", "setfit"]).methods == ["setfit"]
+
+
+def test_size_all_on_your_own_file_is_searched_at_its_examples_rates(tmp_path):
+    """SIZE=all on a file of 60 examples: SetFit fast at the rate for n = 60, not a GLUE split's thousands."""
+    from study.search import advise
+    from study.search import asked
+    (tmp_path / "train.csv").write_text("text,label\n" + "".join(f"film {i},{i % 2}\n\n" for i in range(60)))
+    args = advise.parser().parse_args([str(tmp_path / "results"), "--size", "all", "--budget", "1", "--depths", "0", "6"])
+    _, _, size, space = asked.checked(args, ["--train-file", str(tmp_path / "train.csv"), "--dev-file", "dev.csv"])
+    assert size == 60 and space.default_rate[("", "setfit-fast")] == methods.get("setfit-fast").default_lr(60) == 5e-4
+    assert methods.get("setfit-fast").default_lr("all") == 2e-5  # what 'all' reads as: thousands of examples
+    glue = advise.parser().parse_args([str(tmp_path / "results"), "--size", "all", "--budget", "1", "--depths", "0", "6"])
+    assert asked.checked(glue, ["--dataset", "sst2"])[2] == "all"
 
 
 def test_a_run_the_search_would_make_that_would_refuse_is_refused_before_any_work(tiny_bert, tmp_path):
