@@ -47,8 +47,8 @@ def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
     stopped = stopped_seconds(s.folder)  # spent too, though no result shows it
     total = spent(observed) + stopped
     spending = Spending(rounds_of(s.folder), total, wall_seconds if found.rounds else None, grid_cost, stopped)
-    lines = report_lines(title, chosen, words, (rows, state), spending, keep_line,
-                         Judged(test, honest, None if final_line else (seed, kept_test), constant))
+    judged = Judged(test, honest, None if final_line else (seed, kept_test), constant)
+    lines = report_lines(title, chosen, words, (rows, state), spending, keep_line, judged)
     if final_line:  # after the test file's line of the pick's runs
         lines.insert(lines.index(f"- {keep_line}"), final_line)
     at = lines.index("## Every cell that ran")  # after the answer, before the cells: the figure, the prior
@@ -60,7 +60,7 @@ def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
     write_atomically(report, lambda f: f.write("\n".join(lines).encode()))
     row = next(row for row in rows if row["cell"] == chosen)
     row["honest"] = row["reported"] if honest is None else honest.score
-    row["clear_of_constant"] = clear_of_constant(honest, constant)
+    row["clear_of_constant"] = judged.clear_of_constant
     read = f"second half {row['reported']:.3f}, first half {row['picked']:.3f}" if honest is None else \
         f"honest {honest.score:.3f} ± {honest.error:.3f}, dev split {row['picked']:.3f}"
     if row["clear_of_constant"] is False:
@@ -218,6 +218,11 @@ class Judged:
     kept: tuple | None = None
     constant: float | None = None
 
+    @property
+    def clear_of_constant(self):
+        """clear_of_constant's verdict on this pick; None where no constant was read."""
+        return None if self.constant is None else clear_of_constant(self.honest, self.constant)
+
 
 def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judged=Judged()):
     """advise.md's lines; verdict_words: verdict's first; cells: cell_rows' (rows, state); `judged`: a Judged."""
@@ -231,8 +236,7 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judge
              f"**Pick: {chosen_row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)}** ({verdict_words}).",
              "",
              honest_line(chosen_row, honest),
-             *([constant_line(judged.constant, state.metric)]
-               if judged.constant is not None and clear_of_constant(honest, judged.constant) is False else []),
+             *([constant_line(judged.constant, state.metric)] if judged.clear_of_constant is False else []),
              *([f"- On your test file ({test[0]}): " + test_words(test, judged.kept)
                 + " (a run a seed; from one file, a fold; each scored it as it ended, and no choice read it)."] if test else []),
              f"- The best cell on {read_on}: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
