@@ -27,7 +27,7 @@ import methods
 from study.search import policy
 from study.search.search_folder import (available_in, drop_beaten_keeps, kept_folder, kept_path, kept_run, kept_seed, log_round,
                                         log_stopped, options_of, path_of, read_folder, reading, round_paths, runs_of)
-from study.search.standing import Cell
+from study.search.standing import Cell, anchor_of
 from study.search.space import Space, expected_seconds, fits, models_of
 
 SEED_STEPS = ("in/out", "best", "ahead")  # the policy's steps that ask for a cell's next seeds
@@ -130,6 +130,7 @@ def run_rounds(s):
     the last, as the replay reads them). Returns 0 or a failed run's exit code."""
     dev_size, cell_of, saving = reading(s.read()[0])[1], {}, {}  # saving: {path: where it saves its model}
     keeps = set()  # the runs that train an ended seed again, to keep it
+    defaults = s.keeps_ahead and defaults_kept_as_they_run(s.space)
 
     def ask(in_flight):
         """What the free workers run next, [(path, its options)]: nothing once the runs that ended
@@ -137,7 +138,8 @@ def run_rounds(s):
         their width less the runs under way; else the likely pick's best seed, to keep, once its
         last seed is under way; else the later steps' runs ahead where they pay; else the round at
         every worker's width (the next open cells). The likely pick's seeds save their models as
-        they run, and only the best ended seed's of a cell stays."""
+        they run, and so do the defaults' from their first, and only the best ended seed's of a
+        cell stays."""
         _, observed, metric = s.read()
         drop_beaten_keeps(s.folder, {cell_of[path] for path in saving}, s.size, s.seeds, metric, in_flight)
         if in_flight and policy.pick(s.space, observed, metric, dev_size)[1]:
@@ -162,6 +164,8 @@ def run_rounds(s):
                                       in_flight, cell_of)
         if likely and step in SEED_STEPS:
             saving.update(saved_as_it_runs(s, likely, handed, cell_of))
+        if defaults:
+            saving.update(saved_as_it_runs(s, defaults, handed, cell_of))
         if handed:
             s.echo(f"advise: round {len(s.rounds) + 1} ({step}): {len(handed)} run{'s' * (len(handed) > 1)}"
                    f"{f', {len(in_flight)} under way' if in_flight else ''}, "
@@ -235,6 +239,18 @@ def best_unkept(s, likely, metric, in_flight):
     if kept_run(s.folder, likely, s.size, seed) or kept_path(s.folder, likely, s.size, seed) in in_flight:
         return None
     return seed
+
+
+def defaults_kept_as_they_run(space):
+    """The cell whose seeds save their models from the first (the screen's) on: the defaults a user
+    would run alone (standing.anchor_of), which the answer falls back to whenever the examples
+    cannot tell the best from them; None where the answer is the cheapest in the band. The likely
+    pick saves from its third seed on, so a pick of the defaults whose best seed was its first was
+    trained again once decided: on MRPC's pairs (n = 200, minilm, -j 2) 166 s at the end of a
+    40-minute search, one worker idle (docs/records/advise-pairs-mrpc-2026-12-05). A save costs its
+    disk until the seed is beaten (drop_beaten_keeps), and the keep's folder goes once the pick
+    is kept."""
+    return anchor_of(space) if space.prefer == "best" else None
 
 
 def saved_as_it_runs(s, likely, handed, cell_of):

@@ -5,13 +5,14 @@ test_advise.py)."""
 
 import json
 import os
+from dataclasses import replace
 
 import methods
 from conftest import result_record
 from study.search import policy, rounds
 from study.search.search_folder import (drop_beaten_keeps, kept_folder, kept_path, kept_run, kept_seed, path_of, read_folder,
                                         stopped_seconds)
-from study.search.standing import Cell
+from study.search.standing import Cell, anchor_of
 from study.search.space import expected_seconds, space_for
 
 SPACE = space_for(200, 4, [0, 1, 2, 3, 4], ["finetune", "bitfit", "lora"])
@@ -268,3 +269,19 @@ def test_outside_the_in_out_step_runs_ahead_take_a_free_worker_only_while_most_w
                                                         jobs=jobs))
         # the screen's run, then with it under way: 2 workers, 1 free, wait for it; 4, 3 free, take the later run
         assert asked == [[(under_way, {})], wanted], jobs
+
+
+def test_the_defaults_seeds_save_their_models_from_the_screen_on_where_the_answer_falls_back_to_them(tmp_path):
+    screen = screened(tmp_path)
+    defaults = anchor_of(SPACE)  # the fine-tune at k = 0 and its own rate: SPACE has no SetFit
+    assert defaults in screen
+    saved = lambda round_: {path for path, options in round_ if "save" in options}
+    for keeps_ahead, prefer, saves in ((True, "best", True), (False, "best", False), (True, "cost", False)):
+        asked = []
+        s = rounds.Search(str(tmp_path), 200, replace(SPACE, prefer=prefer), 1e9, {}, [],
+                          Asking(lambda ask: asked.append(ask(frozenset()))), echo=lambda line: None,
+                          keeps_ahead=keeps_ahead)
+        rounds.run_rounds(s)
+        own = path_of(str(tmp_path), defaults, 200, 1)
+        assert saved(asked[0]) == ({own} if saves else set()), (keeps_ahead, prefer)
+        assert dict(asked[0]).get(own, {}).get("save", kept_folder(str(tmp_path), own)) == kept_folder(str(tmp_path), own)
