@@ -253,11 +253,12 @@ def defaults_kept_as_they_run(space):
     return anchor_of(space) if space.prefer == "best" else None
 
 
-def saved_as_it_runs(s, likely, handed, cell_of):
-    """{path: its --save folder} for the `likely` pick's seeds among the runs `handed` out, so that
-    the search's keep moves the best one's model into place instead of training it once more
-    (study/search/keep.py); the others' are dropped once beaten (drop_beaten_keeps)."""
-    return {path: kept_folder(s.folder, path) for path in handed if cell_of[path] == likely}
+def saved_as_it_runs(s, cell, handed, cell_of):
+    """{path: its --save folder} for `cell`'s seeds among the runs `handed` out (the likely pick's,
+    or the defaults'), so that the search's keep moves the best one's model into place instead of
+    training it once more (study/search/keep.py); the others' are dropped once beaten
+    (drop_beaten_keeps)."""
+    return {path: kept_folder(s.folder, path) for path in handed if cell_of[path] == cell}
 
 
 def keep_ahead(s, likely, seed, in_flight, cell_of):
