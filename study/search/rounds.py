@@ -130,7 +130,7 @@ def run_rounds(s):
     the last, as the replay reads them). Returns 0 or a failed run's exit code."""
     dev_size, cell_of, saving = reading(s.read()[0])[1], {}, {}  # saving: {path: where it saves its model}
     keeps = set()  # the runs that train an ended seed again, to keep it
-    defaults = s.keeps_ahead and defaults_kept_as_they_run(s.space)
+    defaults = defaults_kept_as_they_run(s.space) if s.keeps_ahead else None  # the cell whose seeds save from the first
 
     def ask(in_flight):
         """What the free workers run next, [(path, its options)]: nothing once the runs that ended
