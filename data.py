@@ -94,7 +94,7 @@ def load_glue_hub(task):
         glue = datasets.load_dataset("glue", task)
     except Exception as e:
         raise ValueError(f"cannot load GLUE {task} from the Hugging Face hub ({type(e).__name__}); "
-                         "offline, point --glue-dir (or GLUE_DIR) at a local GLUE folder and use --model minilm") from None
+                         "offline, point --glue-dir (or GLUE_DIR) at a local GLUE folder and use --model minilm (make: MODEL=minilm)") from None
     return examples_from_hf(glue["train"]), examples_from_hf(glue["validation"])
 
 
@@ -145,6 +145,11 @@ def file_name(path):
         return os.path.splitext(os.path.basename(path))[0] + "-" + hashlib.sha256(f.read()).hexdigest()[:8]
 
 
+def set_by(flag):
+    """How a column's option is set, run by run or through make (whose runs take it in RUN_FLAGS)."""
+    return f'{flag} NAME (make: RUN_FLAGS="{flag} NAME")'
+
+
 def load_csv_task(train_file, dev_file, text_column=None, label_column="label",
                   pair_column=None, regression=False, test_file=None) -> Task:
     """A user's own task: two CSV (or .tsv) files with a header naming the text column (None: each
@@ -153,11 +158,12 @@ def load_csv_task(train_file, dev_file, text_column=None, label_column="label",
     or with `regression` numbers to predict. dev_file None: one labelled file (its folds are the
     dev splits, held_out_fold)."""
     paths = [path for path in (train_file, dev_file, test_file) if path]
-    columns = {text_column: "--text-column", pair_column: "--text-pair-column", label_column: "--label-column"}
+    columns = {text_column: set_by("--text-column"), pair_column: set_by("--text-pair-column"),
+               label_column: set_by("--label-column")}
     splits = []
     for path in paths:
         header = tables.read_header(path, columns)
-        texts = text_column or tables.text_column_of(path, header)
+        texts = text_column or tables.text_column_of(path, header, set_by("--text-column"))
         splits.append(tables.read_split(path, True, len(header), header.index(texts),
                                         None if pair_column is None else header.index(pair_column),
                                         header.index(label_column)))

@@ -68,7 +68,8 @@ def checkpoint_folder(name_or_path: str) -> str:
     except Exception as e:  # the hub library raises many kinds; all mean "not to be had"
         raise ValueError(f"cannot get model {name_or_path!r}: "
                          + ("it is not in the local Hugging Face cache and the hub is unreachable; "
-                            "offline, use --model minilm (or a local checkpoint folder) with --glue-dir DIR"
+                            "offline, use --model minilm or a local checkpoint folder, with --glue-dir DIR "
+                            "(make: MODEL=minilm GLUE_DIR=DIR)"
                             if offline else str(e).splitlines()[0]))
     raise ValueError(f"model {name_or_path!r} has no {' or '.join(WEIGHT_FILES)}")
 

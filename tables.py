@@ -74,13 +74,13 @@ def check_header(path, rows, columns):
 TEXT_COLUMNS = ("sentence", "text")
 
 
-def text_column_of(path, header):
-    """The one of TEXT_COLUMNS that a header names; two or none is refused (set --text-column)."""
+def text_column_of(path, header, set_by="--text-column"):
+    """The one of TEXT_COLUMNS that a header names; two or none is refused (set_by: how to name it)."""
     found = [name for name in TEXT_COLUMNS if name in header]
     if not found:
-        raise ValueError(f"{path}: no column 'sentence' or 'text' in the header {header}; set --text-column")
+        raise ValueError(f"{path}: no column 'sentence' or 'text' in the header {header}; set {set_by}")
     if len(found) > 1:
-        raise ValueError(f"{path}: the header has a 'sentence' and a 'text' column; set --text-column to the texts'")
+        raise ValueError(f"{path}: the header has a 'sentence' and a 'text' column: name the texts' one, set {set_by}")
     return found[0]
 
 

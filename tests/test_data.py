@@ -230,6 +230,9 @@ def test_user_tsv(tmp_path):
     ("sentence,label\na,1\nb,2\n", None, r"train.csv: integer labels are the classes 0..C-1, and these are \[1, 2\]"),
     ("sentence,label\na,anger\nb,anger\n", None, r"train.csv: every label is 'anger': a classifier needs two classes"),
     ("tweet,label\na,0\nb,1\n", None, r"no column 'sentence' or 'text'"),
+    ("text,stars\na,0\nb,1\n", None,  # make's runs take a column's option in RUN_FLAGS, and the line says so
+     r"no column 'label' in the header \['text', 'stars'\]; set --label-column NAME \(make: RUN_FLAGS=\"--label-column NAME\"\)"),
+    ("tweet,label\na,0\nb,1\n", None, r"set --text-column NAME \(make: RUN_FLAGS=\"--text-column NAME\"\)"),
 ])
 def test_bad_user_files_are_named(tmp_path, train_text, dev_text, message):
     train = write(tmp_path / "train.csv", train_text)

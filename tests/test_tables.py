@@ -38,7 +38,7 @@ def test_without_a_text_column_named_a_header_s_text_or_sentence_column_is_read(
 
 @pytest.mark.parametrize("header, message", [
     ("tweet,label", "a.csv: no column 'sentence' or 'text' in the header ['tweet', 'label']; set --text-column"),
-    ("text,sentence,label", "a.csv: the header has a 'sentence' and a 'text' column; set --text-column"),
+    ("text,sentence,label", "a.csv: the header has a 'sentence' and a 'text' column: name the texts' one, set --text-column"),
 ])
 def test_a_header_with_no_text_column_or_two_is_refused_without_one_named(header, message):
     with pytest.raises(ValueError) as e:
