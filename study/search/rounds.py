@@ -247,9 +247,10 @@ def defaults_kept_as_they_run(space):
     cannot tell the best from them; None where the answer is the cheapest in the band. The likely
     pick saves from its third seed on, so a pick of the defaults whose best seed was its first was
     trained again once decided: on MRPC's pairs (n = 200, minilm, -j 2) 166 s at the end of a
-    40-minute search, one worker idle (docs/records/advise-pairs-mrpc-2026-12-05). A save costs its
-    disk until the seed is beaten (drop_beaten_keeps), and the keep's folder goes once the pick
-    is kept."""
+    40-minute search, one worker idle (docs/records/advise-pairs-mrpc-2026-12-05). A save costs
+    about 0.3 s of its run, and its disk until the seed is beaten (drop_beaten_keeps); the keep's
+    folder goes once the pick is kept. Where the keep ran beside the last seeds, the change saved
+    nothing measurable (docs/records/defaults-saved-2026-12-05)."""
     return anchor_of(space) if space.prefer == "best" else None
 
 
