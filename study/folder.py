@@ -13,6 +13,8 @@ import sys
 
 import numpy as np
 
+import metrics
+
 from study.stats import counted, describe, median_of
 
 
@@ -26,20 +28,27 @@ def no_results(folder):
 def load_results(folder, figure="best_accuracy"):
     """Every parsable run result in `folder` that holds `figure` (the blog study's best accuracy;
     lee_report.py asks for the score); a file that cannot be read is named and skipped. A run that
-    evaluated only once (make advise's: --evaluations last) has no best of evaluations: the study's
-    figure skips it, and the answer (figure="score") reads it."""
+    evaluated only once (make advise's: --evaluations last) has no best of evaluations, and a
+    regression's has no accuracy: the study's figure skips them, and the answer (figure="score")
+    reads them."""
     results = []
     for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
         try:
             with open(path) as f:
                 result = json.load(f)
-            result["config"]["freeze"], result["config"]["size"], result[figure]
-            if figure == "best_accuracy" and result["config"].get("evaluations") == "last":
+            result["config"]["freeze"], result["config"]["size"], result["score"]
+            if figure == "best_accuracy" and (result["config"].get("evaluations") == "last" or scores_a_regression(result)):
                 continue
+            result[figure]
             results.append(result)
         except (ValueError, KeyError, TypeError) as e:
             print(f"report.py: skipping {path}: not a run result ({type(e).__name__})", file=sys.stderr)
     return results
+
+
+def scores_a_regression(result):
+    """Whether a run predicted numbers (its metric is a correlation), not classes."""
+    return result["metric"] in metrics.names_for(1)
 
 
 def precision_of(results, folder):

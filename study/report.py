@@ -28,7 +28,7 @@ from study.published import REFERENCE_LAYERS, blog_rows, reference_depth, report
 from study.answer import answer_cells, cheapest_within, judged_by
 from study.answer_text import answer_lines, summary_lines
 from study.sections import method_lines, probe_lines, reinit_lines
-from study.folder import cells_of, devices_line, load_results, no_results, precision_of, table
+from study.folder import cells_of, devices_line, load_results, no_results, precision_of, scores_a_regression, table
 from study.stats import STATISTICS, difference, number
 def recommendation(rows, size, figure="accuracy"):
     """The cheapest depth (median seconds a run) whose mean figure (accuracy, or CoLA's MCC) is within
@@ -295,6 +295,12 @@ def main(argv=None):
     args = p.parse_args(argv)
     results = load_results(args.folder)
     searched = [] if results else load_results(args.folder, figure="score")
+    if searched and scores_a_regression(searched[0]):
+        write_answer_only(args.out or args.folder, searched,
+                          f"These runs predict a score (a regression task, read by {searched[0]['metric']}), so this "
+                          "report is the answer alone: the study's tables and figures read the best accuracy. "
+                          "Lee et al.'s tables read regression on whole train splits (make grid PROTOCOL=lee SIZES=all).")
+        return
     if searched:  # make advise's runs alone
         write_answer_only(args.out or args.folder, searched,
                           "Every run here evaluated once (make advise's; its own report is advise.md), so this report "

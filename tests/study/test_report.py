@@ -6,7 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from conftest import write_result
+from conftest import result_record, write_result
+import result
 from study import published, report
 
 pytestmark = pytest.mark.usefixtures("tables_only")  # conftest: the figures only where a test asks for `drawn`
@@ -204,3 +205,21 @@ def test_a_folder_of_probes_alone_is_its_answer(tmp_path, capsys):
     report.main([str(tmp_path), "--seeds", "3"])
     text = (tmp_path / "report.md").read_text()
     assert "fitted a probe" in text and "| probe | 6 | 50 | 3 | 0.620 |" in text
+
+
+def test_a_folder_of_a_regression_s_runs_is_its_answer_read_by_its_correlation(tmp_path, capsys):
+    """The study's tables read the best accuracy, which a regression's run has not: its grid's
+    report is the answer alone, saying why, and no run of it is named unreadable."""
+    for freeze, score in ((2, 0.70), (4, 0.55)):
+        for seed in (1, 2, 3):
+            record = result_record(freeze, 50, seed, task="stsb", metric="spearman", score=score + seed / 100,
+                                   seconds=dict(total=10.0 + freeze))
+            for figure in ("best_accuracy", "best_mcc", "majority_accuracy"):
+                del record[figure]
+            record.update(best=dict(pearson=score, spearman=score), at_score=dict(pearson=score, spearman=score),
+                          constant=dict(pearson=0.0, spearman=0.0), dev_size=1500)
+            (tmp_path / result.name_of(record["config"]).file_name()).write_text(json.dumps(record))
+    report.main([str(tmp_path), "--seeds", "3"])
+    text, err = (tmp_path / "report.md").read_text(), capsys.readouterr().err
+    assert "These runs predict a score (a regression task, read by spearman)" in text
+    assert "fine-tune, freeze 2" in text and "skipping" not in err, err
