@@ -295,16 +295,14 @@ def main(argv=None):
     args = p.parse_args(argv)
     results = load_results(args.folder)
     searched = [] if results else load_results(args.folder, figure="score")
-    if searched and scores_a_regression(searched[0]):
-        write_answer_only(args.out or args.folder, searched,
-                          f"These runs predict a score (a regression task, read by {searched[0]['metric']}), so this "
-                          "report is the answer alone: the study's tables and figures read the best accuracy. "
-                          "Lee et al.'s tables read regression on whole train splits (make grid PROTOCOL=lee SIZES=all).")
-        return
-    if searched:  # make advise's runs alone
-        write_answer_only(args.out or args.folder, searched,
-                          "Every run here evaluated once (make advise's; its own report is advise.md), so this report "
-                          "is the answer alone: the study's tables read the best of evaluations every half epoch.")
+    if searched:  # a regression's runs, or make advise's: no run the study's tables read
+        why = (f"These runs predict a score (a regression task, read by {searched[0]['metric']}), so this report is "
+               "the answer alone: the study's tables and figures read the best accuracy. Lee et al.'s tables read "
+               "regression on whole train splits (make grid PROTOCOL=lee SIZES=all)."
+               if scores_a_regression(searched[0]) else
+               "Every run here evaluated once (make advise's; its own report is advise.md), so this report "
+               "is the answer alone: the study's tables read the best of evaluations every half epoch.")
+        write_answer_only(args.out or args.folder, searched, why)
         return
     other = load_results(args.against) if args.against else None
     for folder, runs in [(args.folder, results)] + ([(args.against, other)] if args.against else []):
