@@ -35,6 +35,10 @@ CACHE_DIR ?= cache
 SPLITS_DIR ?= splits
 # extra flags for every run, e.g. RUN_FLAGS=--no-cache
 RUN_FLAGS ?=
+# SEEDS_AT_ONCE=1: each cell's missing seeds trained together as one job (seeds_at_once.py: the fine-tune,
+# LoRA and BitFit, in bf16 or fp32; SetFit and the probe run each seed alone), each seed's run its own
+# run's numbers; fewer, larger kernels, for a GPU (on a CPU it is slower: docs/performance.md)
+SEEDS_AT_ONCE ?=
 # SetFit's pairs: each example paired NUM_ITERATIONS times (setfit's num_iterations) instead of setfit's
 # oversampling, whose pairs grow as n^2; for SetFit's runs alone. The committed grids used 20 from n = 500
 NUM_ITERATIONS ?=
@@ -97,7 +101,7 @@ help:
 	@echo "           NUM_ITERATIONS (SetFit's pairs per example, for its runs alone)"
 	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, bf16 on a CPU where it is faster, else fp32) METRIC (macro_f1, ...)"
 	@echo "           GLUE_DIR TRAIN_FILE DEV_FILE RESULTS"
-	@echo "           CACHE_DIR SPLITS_DIR RUN_FLAGS REPORT_DIR AGAINST (see the Makefile's head)"
+	@echo "           CACHE_DIR SPLITS_DIR RUN_FLAGS SEEDS_AT_ONCE (a GPU: a cell's seeds as one job) REPORT_DIR AGAINST (see the Makefile's head)"
 
 setup:
 	python3 -m venv .venv
@@ -140,7 +144,7 @@ grid:
 # without a start-up each (study/worker.py); each run's output in its log beside its result
 runs:
 	@runs="$(RUNS)"; test -n "$$runs" || exit 2; \
-	  $(PYTHON) -m study.worker $(SHARED_FLAGS) $$runs -- $(RUN_OPTIONS)
+	  $(PYTHON) -m study.worker $(SHARED_FLAGS) $(if $(SEEDS_AT_ONCE),--seeds-at-once) $$runs -- $(RUN_OPTIONS)
 
 # one result file, in a process of its own (`make <result>`): the same run and log
 $(RESULTS)/freeze%.json:
@@ -161,7 +165,7 @@ SLURM_TIME ?=
 SLURM_GPUS ?=
 SBATCH_FLAGS ?=
 GRID_VARIABLES = PYTHON DATASET MODEL FREEZE SIZES SEEDS EPOCHS NUM_ITERATIONS PROTOCOL LR LRS REINITS PROBE METHOD GLUE_DIR \
-  TRAIN_FILE DEV_FILE CACHE_DIR SPLITS_DIR RUN_FLAGS PRECISION METRIC RESULTS REPORT_DIR AGAINST
+  TRAIN_FILE DEV_FILE CACHE_DIR SPLITS_DIR RUN_FLAGS SEEDS_AT_ONCE PRECISION METRIC RESULTS REPORT_DIR AGAINST
 slurm:
 	@$(DEPTH_CHECK) \
 	  $(MAKE) --no-print-directory slurm-array FREEZE="$$freeze"

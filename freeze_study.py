@@ -28,6 +28,7 @@ import loop
 import machine
 import model
 import result
+import seeds_at_once
 import trainable
 from plan import check_files, fail, parse_args, plan_run
 
@@ -39,8 +40,21 @@ def interrupt(signum, frame):
 def main(argv=None):
     signal.signal(signal.SIGTERM, interrupt)
     args = parse_args(argv)
+    # a grid's log file shows each line as it comes
+    as_a_command(lambda: run(args, log=lambda line: print(line, flush=True)))
+
+
+def main_seeds(argvs):
+    """Several seeds of one cell at once (study/worker.py's jobs under --seeds-at-once): run_seeds."""
+    signal.signal(signal.SIGTERM, interrupt)
+    runs_args = [parse_args(argv) for argv in argvs]
+    as_a_command(lambda: run_seeds(runs_args, log=lambda line: print(line, flush=True)))
+
+
+def as_a_command(work):
+    """work(), its bad input one line and exit 2 (plan.fail), Ctrl-C or make's kill exit 130."""
     try:
-        run(args, log=lambda line: print(line, flush=True))  # a grid's log file shows each line as it comes
+        work()
     except ValueError as e:
         fail(str(e))
     except KeyboardInterrupt:
@@ -56,22 +70,36 @@ def run(args, log=print):
     began = time.perf_counter()
     task = load_task(args)
     plan = plan_run(args, task)
+    indices = checked_subset(plan, task)
+    machine.prepare(plan.device)
+    task, indices, held = one_file_splits(plan, task, indices)
+    classifier, inputs, max_length, prefix_seconds = prepare(plan, task, indices, held)
+    if plan.device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(plan.device)
+    history = plan.method.train(classifier, plan.train_config, inputs, (lambda line: None) if plan.quiet else log)
+    return finish(plan, task, classifier, inputs, history, max_length, prefix_seconds, time.perf_counter() - began, log)
+
+
+def checked_subset(plan, task):
+    """The run's training subset's row indices, once the plan is checked against its results folder
+    (and its folds against the subset): drawn, and written for the runs after it, only then."""
     result.check_folder(os.path.dirname(plan.out) or ".", {**cell_config(plan), **task_fields(task)},
                         plan.precision_chosen)
     if plan.folds:  # before the subset is written
         data.check_folds(task, data.subset_indices(task, plan.size, plan.splits_dir), plan.folds,
                          plan.options["train_file"])
-    indices = data.load_subset(task, plan.size, plan.splits_dir)  # drawn once every check has passed
-    task, indices, held = one_file_splits(plan, task, indices)
-    machine.prepare(plan.device)
-    classifier, inputs, max_length, prefix_seconds = prepare(plan, task, indices, held)
-    if plan.device.type == "cuda":
-        torch.cuda.reset_peak_memory_stats(plan.device)
-    history = plan.method.train(classifier, plan.train_config, inputs, (lambda line: None) if plan.quiet else log)
-    config = {**run_config(plan, task, classifier, max_length), "train_examples": len(inputs.train_labels)}
+    return data.load_subset(task, plan.size, plan.splits_dir)
+
+
+def finish(plan, task, classifier, inputs, history, max_length, prefix_seconds, seconds, log, at_once=None):
+    """The trained run's record, written to plan.out, then its model kept where --save asks; returns
+    the record. seconds: the run's, start to end (at_once: several seeds trained at once, each
+    recorded with its share of their seconds)."""
+    config = {**run_config(plan, task, classifier, max_length), "train_examples": len(inputs.train_labels),
+              **({"at_once": at_once} if at_once else {})}
     record = result.build(config, task, history,
                           *trained_parameters(classifier, plan.method, task.num_labels),
-                          seconds=dict(prefix=prefix_seconds, total=time.perf_counter() - began),
+                          seconds=dict(prefix=prefix_seconds, total=seconds),
                           peak_memory_mb=machine.peak_memory_mb(plan.device),
                           processor=machine.processor_name(plan.device), versions=machine.versions())
     result.write(plan.out, record)  # first: a save that fails costs no finished run
@@ -79,6 +107,36 @@ def run(args, log=print):
         plan.method.save(classifier, history, plan.save, task.label_names, max_length=max_length)
     log(result.summary_line(record, plan.out))
     return record
+
+
+def run_seeds(runs_args, log=print):
+    """Several seeds of one cell, their training steps taken together (seeds_at_once.py: fewer,
+    larger kernels, which a GPU runs faster): each seed's plan, checks, model, record and log line
+    as its run alone makes them. Returns their records. A method with no way to train seeds at once
+    (SetFit's loop, the probe's fit) runs each seed alone, one after another."""
+    began = time.perf_counter()
+    task = load_task(runs_args[0])
+    plans = [plan_run(args, task) for args in runs_args]
+    if plans[0].method.train_seeds is None:
+        return [run(args, log) for args in runs_args]
+    seeds_at_once.check_precision([plan.train_config for plan in plans])  # before any work: one line
+    subsets = [checked_subset(plan, task) for plan in plans]
+    machine.prepare(plans[0].device)
+    tasks, prepared, streams = [], [], []
+    for plan, indices in zip(plans, subsets):
+        its_task, indices, held = one_file_splits(plan, task, indices)  # a fold: its own dev split
+        tasks.append(its_task)
+        prepared.append(prepare(plan, its_task, indices, held))
+        streams.append(seeds_at_once.stream_of(plan.device))  # its dropout masks' stream, as its run alone has it
+    if plans[0].device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(plans[0].device)
+    histories = plans[0].method.train_seeds([model for model, *_ in prepared], [plan.train_config for plan in plans],
+                                            [inputs for _, inputs, *_ in prepared], streams,
+                                            (lambda line: None) if plans[0].quiet else log)
+    share = (time.perf_counter() - began) / len(plans)
+    return [finish(plan, its_task, classifier, inputs, history, max_length, prefix_seconds, share, log, at_once=len(plans))
+            for plan, its_task, (classifier, inputs, max_length, prefix_seconds), history
+            in zip(plans, tasks, prepared, histories)]
 
 
 def one_file_splits(plan, task, indices):

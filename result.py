@@ -114,6 +114,12 @@ def cell_of(config):
         return None
 
 
+def cell_of_name(path):
+    """A result path's cell: (its folder, its name less its seed), or None where it is not a run's name."""
+    run = parse_name(path)
+    return None if run is None else (os.path.dirname(os.path.abspath(path)), replace(run, seed=None))
+
+
 def mixed_setting(configs):
     """(a setting of settings_of, its values) where runs of one cell differ in it, else None. A
     record too old to hold a setting is not counted against the others."""

@@ -1,6 +1,6 @@
 """
 Several runs of one cell at once over stacked weights, its rates (batched.py: one seed) or its
-seeds (batched_seeds.py: one rate), against the same runs one after another in the same process
+seeds (seeds_at_once.py: one rate), against the same runs one after another in the same process
 (loop.train), each drawing its masks as the runs at once do (model.drawn_masks), and on CUDA also
 as a CUDA run does, in torch's fused kernels: the seconds of their training and evaluations, and
 whether the numbers agree (with the runs that draw alike; the fused kernels draw other masks).
@@ -21,16 +21,17 @@ import loop
 import methods
 from model import drawn_masks
 from plan import plan_run
-from bench import batched, batched_seeds
+import seeds_at_once
+from bench import batched
 
 
 def prepared(argv, seed):
-    """A run's plan, its model (built from its seed), its inputs and its stream (batched_seeds.stream_of)."""
+    """A run's plan, its model (built from its seed), its inputs and its stream (seeds_at_once.stream_of)."""
     run_args = freeze_study.parse_args(argv + ["--seed", str(seed)])
     task, indices = freeze_study.load_task_and_subset(run_args)
     plan = plan_run(run_args, task)
     model, inputs, _, _ = freeze_study.prepare(plan, task, indices)
-    return plan, model, inputs, batched_seeds.stream_of(plan.device)
+    return plan, model, inputs, seeds_at_once.stream_of(plan.device)
 
 
 def together(argv, rates, seeds):
@@ -42,7 +43,7 @@ def together(argv, rates, seeds):
     runs = [prepared(argv, seed) for seed in seeds]
     configs = [dataclasses.replace(plan.train_config, lr=rates[0]) for plan, *_ in runs]
     began = time.perf_counter()
-    return batched_seeds.train_seeds([model for _, model, _, _ in runs], configs, runs[0][2],
+    return seeds_at_once.train_seeds([model for _, model, _, _ in runs], configs, runs[0][2],
                                      [stream for *_, stream in runs], log=lambda line: None), began
 
 

@@ -61,12 +61,14 @@ def make_jobs():
 
 
 def last_log_line(path):
-    """The last line a run printed: its result's summary, or why it stopped ('' without a log)."""
+    """The last line a run printed: its result's summary, or why it stopped ('' without a log). A job
+    of several seeds at once logs each one's summary, which ends with its path: the run's own."""
     try:
         with open(result.log_of(path)) as f:
-            return (f.read().rstrip().splitlines() or [""])[-1]
+            lines = f.read().rstrip().splitlines() or [""]
     except OSError:
         return ""
+    return ([line for line in lines if line.endswith(path)] or lines)[-1]
 
 
 def progress_line(finished, runs):

@@ -29,6 +29,7 @@ import json
 import math
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -57,7 +58,8 @@ def serve():
             job = json.loads(line)
             machine.restart_peak_memory()
             with output_to(job["log"]):
-                code = exit_code(freeze_study.main, job["argv"])
+                code = (exit_code(freeze_study.main_seeds, job["argvs"]) if "argvs" in job
+                        else exit_code(freeze_study.main, job["argv"]))
             print(code, file=answers)
             if code == 130:  # interrupted: make is being stopped
                 break
@@ -107,17 +109,36 @@ def job_of(path, shared, run_flags):
     return dict(argv=run.flags(shared) + run_flags + ["--out", path], log=result.log_of(path))
 
 
+def cell_job_of(paths, shared, run_flags):
+    """One job for several seeds of one cell (--seeds-at-once): each run's command line, one log (the
+    first run's, copied to the others' once it ends). One path: job_of's job."""
+    if len(paths) == 1:
+        return job_of(paths[0], shared, run_flags)
+    return dict(argvs=[job_of(path, shared, run_flags)["argv"] for path in paths], log=result.log_of(paths[0]))
+
+
+def by_cell(paths):
+    """The paths in their order, those of one cell (result.cell_of_name) as one tuple where it first
+    comes: the jobs of a grid whose cells' seeds train at once."""
+    cells = {}
+    for path in paths:
+        cells.setdefault(result.cell_of_name(path) or path, []).append(path)
+    return [tuple(cell) for cell in cells.values()]
+
+
 def to_stderr(line):
     print(line, file=sys.stderr, flush=True)  # a failed run's last line: make's error, not its progress
 
 
-def run_grid(runs, shared, run_flags, jobs, echo=print, warn=to_stderr):
+def run_grid(runs, shared, run_flags, jobs, echo=print, warn=to_stderr, seeds_at_once=False):
     """Every run of `runs` (result paths) whose result is missing, by `jobs` workers; after each
-    finished run its progress line (echo), after a failed one its last line (warn). The first failure stops the handing out (the runs under way
-    finish, as under make); returns the exit code: 0, or the first failed run's. With several
-    workers the longest runs go first, so that no long run starts when the others are ending."""
+    finished run its progress line (echo), after a failed one its last line (warn). The first
+    failure stops the handing out (the runs under way finish, as under make); returns the exit code:
+    0, or the first failed run's. With several workers the longest runs go first, so that no long
+    run starts when the others are ending. seeds_at_once: a cell's missing seeds are one job, their
+    steps taken together (freeze_study.run_seeds)."""
     with Workers(jobs) as workers:
-        return workers.run_all(longest_first(runs) if jobs > 1 else runs, shared, run_flags, echo, warn)
+        return workers.run_all(longest_first(runs) if jobs > 1 else runs, shared, run_flags, echo, warn, seeds_at_once)
 
 
 def longest_first(runs):
@@ -168,45 +189,52 @@ class Workers:
             self.environment.update(json.loads(measured) if measured.strip() else {})
             return process
 
-    def run_all(self, runs, shared, run_flags, echo=print, warn=to_stderr):
-        """run_grid's work, with these workers: each run whose result is missing, by the next worker free."""
+    def run_all(self, runs, shared, run_flags, echo=print, warn=to_stderr, seeds_at_once=False):
+        """run_grid's work, with these workers: each run whose result is missing (or each cell's
+        missing seeds, seeds_at_once), by the next worker free."""
         pending = [path for path in runs if not os.path.exists(path)]
         for path in pending:
             job_of(path, shared, run_flags)  # every name checked before any run
-        rounds = iter([[(path, shared) for path in pending]])
+        jobs = by_cell(pending) if seeds_at_once else pending
+        rounds = iter([[(job, shared) for job in jobs]])
         return self.run_asked(lambda in_flight: next(rounds, []), run_flags, echo, runs, warn)
 
     def run_asked(self, ask, run_flags, echo=print, runs=None, warn=to_stderr):
-        """Rounds of runs as `ask(in_flight)` hands them out, [(result path, its options)]: a round's
-        runs go to the workers as they are free, and once all have started, the next worker free asks
-        for the next round, without waiting for the runs under way (make advise asks its policy,
-        which reads the runs ended so far). Nothing is handed out after a failure; the runs under
-        way finish (as under make). Returns 0 or the first failed run's exit code. `runs`: the grid
-        the progress lines count in (default: the runs handed out so far)."""
-        ended, in_flight, handed, round_, failures = queue.Queue(), set(), [], [], []
+        """Rounds of runs as `ask(in_flight)` hands them out, [(result path, its options)] (a tuple of
+        paths: one cell's seeds as one job, cell_job_of): a round's jobs go to the workers as they are
+        free, and once all have started, the next worker free asks for the next round, without
+        waiting for the runs under way (make advise asks its policy, which reads the runs ended so
+        far). Nothing is handed out after a failure; the runs under way finish (as under make).
+        Returns 0 or the first failed run's exit code. `runs`: the grid the progress lines count in
+        (default: the runs handed out so far)."""
+        ended, in_flight, handed, round_, failures, busy = queue.Queue(), set(), [], [], [], 0
         while True:
-            if len(in_flight) < self.jobs and not round_ and not failures:
+            if busy < self.jobs and not round_ and not failures:
                 round_ = list(ask(frozenset(in_flight)))
-            while len(in_flight) < self.jobs and round_ and not failures:
-                path, options = round_.pop(0)
-                job = job_of(path, options, run_flags)
-                in_flight.add(path)
-                handed.append(path)
+            while busy < self.jobs and round_ and not failures:
+                job_paths, options = round_.pop(0)
+                paths = job_paths if isinstance(job_paths, tuple) else (job_paths,)
+                job = cell_job_of(paths, options, run_flags)
+                in_flight.update(paths)
+                handed.extend(paths)
+                busy += 1
                 process = self.take()
-                with self.lock:
-                    self.running[path] = process  # before its thread starts: a stop asked at once finds it
-                threading.Thread(target=self.one_run, args=(process, path, job, ended), daemon=True).start()
-            if not in_flight:
+                with self.lock:  # before its thread starts: a stop asked at once finds it
+                    self.running.update((path, process) for path in paths)
+                threading.Thread(target=self.one_run, args=(process, paths, job, ended), daemon=True).start()
+            if not busy:
                 return failures[0] if failures else 0
-            path, code = ended.get()
-            in_flight.discard(path)
-            if path in self.stopped and not os.path.exists(path):
-                echo(f"study.worker: {path} stopped: the answer no longer needs it")
-            elif code == 0:
-                echo(progress_line(path, runs or handed))
-            else:
+            paths, code = ended.get()
+            busy -= 1
+            in_flight.difference_update(paths)
+            if code != 0 and not any(path in self.stopped for path in paths):
                 failures.append(code)
-                warn(last_log_line(path) or f"study.worker: {path} failed (exit code {code})")
+                warn(last_log_line(paths[0]) or f"study.worker: {paths[0]} failed (exit code {code})")
+            for path in paths:
+                if path in self.stopped and not os.path.exists(path):
+                    echo(f"study.worker: {path} stopped: the answer no longer needs it")
+                elif os.path.exists(path):
+                    echo(progress_line(path, runs or handed))
 
     def stop(self, paths):
         """The runs under way at `paths` interrupted (SIGTERM, as when make is stopped; a run writes
@@ -214,25 +242,31 @@ class Workers:
         answer, decided on the runs that ended, no longer needs. Their workers exit; the next runs
         start new ones."""
         with self.lock:
-            for path in set(paths) & set(self.running) - self.stopped:
-                self.stopped.add(path)
-                self.running[path].send_signal(signal.SIGTERM)
+            asked = set(paths) & set(self.running) - self.stopped
+            self.stopped.update(asked)
+            for process in {self.running[path] for path in asked}:  # once: a second SIGTERM would cut its cleanup
+                process.send_signal(signal.SIGTERM)
 
-    def one_run(self, worker, path, job, ended):
-        """One run by `worker`, its (path, exit code) put on `ended`; the worker idle again after it,
-        unless it died (no answer: exit code 1) or was stopped."""
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    def one_run(self, worker, paths, job, ended):
+        """One job by `worker` (a run, or a cell's seeds at once), its (paths, exit code) put on
+        `ended`; the worker idle again after it, unless it died (no answer: exit code 1) or was
+        stopped. A job of several runs leaves its log beside each one's result."""
+        os.makedirs(os.path.dirname(os.path.abspath(paths[0])), exist_ok=True)
         began = time.perf_counter()
         worker.stdin.write(json.dumps(job) + "\n")
         answer = worker.stdout.readline()
+        for path in paths[1:] if os.path.exists(job["log"]) else ():
+            shutil.copyfile(job["log"], result.log_of(path))
         with self.lock:
-            del self.running[path]
-            if path in self.stopped:
-                if not os.path.exists(path):  # spent, though it leaves no result to say so (not one that ended first)
-                    self.stopped_after[path] = time.perf_counter() - began
+            for path in paths:
+                del self.running[path]
+            if any(path in self.stopped for path in paths):
+                for path in paths:  # spent, though it leaves no result to say so (not one that ended first)
+                    if path in self.stopped and not os.path.exists(path):
+                        self.stopped_after[path] = time.perf_counter() - began
             elif answer.strip():
                 self.idle.put(worker)  # before the run counts as ended: the next one may take it
-        ended.put((path, int(answer) if answer.strip() else 1))
+        ended.put((paths, int(answer) if answer.strip() else 1))
 
 
 def threads_each(workers):
@@ -258,11 +292,15 @@ def main(argv=None):
                                 description="The missing runs of a grid, in N long-lived processes.")
     p.add_argument("runs", nargs="*", help="result files; those that exist are done")
     p.add_argument("--jobs", type=int, help="processes at once (default: make -j N's N, else 1)")
+    p.add_argument("--seeds-at-once", action="store_true",
+                   help="each cell's missing seeds as one job, their steps taken together (seeds_at_once.py; "
+                        "the fine-tune, LoRA and BitFit, in bf16 or fp32): fewer, larger kernels for a GPU")
     grid.add_shared_options(p)
     args = p.parse_args(ours)
     signal.signal(signal.SIGTERM, interrupted)
     try:
-        sys.exit(run_grid(args.runs, grid.shared_options(args), run_flags, args.jobs or make_jobs()))
+        sys.exit(run_grid(args.runs, grid.shared_options(args), run_flags, args.jobs or make_jobs(),
+                          seeds_at_once=args.seeds_at_once))
     except KeyboardInterrupt:
         sys.exit(130)
     except ValueError as e:

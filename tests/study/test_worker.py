@@ -168,3 +168,32 @@ except KeyboardInterrupt:
     assert done.returncode == 130, done.stdout + done.stderr
     assert done.stdout.split() and all(code != "None" for code in done.stdout.split())  # its worker exited
     assert not os.path.exists(long_)  # the stopped run left no result
+
+
+def test_by_cell_makes_one_job_of_a_cell_s_seeds_in_a_folder():
+    names = ["a/freeze0_size8_seed1.json", "a/freeze2_size8_seed1.json", "a/freeze0_size8_seed2.json",
+             "b/freeze0_size8_seed1.json", "a/freeze0_size8_seed1_lora.json", "a/freeze0_size8_seed3.json"]
+    assert worker.by_cell(names) == [("a/freeze0_size8_seed1.json", "a/freeze0_size8_seed2.json",
+                                      "a/freeze0_size8_seed3.json"), ("a/freeze2_size8_seed1.json",),
+                                     ("b/freeze0_size8_seed1.json",), ("a/freeze0_size8_seed1_lora.json",)]
+
+
+def test_seeds_at_once_a_grid_s_cells_each_one_job_leave_each_run_its_result_and_log(tiny_bert, tmp_path):
+    """make grid SEEDS_AT_ONCE=1: each cell's missing seeds as one job (the probe's trained alone,
+    one after another), every run's result and log written, a progress line for each."""
+    tiny_task(tmp_path)
+    shared = dict(epochs=2, protocol=None, splits_dir=str(tmp_path / "splits"))
+    options = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
+               "--dev-file", str(tmp_path / "dev.tsv"), "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"]
+    names = ["freeze1_size8_seed1.json", "freeze1_size8_seed2.json", "freeze3_size8_seed1_probe.json",
+             "freeze3_size8_seed2_probe.json", "freeze0_size8_seed1.json"]
+    runs = [str(tmp_path / "grid" / name) for name in names]
+    lines = []
+    assert worker.run_grid(runs, shared, options, jobs=2, echo=lines.append, seeds_at_once=True) == 0
+    at_once = {name: json.loads((tmp_path / "grid" / name).read_text())["config"].get("at_once") for name in names}
+    assert at_once == {"freeze1_size8_seed1.json": 2, "freeze1_size8_seed2.json": 2, "freeze3_size8_seed1_probe.json": None,
+                       "freeze3_size8_seed2_probe.json": None, "freeze0_size8_seed1.json": None}
+    for name in names:
+        assert name.removesuffix(".json") in (tmp_path / "grid" / name.replace(".json", ".log")).read_text()
+    # a line a run, its own summary in it (a cell's seeds end together: each line counts the runs done then)
+    assert sorted(line.split(" | ")[-2] for line in lines) == sorted(runs) and lines[-1].startswith("[5/5]")

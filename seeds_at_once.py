@@ -16,16 +16,22 @@ labelled file are such seeds too, each with its own training examples and dev sp
                                        as its run alone draws them, padded to the grid's
                                        logits of every seed at once: torch.func.vmap over the
                                        slices, the grids and the masks (model.masks_from)
-                                       then batched.py's step: one backward, per seed its clip
+                                       then stacked.py's step: one backward, per seed its clip
                                        and its AdamW
-    each evaluation, the end           batched.py's: a seed's slices loaded into its own model
+    each evaluation, the end           stacked.py's: a seed's slices loaded into its own model
 
-A seed's run is loop.train's on its seed, its numbers equal to float tolerance (tests/bench/
-test_batched_seeds.py): padding adds terms that are exactly zero, and a batched product sums in
+A seed's run is loop.train's on its seed, its numbers equal to float tolerance (tests/
+test_seeds_at_once.py): padding adds terms that are exactly zero, and a batched product sums in
 another order. What it saves is the fixed cost of a step (kernel launches, Python), which a GPU
 pays and a 2-core CPU barely does; it adds the padding's work. fp32 and bf16 (fp16's loss scaling
 is per run). The methods loop.train trains (the fine-tune, LoRA, BitFit): not SetFit's loop of its
 own, nor the probe's fit.
+
+A grid uses it on request: make grid SEEDS_AT_ONCE=1 -> study/worker.py hands each cell's missing
+seeds to a worker as one job -> freeze_study.run_seeds builds each seed's model as its run does,
+then its method's train_seeds (methods.py) -> train_seeds here. On CUDA a run alone draws its
+masks inside torch's fused kernels, which cannot be shared this way: there each seed's masks are
+drawn as tensors, a draw of their own (the same distribution, not the same masks).
 """
 
 import time
@@ -35,11 +41,11 @@ import torch.nn as nn
 from torch.func import functional_call, vmap
 
 import loop
-from bench.batched import Logits, evaluate, new_runs, optimizers_for, results_of, stacked_weights, step_all
 from machine import autocast
 from model import keep_mask, masks_from
 from optim import lr_at
 from rows import Layout, pack
+from stacked import Logits, evaluate, new_runs, optimizers_for, results_of, stacked_weights, step_all
 
 LAYOUT_FIELDS = ("cell", "position", "is_token", "first", "key_is_token")
 
@@ -177,6 +183,13 @@ class GridLogits(nn.Module):
         return self.model.classify(loop.states_of_rows(self.model, rows, layout, self.cached_depth))
 
 
+def check_precision(configs):
+    """fp16 refused: its loss scaling (a gradient scaler's) is per run, and skips a run's step alone."""
+    if any(config.precision == "fp16" for config in configs):
+        raise ValueError("several seeds at once train in fp32 or bf16, as fp16's loss scaling is per run: pass "
+                         "--precision bf16 (make: PRECISION=bf16)")
+
+
 def check_shared(models):
     """Every frozen weight the same in each seed's model: the seeds share them (the checkpoint's)."""
     first = dict(models[0].named_parameters())
@@ -225,8 +238,7 @@ def train_seeds(models, configs, inputs, streams, log=print):
     one RunInputs, or each run's (the folds of one labelled file: a fold's own training examples and
     dev split); streams: each seed's generator (stream_of, taken as its model was built). Each seed's
     chosen weights are returned in its result, and its model is left holding them."""
-    if configs[0].precision == "fp16":
-        raise ValueError("several runs at once run in fp32 or bf16: fp16's loss scaling is per run")
+    check_precision(configs)
     check_shared(models)
     inputs_of = inputs if isinstance(inputs, list) else [inputs] * len(models)
     plans, device = step_plans(configs, inputs_of), inputs_of[0].device

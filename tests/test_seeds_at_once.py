@@ -1,14 +1,17 @@
-"""bench/batched_seeds.py: several seeds of one cell trained at once are each seed's run alone
+"""seeds_at_once.py: several seeds of one cell trained at once are each seed's run alone
 (loop.train), on a CPU and, with a card, on CUDA, in every family."""
 
 import dataclasses
+import json
 
 import pytest
 import torch
 
-from bench import batched_seeds
 from conftest import prepared_run, save_tiny_bert
+import freeze_study
 import loop
+import result
+import seeds_at_once
 from model import drawn_masks
 
 SEEDS = (1, 2, 3)
@@ -21,13 +24,13 @@ def seeds_prepared(tmp_path, checkpoint, glue_dir, extra, device):
         plan, model, inputs = prepared_run(tmp_path, checkpoint, glue_dir, *extra, "--seed", str(seed), device=device)
         models.append(model)
         configs.append(plan.train_config)
-        streams.append(batched_seeds.stream_of(torch.device(device)))  # its masks' stream, from here
+        streams.append(seeds_at_once.stream_of(torch.device(device)))  # its masks' stream, from here
     return models, configs, streams, inputs
 
 
 def assert_each_seed_alone(tmp_path, checkpoint, glue_dir, extra, device=torch.device("cpu")):
     models, configs, streams, inputs = seeds_prepared(tmp_path, checkpoint, glue_dir, extra, device)
-    together = batched_seeds.train_seeds(models, configs, inputs, streams, log=lambda line: None)
+    together = seeds_at_once.train_seeds(models, configs, inputs, streams, log=lambda line: None)
     for seed, result in zip(SEEDS, together):
         plan, model, inputs = prepared_run(tmp_path, checkpoint, glue_dir, *extra, "--seed", str(seed), device=device)
         with drawn_masks():  # on CUDA, the masks drawn as tensors, as the seeds at once draw them
@@ -65,11 +68,11 @@ def test_the_masks_template_gives_each_batch_the_shapes_its_run_draws(tmp_path, 
     checkpoint = save_tiny_bert(tmp_path / family, layers=2, family=family)
     plan, model, inputs = prepared_run(tmp_path, checkpoint, glue_dir, *extra)
     model.train()
-    meta = batched_seeds.on_meta(model)
-    template = batched_seeds.mask_template(model, meta, inputs.train[0], inputs.cached_depth)
+    meta = seeds_at_once.on_meta(model)
+    template = seeds_at_once.mask_template(model, meta, inputs.train[0], inputs.cached_depth)
     for size in (1, 3, 16, 50):
         batch = inputs.train[:size]
-        assert batched_seeds.shapes_of(template, batch) == batched_seeds.mask_shapes(model, meta, batch, inputs.cached_depth)
+        assert seeds_at_once.shapes_of(template, batch) == seeds_at_once.mask_shapes(model, meta, batch, inputs.cached_depth)
 
 
 def test_without_a_template_each_batch_names_its_masks_by_a_meta_pass(tmp_path, tiny_bert, glue_dir, monkeypatch):
@@ -77,7 +80,7 @@ def test_without_a_template_each_batch_names_its_masks_by_a_meta_pass(tmp_path, 
     by the plain way: a meta pass of each batch."""
     def cannot_name(*args):
         raise ValueError("a mask of shape (5, 7) moves with the batch as no size of it does")
-    monkeypatch.setattr(batched_seeds, "mask_template", cannot_name)
+    monkeypatch.setattr(seeds_at_once, "mask_template", cannot_name)
     assert_each_seed_alone(tmp_path, tiny_bert, glue_dir, ["--freeze", "1"])
 
 
@@ -96,9 +99,9 @@ def test_the_folds_of_one_file_at_once_are_each_fold_alone(tmp_path, tiny_bert):
         models.append(model)
         configs.append(plan.train_config)
         inputs_of.append(inputs)
-        streams.append(batched_seeds.stream_of(torch.device("cpu")))
+        streams.append(seeds_at_once.stream_of(torch.device("cpu")))
     assert sorted(len(inputs.train_labels) for inputs in inputs_of) == [34, 34, 35, 35]
-    together = batched_seeds.train_seeds(models, configs, inputs_of, streams, log=lambda line: None)
+    together = seeds_at_once.train_seeds(models, configs, inputs_of, streams, log=lambda line: None)
     for fold, result in zip((1, 2, 3, 4), together):
         plan, model, inputs = prepared_run(tmp_path, tiny_bert, None, *flags(fold))
         alone = loop.train(model, plan.train_config, inputs, log=lambda line: None)
@@ -111,8 +114,75 @@ def test_the_folds_of_one_file_at_once_are_each_fold_alone(tmp_path, tiny_bert):
 def test_a_frozen_weight_that_differs_or_fp16_is_refused(tmp_path, tiny_bert, glue_dir):
     models, configs, streams, inputs = seeds_prepared(tmp_path, tiny_bert, glue_dir, ["--freeze", "1"], "cpu")
     with pytest.raises(ValueError, match="fp32 or bf16"):
-        batched_seeds.train_seeds(models, [dataclasses.replace(c, precision="fp16") for c in configs], inputs, streams)
+        seeds_at_once.train_seeds(models, [dataclasses.replace(c, precision="fp16") for c in configs], inputs, streams)
     with torch.no_grad():
         models[1].layers[0].query.weight.add_(1.0)
     with pytest.raises(ValueError, match=r"the seeds' models differ in layers.0.query.weight, which does not train"):
-        batched_seeds.train_seeds(models, configs, inputs, streams)
+        seeds_at_once.train_seeds(models, configs, inputs, streams)
+
+
+# ----------------------------------------------------------------------------------------------
+# Through the tool: freeze_study.run_seeds, a grid's job under --seeds-at-once (study/worker.py)
+
+def seed_argv(tmp_path, checkpoint, glue_dir, seed, folder, extra):
+    """A run of `seed` on 50 examples of SST-2, fp32, its result in tmp_path/folder (2 epochs where
+    its method has epochs)."""
+    epochs = [] if "--method" in extra else ["--epochs", "2"]
+    return ["--model", checkpoint, "--glue-dir", glue_dir, "--size", "50", "--precision", "fp32", *epochs,
+            "--cache-dir", str(tmp_path / "cache"), "--splits-dir", str(tmp_path / "splits"), "--seed", str(seed),
+            "--out", str(tmp_path / folder / f"seed{seed}.json"), "--quiet", *extra]
+
+
+def measures_apart(record):
+    """A record less what measures the machine, and less the config's own place."""
+    config = {key: value for key, value in record["config"].items() if key not in ("out", "at_once")}
+    curve = [{key: value for key, value in point.items() if key != "seconds"} for point in record["curve"]]
+    return {**record, "config": config, "curve": curve, "seconds": None, "peak_memory_mb": None}
+
+
+def test_a_cell_s_seeds_at_once_write_each_seed_s_own_run(tmp_path, tiny_bert, glue_dir):
+    """run_seeds writes each seed's result where its run alone would, with the same curve, choice and
+    scores, saying it trained with the others; its log says each one's line."""
+    extra = ["--freeze", "1", "--lr", "2e-3"]  # a rate that moves the tiny model: its seeds' outputs part
+    alone = [freeze_study.run(freeze_study.parse_args(seed_argv(tmp_path, tiny_bert, glue_dir, seed, "alone", extra)))
+             for seed in SEEDS]
+    lines = []
+    together = freeze_study.run_seeds([freeze_study.parse_args(seed_argv(tmp_path, tiny_bert, glue_dir, seed,
+                                                                         "together", extra)) for seed in SEEDS],
+                                      log=lines.append)
+    for seed, record, its_own in zip(SEEDS, together, alone):
+        assert json.loads((tmp_path / "together" / f"seed{seed}.json").read_text()) == json.loads(json.dumps(record))
+        assert record["config"]["at_once"] == len(SEEDS) and "at_once" not in its_own["config"]
+        assert [p["accuracy"] for p in record["curve"]] == [p["accuracy"] for p in its_own["curve"]]
+        assert record["score_step"] == its_own["score_step"] and record["train_at_score"] == its_own["train_at_score"]
+        assert record["at_score"] == pytest.approx(its_own["at_score"], abs=1e-9)
+        # its dev outputs at the chosen step, its own seed's (float16 as kept: within a rounding)
+        assert result.outputs_in(record).probabilities == pytest.approx(result.outputs_in(its_own).probabilities, abs=1e-3)
+        assert {k: v for k, v in record["config"].items() if k not in ("out", "at_once")} == \
+            {k: v for k, v in its_own["config"].items() if k != "out"}
+    assert len({result.outputs_in(record).probabilities.tobytes() for record in together}) == len(SEEDS)  # apart
+    assert [line.split(" | ")[-1] for line in lines] == [str(tmp_path / "together" / f"seed{s}.json") for s in SEEDS]
+
+
+def test_a_method_with_a_loop_of_its_own_runs_each_seed_alone(tmp_path, tiny_bert, glue_dir):
+    """The probe has no way to train seeds at once: run_seeds runs each seed's run itself, the same run."""
+    extra = ["--freeze", "3", "--method", "probe"]
+    alone = [freeze_study.run(freeze_study.parse_args(seed_argv(tmp_path, tiny_bert, glue_dir, seed, "alone", extra)))
+             for seed in SEEDS[:2]]
+    together = freeze_study.run_seeds([freeze_study.parse_args(seed_argv(tmp_path, tiny_bert, glue_dir, seed,
+                                                                         "together", extra)) for seed in SEEDS[:2]])
+    assert [measures_apart(r) for r in together] == [measures_apart(r) for r in alone]
+    assert "at_once" not in together[0]["config"]
+
+
+def test_fp16_is_refused_before_any_work(tmp_path, tiny_bert, glue_dir, monkeypatch):
+    """A cell's seeds in fp16 (CUDA's default): one line, before a subset or a model is made."""
+    real_plan_run = freeze_study.plan_run
+    as_fp16 = lambda args, task: dataclasses.replace(plan := real_plan_run(args, task), train_config=dataclasses.replace(
+        plan.train_config, precision="fp16"))
+    monkeypatch.setattr(freeze_study, "plan_run", as_fp16)
+    monkeypatch.setattr(freeze_study, "prepare", lambda *a: pytest.fail("a model was made"))
+    runs_args = [freeze_study.parse_args(seed_argv(tmp_path, tiny_bert, glue_dir, s, "r", ["--freeze", "1"])) for s in SEEDS]
+    with pytest.raises(ValueError, match=r"fp32 or bf16, as fp16's loss scaling is per run: pass --precision bf16"):
+        freeze_study.run_seeds(runs_args)
+    assert not (tmp_path / "splits").exists() and not (tmp_path / "r").exists()
