@@ -13,11 +13,12 @@
 #   PEFT_LR=2e-3 bash bench/gpu.sh OUT_DIR peft                # #45: LoRA against peft, n = 200 and 1000 (not yet run)
 #   bash bench/gpu.sh OUT_DIR scout                            # #45: LoRA and BitFit rates at n = 500 and 1000, 2 seeds
 #   bash bench/gpu.sh OUT_DIR batched                          # #72: three rates at once, their masks drawn (model.drawn_masks), beside runs alone
-#   bash bench/gpu.sh OUT_DIR seeds                            # #114: five seeds at once, each its own masks (batched_seeds.py), beside runs alone (not yet run)
+#   bash bench/gpu.sh OUT_DIR seeds                            # #114: five seeds at once, each its own masks (seeds_at_once.py), beside runs alone (not yet run)
 #   bash bench/gpu.sh OUT_DIR masks                            # #114: masks drawn against the fused kernels', SST-2 n = 200, 5 seeds (not yet run)
 #   BLOG_TIMEOUT=300 bash bench/gpu.sh OUT_DIR blog            # #80: the blog's 350 runs by the worker, with MPS if it pays (7 minutes on an H200)
 #   bash bench/gpu.sh OUT_DIR env advise                       # #80: make advise on mpnet, SST-2, n = 200 (carry: bench/carry_mpnet.sh)
 #   MPS=on bash bench/gpu.sh OUT_DIR blog                      # #89: the 350 runs, MPS on without measuring it again
+#   MPS=on bash bench/gpu.sh OUT_DIR blog-at-once              # #114: the 350 runs, each cell's seeds as one job (SEEDS_AT_ONCE=1), bf16 (not yet run)
 #   bash bench/gpu.sh OUT_DIR advise-emotion                   # #114: make advise MODEL="minilm mpnet" on emotion (carry: TASK=emotion bench/carry_mpnet.sh)
 #
 # (the times are those of calls on an H100; docs/records/gpu-2026-11-23/ and gpu-2026-11-26/ hold
@@ -48,7 +49,7 @@ if [ -n "${DRY:-}" ]; then  # small and on the CPU: the script's plumbing, not i
   scout_tasks=sst2 scout_sizes=50 scout_rates="1e-3" scout_seeds=1 scout_jobs=2 scout_epochs=EPOCHS=1
   blog_seeds="1" blog_jobs=2 ab_sizes=50 ab_seeds="11"
   advise_size=50 advise_methods=probe advise_jobs=1 advise_budget=0.02 masks_size=20 masks_seeds="1 2"
-  seeds_at_once="1 2"
+  seeds_at_once="1 2" at_once_jobs=2
 else
   precision=fp16 ways=("a: cache fp16" "c: Trainer fp16") eq_seeds="1 2 3 4 5" eq_size=200 big=1000 epochs=10 grid_sizes="50 100 200 500 1000"
   grid_j="16" shape_layers=12 trainer_freeze_minilm="0 4 6" trainer_freeze_shape="0 8 12" batched_precision=bf16
@@ -61,7 +62,7 @@ else
   scout_rates=${SCOUT_RATES:-"5e-4 1e-3 2e-3 5e-3 1e-2 2e-2"} scout_epochs=
   blog_seeds="1 2 3 4 5" blog_jobs=${BLOG_JOBS:-16} ab_sizes=100 ab_seeds="11 12"
   advise_size=200 advise_methods=${ADVISE_METHODS:-} advise_jobs=${ADVISE_JOBS:-16} advise_budget=${ADVISE_BUDGET:-8}
-  masks_size=200 masks_seeds="1 2 3 4 5" seeds_at_once="1 2 3 4 5"
+  masks_size=200 masks_seeds="1 2 3 4 5" seeds_at_once="1 2 3 4 5" at_once_jobs=10
 fi
 shape=$work/roberta-base-shape
 
@@ -186,7 +187,7 @@ EOF
 blog_runs() {  # blog_runs LIMIT TASK RESULTS JOBS SIZES SEEDS CACHE [RUN_FLAGS]: a task's grid on roberta-base's shape, by the worker
   OMP_NUM_THREADS=1 timeout -s TERM "$1" make --no-print-directory runs -j "$4" PYTHON=$PY DATASET=$2 MODEL="$shape" \
     GLUE_DIR=$GLUE_DIR RESULTS="$3" CACHE_DIR="$7" SPLITS_DIR=$work/splits EPOCHS=$epochs PRECISION=$precision \
-    SIZES="$5" SEEDS="$6" FREEZE="$($PY -m protocol depths "$shape")" RUN_FLAGS="${8:-}"
+    SIZES="$5" SEEDS="$6" FREEZE="$($PY -m protocol depths "$shape")" RUN_FLAGS="${8:-}" SEEDS_AT_ONCE="${seeds_together:-}"
 }
 
 mps_on() {  # CUDA's multi-process service on, for this script's later commands
@@ -237,19 +238,19 @@ phase_blog() {
   [ -d "$shape" ] || $PY -m bench.shape_checkpoint --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
   # MPS=on: on without measuring it again (11-28: 21% faster, the same figures); BLOG_FLAGS: every run's
   # extra flags (11-28's later call tried CUDA graphs this way: docs/records/gpu-2026-11-28-graphs/)
-  local began flags=${BLOG_FLAGS:-}
-  if [ "${MPS:-measure}" = on ]; then echo "== blog: MPS on"; mps_on; else echo "== blog: MPS, measured"; mps_pays; fi
-  echo "== blog: roberta-base's shape, SST-2 and CoLA, sizes $grid_sizes, seeds $blog_seeds, -j $((blog_jobs / 2)) a task, $precision, run flags: ${flags:-none}"
+  local began flags=${BLOG_FLAGS:-} blog=${blog_dir:-blog}
+  if [ "${MPS:-measure}" = on ]; then echo "== $blog: MPS on"; mps_on; else echo "== $blog: MPS, measured"; mps_pays; fi
+  echo "== $blog: roberta-base's shape, SST-2 and CoLA, sizes $grid_sizes, seeds $blog_seeds, -j $((blog_jobs / 2)) a task, $precision, run flags: ${flags:-none}, seeds at once: ${seeds_together:+yes}"
   began=$SECONDS
   for task in sst2 cola; do
-    blog_runs ${BLOG_TIMEOUT:-330} $task $work/blog/$task $((blog_jobs / 2)) "$grid_sizes" "$blog_seeds" $work/blog/cache \
-      "$flags" > "$out/blog-$task.txt" 2>&1 &
+    blog_runs ${BLOG_TIMEOUT:-330} $task $work/$blog/$task $((blog_jobs / 2)) "$grid_sizes" "$blog_seeds" $work/$blog/cache \
+      "$flags" > "$out/$blog-$task.txt" 2>&1 &
   done
   wait
-  echo "blog: $(ls $work/blog/sst2/*.json $work/blog/cola/*.json 2>/dev/null | wc -l) runs in $((SECONDS - began)) s" \
+  echo "$blog: $(ls $work/$blog/sst2/*.json $work/$blog/cola/*.json 2>/dev/null | wc -l) runs in $((SECONDS - began)) s" \
     "(MPS $([ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && echo on || echo off)); GPU memory now: $(nvidia-smi --query-gpu=memory.used --format=csv,noheader 2>/dev/null || echo none)"
   mps_off
-  $PY - $work/blog <<'EOF'
+  $PY - $work/$blog <<'EOF'
 import glob, json, statistics, sys
 runs = [json.load(open(p)) for p in glob.glob(sys.argv[1] + "/*/*.json")]
 for task in sorted({r["config"]["dataset"] for r in runs}):
@@ -263,11 +264,19 @@ for task in sorted({r["config"]["dataset"] for r in runs}):
                   f" (train {statistics.median(r['seconds']['train'] for r in cell):.1f}, eval {statistics.median(r['seconds']['eval'] for r in cell):.1f}),"
                   f" peak {max(r['peak_memory_mb'] for r in cell):.0f} MiB")
 EOF
-  tar czf "$out/blog-runs.tar.gz" --exclude cache --exclude 'cache-*' -C $work blog ab 2>/dev/null
+  tar czf "$out/$blog-runs.tar.gz" --exclude cache --exclude 'cache-*' -C $work $blog $([ -d $work/ab ] && echo ab) 2>/dev/null
   for task in ${FLOOR_TASKS:-sst2}; do
-    echo "== blog: $task, each depth at n = ${grid_sizes##* } beside its arithmetic floor (bench/floor.py)"
-    timeout 60 $PY -m bench.floor $work/blog/$task --size ${grid_sizes##* } --model "$shape" --glue-dir "$GLUE_DIR" 2>&1 | grep -v -i warn
+    echo "== $blog: $task, each depth at n = ${grid_sizes##* } beside its arithmetic floor (bench/floor.py)"
+    timeout 60 $PY -m bench.floor $work/$blog/$task --size ${grid_sizes##* } --model "$shape" --glue-dir "$GLUE_DIR" 2>&1 | grep -v -i warn
   done
+}
+
+phase_blog_at_once() {
+  # #114: the same 350 runs, each cell's seeds as one job, their steps taken together (make grid
+  # SEEDS_AT_ONCE=1, seeds_at_once.py: fewer, larger kernels), in bf16 (fp16's loss scaling is per
+  # run) by AT_ONCE_JOBS workers (a job holds five runs, and a k = 0 job five runs' weights and moments)
+  seeds_together=1 precision=$batched_precision blog_jobs=${AT_ONCE_JOBS:-$at_once_jobs} blog_seeds=$seeds_at_once \
+    blog_dir=blog-at-once phase_blog
 }
 
 phase_batched() {
@@ -281,7 +290,7 @@ phase_batched() {
 
 phase_seeds() {
   [ -d "$shape" ] || $PY -m bench.shape_checkpoint --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
-  echo "== seeds: five seeds of one cell at once (batched_seeds.py) against one after another, roberta-base's shape, n = $big"
+  echo "== seeds: five seeds of one cell at once (seeds_at_once.py) against one after another, roberta-base's shape, n = $big"
   for k in ${BATCHED_FREEZE:-$trainer_freeze_shape}; do
     $PY -m bench.at_once --model "$shape" --glue-dir "$GLUE_DIR" --freeze $k --size $big --epochs $epochs \
       --precision $batched_precision --seeds $seeds_at_once 2>&1 | grep -v -i "warn\|attended ="
