@@ -62,7 +62,12 @@ else
   scout_rates=${SCOUT_RATES:-"5e-4 1e-3 2e-3 5e-3 1e-2 2e-2"} scout_epochs=
   blog_seeds="1 2 3 4 5" blog_jobs=${BLOG_JOBS:-16} ab_sizes=100 ab_seeds="11 12"
   advise_size=200 advise_methods=${ADVISE_METHODS:-} advise_jobs=${ADVISE_JOBS:-16} advise_budget=${ADVISE_BUDGET:-8}
-  masks_size=200 masks_seeds="1 2 3 4 5" seeds_at_once="1 2 3 4 5" at_once_jobs=10
+  masks_size=200 masks_seeds="1 2 3 4 5" seeds_at_once="1 2 3 4 5"
+  # a job of five seeds at k = 0 holds five runs' float32 weights, gradients and AdamW moments: on a
+  # CPU, roberta-base's shape, n = 50, its peak was 16.2 GB against 2.9 alone (bench/README.md): a
+  # worker per 16 GiB of the card, an even number (half a task): 8 on an H200, 4 on an H100
+  card_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null | head -n 1)
+  at_once_jobs=$(( ${card_mib:-0} / 16384 / 2 * 2 )); [ $at_once_jobs -ge 2 ] || at_once_jobs=2
 fi
 shape=$work/roberta-base-shape
 
@@ -274,7 +279,7 @@ EOF
 phase_blog_at_once() {
   # #114: the same 350 runs, each cell's seeds as one job, their steps taken together (make grid
   # SEEDS_AT_ONCE=1, seeds_at_once.py: fewer, larger kernels), in bf16 (fp16's loss scaling is per
-  # run) by AT_ONCE_JOBS workers (a job holds five runs, and a k = 0 job five runs' weights and moments)
+  # run) by AT_ONCE_JOBS workers (default: as many as the card's memory holds k = 0 jobs, above)
   seeds_together=1 precision=$batched_precision blog_jobs=${AT_ONCE_JOBS:-$at_once_jobs} blog_seeds=$seeds_at_once \
     blog_dir=blog-at-once phase_blog
 }
