@@ -36,6 +36,7 @@ import sys
 import threading
 import time
 
+import methods
 import result
 from study import grid
 from study.progress import last_log_line, make_jobs, progress_line
@@ -118,11 +119,15 @@ def cell_job_of(paths, shared, run_flags):
 
 
 def by_cell(paths):
-    """The paths in their order, those of one cell (result.cell_of_name) as one tuple where it first
-    comes: the jobs of a grid whose cells' seeds train at once."""
+    """The jobs of a grid whose cells' seeds train at once: the paths in their order, those of one
+    cell (result.cell_of_name) as one tuple where it first comes, if its method trains seeds at once
+    (methods.py's train_seeds); another method's seeds (SetFit's, the probe's) each a job of its own,
+    spread over the workers as without."""
     cells = {}
     for path in paths:
-        cells.setdefault(result.cell_of_name(path) or path, []).append(path)
+        run = result.parse_name(path)
+        together = run is not None and methods.get(run.method).train_seeds is not None
+        cells.setdefault(result.cell_of_name(path) if together else path, []).append(path)
     return [tuple(cell) for cell in cells.values()]
 
 

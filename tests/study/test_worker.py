@@ -170,17 +170,21 @@ except KeyboardInterrupt:
     assert not os.path.exists(long_)  # the stopped run left no result
 
 
-def test_by_cell_makes_one_job_of_a_cell_s_seeds_in_a_folder():
+def test_by_cell_makes_one_job_of_a_cell_s_seeds_in_a_folder_where_its_method_trains_them_at_once():
     names = ["a/freeze0_size8_seed1.json", "a/freeze2_size8_seed1.json", "a/freeze0_size8_seed2.json",
-             "b/freeze0_size8_seed1.json", "a/freeze0_size8_seed1_lora.json", "a/freeze0_size8_seed3.json"]
+             "b/freeze0_size8_seed1.json", "a/freeze0_size8_seed1_lora.json", "a/freeze0_size8_seed3.json",
+             "a/freeze1_size8_seed1_setfit-fast.json", "a/freeze1_size8_seed2_setfit-fast.json",
+             "a/freeze0_size8_seed2_lora.json"]
     assert worker.by_cell(names) == [("a/freeze0_size8_seed1.json", "a/freeze0_size8_seed2.json",
                                       "a/freeze0_size8_seed3.json"), ("a/freeze2_size8_seed1.json",),
-                                     ("b/freeze0_size8_seed1.json",), ("a/freeze0_size8_seed1_lora.json",)]
+                                     ("b/freeze0_size8_seed1.json",),
+                                     ("a/freeze0_size8_seed1_lora.json", "a/freeze0_size8_seed2_lora.json"),
+                                     ("a/freeze1_size8_seed1_setfit-fast.json",), ("a/freeze1_size8_seed2_setfit-fast.json",)]
 
 
 def test_seeds_at_once_a_grid_s_cells_each_one_job_leave_each_run_its_result_and_log(tiny_bert, tmp_path):
-    """make grid SEEDS_AT_ONCE=1: each cell's missing seeds as one job (the probe's trained alone,
-    one after another), every run's result and log written, a progress line for each."""
+    """make grid SEEDS_AT_ONCE=1: each cell's missing seeds as one job (the probe's each a job of its
+    own), every run's result and log written, a progress line for each."""
     tiny_task(tmp_path)
     shared = dict(epochs=2, protocol=None, splits_dir=str(tmp_path / "splits"))
     options = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
