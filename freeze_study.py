@@ -133,8 +133,8 @@ def run_seeds(runs_args, log=print):
     histories = plans[0].method.train_seeds([model for model, *_ in prepared], [plan.train_config for plan in plans],
                                             [inputs for _, inputs, *_ in prepared], streams,
                                             (lambda line: None) if plans[0].quiet else log)
-    share = (time.perf_counter() - began) / len(plans)
-    return [finish(plan, its_task, classifier, inputs, history, max_length, prefix_seconds, share, log, at_once=len(plans))
+    share, count = (time.perf_counter() - began) / len(plans), len(plans)  # each seed's share of the seconds
+    return [finish(plan, its_task, classifier, inputs, history, max_length, prefix_seconds, share, log, at_once=count)
             for plan, its_task, (classifier, inputs, max_length, prefix_seconds), history
             in zip(plans, tasks, prepared, histories)]
 

@@ -21,7 +21,8 @@ that rate: the same batches, masks and schedule, its numbers equal to float tole
 matrix product sums in another order; tests/bench/test_batched.py). Its step, evaluation and
 results are stacked.py's, as several seeds at once's are (seeds_at_once.py). What it saves is the
 fixed cost a step pays whatever its size (kernel launches, Python), which a GPU pays and a 2-core
-CPU barely does. No run of the tool uses it: on a CPU it saves nothing (docs/performance.md). fp32 and bf16; fp16's loss scaling is per run and is not here.
+CPU barely does. No run of the tool uses it: on a CPU it saves nothing (docs/performance.md). fp32
+and bf16; fp16's loss scaling is per run and is not here.
 
 On CUDA a run alone draws its masks inside torch's fused kernels, which vmap cannot share among the
 rates: there every dropout mask is drawn as a tensor (model.drawn_masks), and a rate's run equals
