@@ -71,15 +71,21 @@ def device_of(result):
 
 def devices_line(results):
     """Where the runs were made: 'cpu', or 'cpu (113 runs: AMD EPYC) and cuda (5 runs: NVIDIA H100
-    80GB HBM3)' (a run whose processor was not recorded, null, names only the kind of device)."""
+    80GB HBM3)' (a run whose processor was not recorded, null, names only the kind of device); and
+    how many trained with their cell's other seeds at once (make grid SEEDS_AT_ONCE=1), whose
+    seconds are each a share of their job's, not a run's own."""
     kinds = {}
     for result in results:
         kinds.setdefault(device_of(result), set()).add(result["processor"])
     if len(kinds) == 1:
-        return next(iter(kinds))
-    counts = {kind: sum(device_of(r) == kind for r in results) for kind in kinds}
-    named = lambda kind: ", ".join(sorted(p for p in kinds[kind] if p)) or kind
-    return " and ".join(f"{kind} ({counts[kind]} runs: {named(kind)})" for kind in sorted(kinds))
+        line = next(iter(kinds))
+    else:
+        counts = {kind: sum(device_of(r) == kind for r in results) for kind in kinds}
+        named = lambda kind: ", ".join(sorted(p for p in kinds[kind] if p)) or kind
+        line = " and ".join(f"{kind} ({counts[kind]} runs: {named(kind)})" for kind in sorted(kinds))
+    at_once = sum(bool(result["config"].get("at_once")) for result in results)
+    return line + (f"; {at_once} of the {len(results)} runs trained with their cell's other seeds at once, each "
+                   "timed by its share of their seconds" if at_once else "")
 
 
 def pool_devices(runs, value):

@@ -38,5 +38,10 @@ def test_a_cell_pools_two_devices_only_where_they_agree():
     assert kept == cpu[:1] and note.endswith("no seed noise to judge by, read from cpu alone")
     assert folder.devices_line(cpu) == "cpu"
     assert folder.devices_line(cpu + far) == "cpu (3 runs: AMD EPYC) and cuda (2 runs: NVIDIA H100)"
+    for run in far:
+        run["config"]["at_once"] = 2  # make grid SEEDS_AT_ONCE=1: what the seconds of those runs are
+    assert folder.devices_line(cpu + far) == ("cpu (3 runs: AMD EPYC) and cuda (2 runs: NVIDIA H100); 2 of the 5 runs "
+                                              "trained with their cell's other seeds at once, each timed by its share "
+                                              "of their seconds")
     rows = folder.table(cpu + far)
     assert rows[0]["runs"] == 3 and rows[0]["accuracy_mean"] == pytest.approx(0.81) and "read from cpu" in rows[0]["devices"]
