@@ -12,10 +12,9 @@ import collections
 
 from torch.utils._python_dispatch import TorchDispatchMode
 
-import freeze_study
 import loop
 import seeds_at_once
-from plan import plan_run
+from bench.at_once import prepared  # a seed's plan, model, inputs and masks' stream, as a run makes them
 
 # operations that only make a view of a tensor or allocate one: no kernel on a card
 NO_KERNEL = {"select", "slice", "t", "transpose", "view", "_unsafe_view", "detach", "expand", "permute", "unsqueeze",
@@ -47,15 +46,6 @@ def counted(module, name, counter):
         with counter:
             return real(*args, **kwargs)
     setattr(module, name, inside)
-
-
-def prepared(argv, seed):
-    """A run's plan, its model, its inputs and its masks' stream, as freeze_study.run_seeds makes them."""
-    args = freeze_study.parse_args(argv + ["--seed", str(seed)])
-    task, indices = freeze_study.load_task_and_subset(args)
-    plan = plan_run(args, task)
-    model, inputs, _, _ = freeze_study.prepare(plan, task, indices)
-    return plan, model, inputs, seeds_at_once.stream_of(plan.device)
 
 
 def main():
