@@ -35,7 +35,7 @@ CACHE_DIR ?= cache
 SPLITS_DIR ?= splits
 # extra flags for every run, e.g. RUN_FLAGS=--no-cache
 RUN_FLAGS ?=
-# SEEDS_AT_ONCE=1: each cell's missing seeds trained together as one job (seeds_at_once.py: the fine-tune,
+# SEEDS_AT_ONCE=1: each cell's missing seeds trained together as one job (study/seeds_at_once.py: the fine-tune,
 # LoRA and BitFit, in bf16 or fp32; SetFit's and the probe's seeds stay a job each), each seed's run its own
 # run's numbers; fewer, larger kernels, for a GPU (on a CPU it is slower: docs/performance.md)
 SEEDS_AT_ONCE ?=

@@ -28,7 +28,6 @@ import loop
 import machine
 import model
 import result
-import seeds_at_once
 import trainable
 from plan import check_files, fail, parse_args, plan_run
 
@@ -42,13 +41,6 @@ def main(argv=None):
     args = parse_args(argv)
     # a grid's log file shows each line as it comes
     as_a_command(lambda: run(args, log=lambda line: print(line, flush=True)))
-
-
-def main_seeds(argvs):
-    """Several seeds of one cell at once (study/worker.py's jobs under --seeds-at-once): run_seeds."""
-    signal.signal(signal.SIGTERM, interrupt)
-    runs_args = [parse_args(argv) for argv in argvs]
-    as_a_command(lambda: run_seeds(runs_args, log=lambda line: print(line, flush=True)))
 
 
 def as_a_command(work):
@@ -107,36 +99,6 @@ def finish(plan, task, classifier, inputs, history, max_length, prefix_seconds, 
         plan.method.save(classifier, history, plan.save, task.label_names, max_length=max_length)
     log(result.summary_line(record, plan.out))
     return record
-
-
-def run_seeds(runs_args, log=print):
-    """Several seeds of one cell, their training steps taken together (seeds_at_once.py: fewer,
-    larger kernels, which a GPU runs faster): each seed's plan, checks, model, record and log line
-    as its run alone makes them. Returns their records. A method with no way to train seeds at once
-    (SetFit's loop, the probe's fit) runs each seed alone, one after another."""
-    began = time.perf_counter()
-    task = load_task(runs_args[0])
-    plans = [plan_run(args, task) for args in runs_args]
-    if plans[0].method.train_seeds is None:
-        return [run(args, log) for args in runs_args]
-    seeds_at_once.check_precision([plan.train_config for plan in plans])  # before any work: one line
-    subsets = [checked_subset(plan, task) for plan in plans]
-    machine.prepare(plans[0].device)
-    tasks, prepared, streams = [], [], []
-    for plan, indices in zip(plans, subsets):
-        its_task, indices, held = one_file_splits(plan, task, indices)  # a fold: its own dev split
-        tasks.append(its_task)
-        prepared.append(prepare(plan, its_task, indices, held))
-        streams.append(seeds_at_once.stream_of(plan.device))  # its dropout masks' stream, as its run alone has it
-    if plans[0].device.type == "cuda":
-        torch.cuda.reset_peak_memory_stats(plans[0].device)
-    histories = plans[0].method.train_seeds([model for model, *_ in prepared], [plan.train_config for plan in plans],
-                                            [inputs for _, inputs, *_ in prepared], streams,
-                                            (lambda line: None) if plans[0].quiet else log)
-    share, count = (time.perf_counter() - began) / len(plans), len(plans)  # each seed's share of the seconds
-    return [finish(plan, its_task, classifier, inputs, history, max_length, prefix_seconds, share, log, at_once=count)
-            for plan, its_task, (classifier, inputs, max_length, prefix_seconds), history
-            in zip(plans, tasks, prepared, histories)]
 
 
 def one_file_splits(plan, task, indices):

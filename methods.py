@@ -9,7 +9,7 @@ under each is drawn in trainable.py, and how each trains is one function with on
     finetune     loop.train              the protocol's AdamW steps on the head and the layers above k
     lora         loop.train              the same steps on low-rank updates of query and value, and the head
     bitfit       loop.train              the same steps on every bias and the classifier
-                                         (the three: a cell's seeds at once too, seeds_at_once.train_seeds)
+                                         (the three: a cell's seeds at once too, study/seeds_at_once.py)
     setfit       contrastive.train       pairs' cosine on the layers above k (setfit 1.2's pairs), then a
                                          fitted logistic head
     setfit-fast  contrastive.train_fast  the same loss on every pair among 32 distinct sentences a step,
@@ -38,11 +38,6 @@ from typing import Callable
 def loop_train(model, config, inputs, log):
     import loop
     return loop.train(model, config, inputs, log)
-
-
-def seeds_at_once_train(models, configs, inputs, streams, log):
-    import seeds_at_once
-    return seeds_at_once.train_seeds(models, configs, inputs, streams, log)
 
 
 def contrastive_train(model, config, inputs, log):
@@ -152,9 +147,9 @@ class Method:
     counts: Callable  # (trainable, fitted_head) -> the parameters the record counts as trained
     sentence_embedding: bool  # pools as the checkpoint's own sentence embedding, else reads the first token
     scored_once: bool  # scores the dev split once, at the end (else each evaluation, and the protocol picks)
-    # several seeds of a cell at once (seeds_at_once.py; make grid SEEDS_AT_ONCE=1): (models, configs,
-    # inputs, streams, log) -> [loop.TrainResult]; None: each seed trains alone
-    train_seeds: Callable | None = None
+    # loop.train's steps, which several seeds of a cell can take at once over stacked weights
+    # (study/seeds_at_once.py, make grid SEEDS_AT_ONCE=1); else each seed trains alone
+    seeds_at_once: bool = False
     options: tuple = ()  # options of its own: refused, in one line, with any other method
     ignores: tuple = ()  # common options it would ignore: refused, in one line ...
     ignores_why: str = ""  # ... which says why
@@ -198,18 +193,18 @@ METHODS = (
     # the blog's rate at every n (the protocol's); its line searches found 2e-4 at n = 50, 1e-4 at 100
     # and 5e-5 from 200 up (docs/findings-sst2.md, "The rate falls as n grows")
     Method("finetune", "fine-tune", "", default_lr=lambda n: 5e-5, best_lr=lambda n: scaled(5e-5, 200, n),
-           make_trainable=trainable_everything_above, train=loop_train, train_seeds=seeds_at_once_train,
+           make_trainable=trainable_everything_above, train=loop_train, seeds_at_once=True,
            counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False, reference=True,
            anchor=1),  # the defaults a user runs alone where SetFit cannot run (regression)
     # 1e-3 x 200 / n, at least 1e-3: the searches' 5e-3 at n = 50, 2e-3 at 100, 1e-3 at 200, 1000 and
     # under Lee's protocol on RTE (docs/findings-peft.md); the LoRA paper's 5e-4 learns nothing at n = 200
     Method("lora", "LoRA", "_lora", default_lr=lambda n: scaled(1e-3, 200, n), best_lr=lambda n: scaled(1e-3, 200, n),
-           make_trainable=trainable_lora, train=loop_train, train_seeds=seeds_at_once_train,
+           make_trainable=trainable_lora, train=loop_train, seeds_at_once=True,
            counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False,
            options=LORA_OPTIONS, settings=PROTOCOL_SETTINGS + LORA_OPTIONS),
     # 5e-3 x 100 / n, at least 5e-3: the searches' 1e-2 at n = 50 and 5e-3 from 100 to 1000 (findings-peft.md)
     Method("bitfit", "BitFit", "_bitfit", default_lr=lambda n: scaled(5e-3, 100, n), best_lr=lambda n: scaled(5e-3, 100, n),
-           make_trainable=trainable_biases, train=loop_train, train_seeds=seeds_at_once_train,
+           make_trainable=trainable_biases, train=loop_train, seeds_at_once=True,
            counts=lambda trainable, fitted_head: trainable, sentence_embedding=False, scored_once=False),
     # 2e-4 x (50 / n)^2, at least 1e-5 (SetFit's pairs grow as n^2): the searches' 2e-4 at n = 50, 5e-5 at
     # 100, 1e-5 at 1000 (docs/findings-sst2.md); setfit's own 2e-5 learns little at n = 50

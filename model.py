@@ -51,7 +51,7 @@ ACTIVATIONS = {  # config.json's hidden_act, as parts/families.py's ACTIVATIONS 
 # of its own, to be measured against it on a card (docs/gpu.md). On a CPU it changes nothing.
 DRAWN_MASKS = contextvars.ContextVar("drawn_masks", default=False)
 # Inside masks_from(source) every mask is source(shape, p, device)'s: several seeds at once
-# (seeds_at_once.py) hand each run the masks its own stream draws, as its run alone draws them.
+# (study/seeds_at_once.py) hand each run the masks its own stream draws, as its run alone draws them.
 MASK_SOURCE = contextvars.ContextVar("mask_source", default=None)
 
 
@@ -84,7 +84,7 @@ def keep_mask(shape, p, device=torch.device("cpu"), generator=None):
     SetFit step on 2 cores (docs/performance.md). numpy's PCG64 fills the block about 2.5 times as
     fast; it is seeded from torch's generator, so a run's --seed still fixes its masks. Elsewhere
     torch.rand on the device, from its own generator (torch.manual_seed seeds it too). `generator`:
-    another than torch's default one, holding a run's stream (seeds_at_once.py)."""
+    another than torch's default one, holding a run's stream (study/seeds_at_once.py)."""
     source = MASK_SOURCE.get()
     if source is not None:
         return source(shape, p, device)

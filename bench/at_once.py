@@ -1,6 +1,6 @@
 """
 Several runs of one cell at once over stacked weights, its rates (batched.py: one seed) or its
-seeds (seeds_at_once.py: one rate), against the same runs one after another in the same process
+seeds (study/seeds_at_once.py: one rate), against the same runs one after another in the same process
 (loop.train), each drawing its masks as the runs at once do (model.drawn_masks), and on CUDA also
 as a CUDA run does, in torch's fused kernels: the seconds of their training and evaluations, and
 whether the numbers agree (with the runs that draw alike; the fused kernels draw other masks).
@@ -21,8 +21,8 @@ import loop
 import methods
 from model import drawn_masks
 from plan import plan_run
-import seeds_at_once
 from bench import batched
+from study import seeds_at_once
 
 
 def prepared(argv, seed):

@@ -19,7 +19,7 @@ frozen layer, and differ only in their weights once the first step has moved the
 The plan of steps, the choice and the scoring are loop.py's, so each rate's run is loop.train's at
 that rate: the same batches, masks and schedule, its numbers equal to float tolerance (a batched
 matrix product sums in another order; tests/bench/test_batched.py). Its step, evaluation and
-results are stacked.py's, as several seeds at once's are (seeds_at_once.py). What it saves is the
+results are study/stacked.py's, as several seeds at once's are (study/seeds_at_once.py). What it saves is the
 fixed cost a step pays whatever its size (kernel launches, Python), which a GPU pays and a 2-core
 CPU barely does. No run of the tool uses it: on a CPU it saves nothing (docs/performance.md). fp32
 and bf16; fp16's loss scaling is per run and is not here.
@@ -40,7 +40,7 @@ import loop
 from machine import autocast
 from model import drawn_masks
 from optim import lr_at
-from stacked import Logits, evaluate, new_runs, optimizers_for, results_of, stacked_weights, step_all
+from study.stacked import Logits, evaluate, new_runs, optimizers_for, results_of, stacked_weights, step_all
 
 
 def train_rates(model, config, rates, inputs, log=print):

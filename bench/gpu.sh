@@ -13,7 +13,7 @@
 #   PEFT_LR=2e-3 bash bench/gpu.sh OUT_DIR peft                # #45: LoRA against peft, n = 200 and 1000 (not yet run)
 #   bash bench/gpu.sh OUT_DIR scout                            # #45: LoRA and BitFit rates at n = 500 and 1000, 2 seeds
 #   bash bench/gpu.sh OUT_DIR batched                          # #72: three rates at once, their masks drawn (model.drawn_masks), beside runs alone
-#   bash bench/gpu.sh OUT_DIR seeds                            # #114: five seeds at once, each its own masks (seeds_at_once.py), beside runs alone (not yet run)
+#   bash bench/gpu.sh OUT_DIR seeds                            # #114: five seeds at once, each its own masks (study/seeds_at_once.py), beside runs alone (not yet run)
 #   bash bench/gpu.sh OUT_DIR masks                            # #114: masks drawn against the fused kernels', SST-2 n = 200, 5 seeds (not yet run)
 #   BLOG_TIMEOUT=300 bash bench/gpu.sh OUT_DIR blog            # #80: the blog's 350 runs by the worker, with MPS if it pays (7 minutes on an H200)
 #   bash bench/gpu.sh OUT_DIR env advise                       # #80: make advise on mpnet, SST-2, n = 200 (carry: bench/carry_mpnet.sh)
@@ -278,7 +278,7 @@ EOF
 
 phase_blog_at_once() {
   # #114: the same 350 runs, each cell's seeds as one job, their steps taken together (make grid
-  # SEEDS_AT_ONCE=1, seeds_at_once.py: fewer, larger kernels), in bf16 (fp16's loss scaling is per
+  # SEEDS_AT_ONCE=1, study/seeds_at_once.py: fewer, larger kernels), in bf16 (fp16's loss scaling is per
   # run) by AT_ONCE_JOBS workers (default: as many as the card's memory holds k = 0 jobs, above)
   seeds_together=1 precision=$batched_precision blog_jobs=${AT_ONCE_JOBS:-$at_once_jobs} blog_seeds=$seeds_at_once \
     blog_dir=blog-at-once phase_blog
@@ -295,7 +295,7 @@ phase_batched() {
 
 phase_seeds() {
   [ -d "$shape" ] || $PY -m bench.shape_checkpoint --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
-  echo "== seeds: five seeds of one cell at once (seeds_at_once.py) against one after another, roberta-base's shape, n = $big"
+  echo "== seeds: five seeds of one cell at once (study/seeds_at_once.py) against one after another, roberta-base's shape, n = $big"
   for k in ${BATCHED_FREEZE:-$trainer_freeze_shape}; do
     $PY -m bench.at_once --model "$shape" --glue-dir "$GLUE_DIR" --freeze $k --size $big --epochs $epochs \
       --precision $batched_precision --seeds $seeds_at_once 2>&1 | grep -v -i "warn\|attended ="

@@ -13,7 +13,7 @@ import collections
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import loop
-import seeds_at_once
+from study import seeds_at_once
 from bench.at_once import prepared  # a seed's plan, model, inputs and masks' stream, as a run makes them
 
 # operations that only make a view of a tensor or allocate one: no kernel on a card

@@ -51,6 +51,7 @@ def serve():
     answers = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # stray prints between runs go to stderr, never into the answers
     import freeze_study  # torch, once for every run
+    from study import seeds_at_once
     import machine
     machine.spare_imports_from_collection()
     print(json.dumps(machine.handed_on()), file=answers)  # measured by a pool's first, taken by the rest
@@ -59,7 +60,7 @@ def serve():
             job = json.loads(line)
             machine.restart_peak_memory()
             with output_to(job["log"]):
-                code = (exit_code(freeze_study.main_seeds, job["argvs"]) if "argvs" in job
+                code = (exit_code(seeds_at_once.main_seeds, job["argvs"]) if "argvs" in job
                         else exit_code(freeze_study.main, job["argv"]))
             print(code, file=answers)
             if code == 130:  # interrupted: make is being stopped
@@ -121,12 +122,12 @@ def cell_job_of(paths, shared, run_flags):
 def by_cell(paths):
     """The jobs of a grid whose cells' seeds train at once: the paths in their order, those of one
     cell (result.cell_of_name) as one tuple where it first comes, if its method trains seeds at once
-    (methods.py's train_seeds); another method's seeds (SetFit's, the probe's) each a job of its own,
+    (methods.py's seeds_at_once); another method's seeds (SetFit's, the probe's) each a job of its own,
     spread over the workers as without."""
     cells = {}
     for path in paths:
         run = result.parse_name(path)
-        together = run is not None and methods.get(run.method).train_seeds is not None
+        together = run is not None and methods.get(run.method).seeds_at_once
         cells.setdefault(result.cell_of_name(path) if together else path, []).append(path)
     return [tuple(cell) for cell in cells.values()]
 
@@ -141,7 +142,7 @@ def run_grid(runs, shared, run_flags, jobs, echo=print, warn=to_stderr, seeds_at
     failure stops the handing out (the runs under way finish, as under make); returns the exit code:
     0, or the first failed run's. With several workers the longest runs go first, so that no long
     run starts when the others are ending. seeds_at_once: a cell's missing seeds are one job, their
-    steps taken together (freeze_study.run_seeds)."""
+    steps taken together (study/seeds_at_once.py's run_seeds)."""
     with Workers(jobs) as workers:
         return workers.run_all(longest_first(runs) if jobs > 1 else runs, shared, run_flags, echo, warn, seeds_at_once)
 
@@ -298,7 +299,7 @@ def main(argv=None):
     p.add_argument("runs", nargs="*", help="result files; those that exist are done")
     p.add_argument("--jobs", type=int, help="processes at once (default: make -j N's N, else 1)")
     p.add_argument("--seeds-at-once", action="store_true",
-                   help="each cell's missing seeds as one job, their steps taken together (seeds_at_once.py; "
+                   help="each cell's missing seeds as one job, their steps taken together (study/seeds_at_once.py; "
                         "the fine-tune, LoRA and BitFit, in bf16 or fp32): fewer, larger kernels for a GPU")
     grid.add_shared_options(p)
     args = p.parse_args(ours)

@@ -20,7 +20,7 @@ labelled file are such seeds too, each with its own training examples and dev sp
                                        and its AdamW
     each evaluation, the end           stacked.py's: a seed's slices loaded into its own model
 
-A seed's run is loop.train's on its seed, its numbers equal to float tolerance (tests/
+A seed's run is loop.train's on its seed, its numbers equal to float tolerance (tests/study/
 test_seeds_at_once.py): padding adds terms that are exactly zero, and a batched product sums in
 another order. What it saves is the fixed cost of a step (kernel launches, Python), which a GPU
 pays and a 2-core CPU barely does; it adds the padding's work. fp32 and bf16 (fp16's loss scaling
@@ -28,24 +28,28 @@ is per run). The methods loop.train trains (the fine-tune, LoRA, BitFit): not Se
 own, nor the probe's fit.
 
 A grid uses it on request: make grid SEEDS_AT_ONCE=1 -> study/worker.py hands each cell's missing
-seeds to a worker as one job -> freeze_study.run_seeds builds each seed's model as its run does,
-then its method's train_seeds (methods.py) -> train_seeds here. On CUDA a run alone draws its
+seeds to a worker as one job -> run_seeds (at the end) makes each seed's model with freeze_study.py's
+own steps, as its run does, and trains them here where its method says it can (methods.py). On CUDA a run alone draws its
 masks inside torch's fused kernels, which cannot be shared this way: there each seed's masks are
 drawn as tensors, a draw of their own (the same distribution, not the same masks).
 """
 
+import signal
 import time
 
 import torch
 import torch.nn as nn
 from torch.func import functional_call, vmap
 
+import freeze_study
 import loop
+import machine
 from machine import autocast
 from model import keep_mask, masks_from
 from optim import lr_at
+from plan import parse_args, plan_run
 from rows import Layout, pack
-from stacked import Logits, evaluate, new_runs, optimizers_for, results_of, stacked_weights, step_all
+from study.stacked import Logits, evaluate, new_runs, optimizers_for, results_of, stacked_weights, step_all
 
 LAYOUT_FIELDS = ("cell", "position", "is_token", "first", "key_is_token")
 
@@ -266,3 +270,44 @@ def train_seeds(models, configs, inputs, streams, log=print):
             for r, (model, run) in enumerate(zip(models, runs)):
                 evaluate(model, stacked, r, run, configs[r], inputs_of[r], step, lrs[r], began, log)
     return results_of(models, configs, optimizers, runs, inputs_of, began)
+
+
+# ----------------------------------------------------------------------------------------------
+# A grid's job: a cell's seeds, each its own run but for the training
+
+def main_seeds(argvs):
+    """Several seeds of one cell at once (study/worker.py's jobs under --seeds-at-once): run_seeds,
+    as freeze_study.main runs one."""
+    signal.signal(signal.SIGTERM, freeze_study.interrupt)
+    runs_args = [parse_args(argv) for argv in argvs]
+    freeze_study.as_a_command(lambda: run_seeds(runs_args, log=lambda line: print(line, flush=True)))
+
+
+def run_seeds(runs_args, log=print):
+    """Several seeds of one cell, their training steps taken together: each seed's plan, checks,
+    model, record and log line as freeze_study.run makes them (its own steps). Returns their
+    records. A method whose steps cannot be taken at once (SetFit's loop, the probe's fit) runs
+    each seed alone, one after another."""
+    began = time.perf_counter()
+    task = freeze_study.load_task(runs_args[0])
+    plans = [plan_run(args, task) for args in runs_args]
+    if not plans[0].method.seeds_at_once:
+        return [freeze_study.run(args, log) for args in runs_args]
+    check_precision([plan.train_config for plan in plans])  # before any work: one line
+    subsets = [freeze_study.checked_subset(plan, task) for plan in plans]
+    machine.prepare(plans[0].device)
+    tasks, prepared, streams = [], [], []
+    for plan, indices in zip(plans, subsets):
+        its_task, indices, held = freeze_study.one_file_splits(plan, task, indices)  # a fold: its own dev split
+        tasks.append(its_task)
+        prepared.append(freeze_study.prepare(plan, its_task, indices, held))
+        streams.append(stream_of(plan.device))  # its dropout masks' stream, as its run alone has it
+    if plans[0].device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(plans[0].device)
+    histories = train_seeds([model for model, *_ in prepared], [plan.train_config for plan in plans],
+                            [inputs for _, inputs, *_ in prepared], streams, (lambda line: None) if plans[0].quiet else log)
+    share, count = (time.perf_counter() - began) / len(plans), len(plans)  # each seed's share of the seconds
+    return [freeze_study.finish(plan, its_task, classifier, inputs, history, max_length, prefix_seconds, share, log,
+                                at_once=count)
+            for plan, its_task, (classifier, inputs, max_length, prefix_seconds), history
+            in zip(plans, tasks, prepared, histories)]

@@ -12,7 +12,7 @@ a seed's rates):
     results_of(...)              each run's loop.TrainResult, scored with its chosen weights
 
 Each is loop.train's step, evaluation and scoring for one run, so a run among several is its run
-alone to float tolerance (tests/test_seeds_at_once.py, tests/bench/test_batched.py).
+alone to float tolerance (tests/study/test_seeds_at_once.py, tests/bench/test_batched.py).
 """
 
 import time

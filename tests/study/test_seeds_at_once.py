@@ -1,4 +1,4 @@
-"""seeds_at_once.py: several seeds of one cell trained at once are each seed's run alone
+"""study/seeds_at_once.py: several seeds of one cell trained at once are each seed's run alone
 (loop.train), on a CPU and, with a card, on CUDA, in every family."""
 
 import dataclasses
@@ -11,7 +11,7 @@ from conftest import prepared_run, save_tiny_bert
 import freeze_study
 import loop
 import result
-import seeds_at_once
+from study import seeds_at_once
 from model import drawn_masks
 
 SEEDS = (1, 2, 3)
@@ -122,7 +122,7 @@ def test_a_frozen_weight_that_differs_or_fp16_is_refused(tmp_path, tiny_bert, gl
 
 
 # ----------------------------------------------------------------------------------------------
-# Through the tool: freeze_study.run_seeds, a grid's job under --seeds-at-once (study/worker.py)
+# Through the tool: run_seeds, a grid's job under --seeds-at-once (study/worker.py)
 
 def seed_argv(tmp_path, checkpoint, glue_dir, seed, folder, extra):
     """A run of `seed` on 50 examples of SST-2, fp32, its result in tmp_path/folder (2 epochs where
@@ -147,7 +147,7 @@ def test_a_cell_s_seeds_at_once_write_each_seed_s_own_run(tmp_path, tiny_bert, g
     alone = [freeze_study.run(freeze_study.parse_args(seed_argv(tmp_path, tiny_bert, glue_dir, seed, "alone", extra)))
              for seed in SEEDS]
     lines = []
-    together = freeze_study.run_seeds([freeze_study.parse_args(seed_argv(tmp_path, tiny_bert, glue_dir, seed,
+    together = seeds_at_once.run_seeds([freeze_study.parse_args(seed_argv(tmp_path, tiny_bert, glue_dir, seed,
                                                                          "together", extra)) for seed in SEEDS],
                                       log=lines.append)
     for seed, record, its_own in zip(SEEDS, together, alone):
@@ -169,7 +169,7 @@ def test_a_method_with_a_loop_of_its_own_runs_each_seed_alone(tmp_path, tiny_ber
     extra = ["--freeze", "3", "--method", "probe"]
     alone = [freeze_study.run(freeze_study.parse_args(seed_argv(tmp_path, tiny_bert, glue_dir, seed, "alone", extra)))
              for seed in SEEDS[:2]]
-    together = freeze_study.run_seeds([freeze_study.parse_args(seed_argv(tmp_path, tiny_bert, glue_dir, seed,
+    together = seeds_at_once.run_seeds([freeze_study.parse_args(seed_argv(tmp_path, tiny_bert, glue_dir, seed,
                                                                          "together", extra)) for seed in SEEDS[:2]])
     assert [measures_apart(r) for r in together] == [measures_apart(r) for r in alone]
     assert "at_once" not in together[0]["config"]
@@ -177,12 +177,12 @@ def test_a_method_with_a_loop_of_its_own_runs_each_seed_alone(tmp_path, tiny_ber
 
 def test_fp16_is_refused_before_any_work(tmp_path, tiny_bert, glue_dir, monkeypatch):
     """A cell's seeds in fp16 (CUDA's default): one line, before a subset or a model is made."""
-    real_plan_run = freeze_study.plan_run
+    real_plan_run = seeds_at_once.plan_run
     as_fp16 = lambda args, task: dataclasses.replace(plan := real_plan_run(args, task), train_config=dataclasses.replace(
         plan.train_config, precision="fp16"))
-    monkeypatch.setattr(freeze_study, "plan_run", as_fp16)
+    monkeypatch.setattr(seeds_at_once, "plan_run", as_fp16)
     monkeypatch.setattr(freeze_study, "prepare", lambda *a: pytest.fail("a model was made"))
     runs_args = [freeze_study.parse_args(seed_argv(tmp_path, tiny_bert, glue_dir, s, "r", ["--freeze", "1"])) for s in SEEDS]
     with pytest.raises(ValueError, match=r"fp32 or bf16, as fp16's loss scaling is per run: pass --precision bf16"):
-        freeze_study.run_seeds(runs_args)
+        seeds_at_once.run_seeds(runs_args)
     assert not (tmp_path / "splits").exists() and not (tmp_path / "r").exists()
