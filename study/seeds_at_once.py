@@ -28,10 +28,11 @@ is per run). The methods loop.train trains (the fine-tune, LoRA, BitFit): not Se
 own, nor the probe's fit.
 
 A grid uses it on request: make grid SEEDS_AT_ONCE=1 -> study/worker.py hands each cell's missing
-seeds to a worker as one job -> run_seeds (at the end) makes each seed's model with freeze_study.py's
-own steps, as its run does, and trains them here where its method says it can (methods.py). On CUDA a run alone draws its
-masks inside torch's fused kernels, which cannot be shared this way: there each seed's masks are
-drawn as tensors, a draw of their own (the same distribution, not the same masks).
+seeds to a worker as one job -> run_seeds (at the end) makes each seed's model with
+freeze_study.py's own steps, as its run does, and trains them here where its method says it can
+(methods.py). On CUDA a run alone draws its masks inside torch's fused kernels, which cannot be
+shared this way: there each seed's masks are drawn as tensors, a draw of their own (the same
+distribution, not the same masks).
 """
 
 import signal
@@ -304,8 +305,9 @@ def run_seeds(runs_args, log=print):
         streams.append(stream_of(plan.device))  # its dropout masks' stream, as its run alone has it
     if plans[0].device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(plans[0].device)
+    train_log = (lambda line: None) if plans[0].quiet else log
     histories = train_seeds([model for model, *_ in prepared], [plan.train_config for plan in plans],
-                            [inputs for _, inputs, *_ in prepared], streams, (lambda line: None) if plans[0].quiet else log)
+                            [inputs for _, inputs, *_ in prepared], streams, train_log)
     share, count = (time.perf_counter() - began) / len(plans), len(plans)  # each seed's share of the seconds
     return [freeze_study.finish(plan, its_task, classifier, inputs, history, max_length, prefix_seconds, share, log,
                                 at_once=count)
