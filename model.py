@@ -90,9 +90,21 @@ def keep_mask(shape, p, device=torch.device("cpu"), generator=None):
         return source(shape, p, device)
     if device.type != "cpu":
         return torch.rand(shape, device=device, generator=generator) >= p
+    return torch.from_numpy(cpu_uniforms(math.prod(shape), generator) >= np.float32(p)).view(shape)
+
+
+def cpu_uniforms(count, generator=None):
+    """keep_mask's numbers on a CPU: count float32 in [0, 1), numpy's, seeded by one torch draw."""
     seed = int(torch.randint(2**62, (), generator=generator))
-    uniform = np.random.default_rng(seed).random(math.prod(shape), dtype=np.float32)  # in [0, 1)
-    return torch.from_numpy(uniform >= np.float32(p)).view(shape)
+    return np.random.default_rng(seed).random(count, dtype=np.float32)
+
+
+def fill_uniforms(out, generator=None):
+    """out (a mask's place in seeds_at_once.py's grid) filled with the numbers keep_mask(out.shape, p,
+    out.device, generator) compares with p: out >= p is its mask, drawn in place (no copy on a card)."""
+    if out.device.type != "cpu":
+        return out.uniform_(generator=generator)
+    return out.copy_(torch.from_numpy(cpu_uniforms(out.numel(), generator)).view(out.shape))
 
 
 def dropout(x, p, training):

@@ -11,9 +11,10 @@ labelled file are such seeds too, each with its own training examples and dev sp
                                        the longest seed's T, the most rows, padding rows in cells
                                        no token holds (masked as keys, pooled by no sentence), and
                                        a fold's smaller last batch filled with empty sentences
-                                       each seed's masks drawn from its own stream at its own
-                                       shapes (two passes on the meta device name them once),
-                                       as its run alone draws them, padded to the grid's
+                                       each mask of the grid, every seed's at once: (S, ...),
+                                       seed s's numbers drawn from its own stream at its own
+                                       shape, as its run alone draws them, into its corner
+                                       (two passes on the meta device name the shapes once)
                                        logits of every seed at once: torch.func.vmap over the
                                        slices, the grids and the masks (model.masks_from)
                                        then stacked.py's step: one backward, per seed its clip
@@ -46,7 +47,7 @@ import freeze_study
 import loop
 import machine
 from machine import autocast
-from model import keep_mask, masks_from
+from model import fill_uniforms, masks_from
 from optim import lr_at
 from plan import parse_args, plan_run
 from rows import Layout, pack
@@ -96,11 +97,12 @@ def made_up_batch(example, B, T, N):
 
 
 def mask_template(model, meta_weights, example, cached_depth):
-    """mask_shapes of any batch as a function of its B, T and N: [(shape, p)], each dimension an int
-    or the name of the batch's size it is. A meta pass costs milliseconds of Python (its operations
-    run torch's Python references), on every step and seed; two passes of made-up batches name the
-    dimensions once (mask_shapes on each batch is the plain way, tested equal). ValueError where a
-    dimension moves as no size does (no family here has one): mask_shapes_for then passes each batch."""
+    """mask_shapes of any batch, or of the grid, as a function of its B, T and N: [(shape, p)], each
+    dimension an int or the name of the size it is. A meta pass costs milliseconds of Python (its
+    operations run torch's Python references), on every step and seed; two passes of made-up batches
+    name the dimensions once (mask_shapes on each batch is the plain way, tested equal). ValueError
+    where a dimension moves as no size does (no family here has one): its masks would not lie in one
+    grid, and the seeds run alone."""
     first, second = MADE_UP_SIZES
     passes = [mask_shapes(model, meta_weights, made_up_batch(example, **sizes), cached_depth)
               for sizes in (first, second)]
@@ -110,26 +112,21 @@ def mask_template(model, meta_weights, example, cached_depth):
         for size, other_size in zip(shape, other):
             name = next((n for n, v in first.items() if v == size and second[n] == other_size), None)
             if size != other_size and name is None:
-                raise ValueError(f"a mask of shape {shape} moves with the batch as no size of it does")
+                raise ValueError(f"a mask of shape {shape} moves with the batch as no size of it does, so several "
+                                 "seeds cannot train at once: run them alone (without SEEDS_AT_ONCE)")
             named.append(size if size == other_size else name)
         template.append((tuple(named), p))
     return template
 
 
+def shapes_at(template, **sizes):
+    """The masks' shapes at these sizes (B, T, N), from mask_template's template."""
+    return [(tuple(sizes[d] if isinstance(d, str) else d for d in shape), p) for shape, p in template]
+
+
 def shapes_of(template, batch):
     """mask_shapes of `batch`, from mask_template's template."""
-    sizes = dict(B=len(batch), T=max(len(x) for x in batch), N=sum(len(x) for x in batch))
-    return [(tuple(sizes.get(d, d) if isinstance(d, str) else d for d in shape), p) for shape, p in template]
-
-
-def mask_shapes_for(model, meta_weights, example, cached_depth):
-    """batch -> mask_shapes(batch): read from mask_template, or where it cannot name a dimension, a
-    meta pass of each batch."""
-    try:
-        template = mask_template(model, meta_weights, example, cached_depth)
-    except ValueError:
-        return lambda batch: mask_shapes(model, meta_weights, batch, cached_depth)
-    return lambda batch: shapes_of(template, batch)
+    return shapes_at(template, B=len(batch), T=max(len(x) for x in batch), N=sum(len(x) for x in batch))
 
 
 def in_grid(rows, layout, B, T, N, pad_value):
@@ -154,36 +151,45 @@ def in_grid(rows, layout, B, T, N, pad_value):
     return torch.cat([rows, rows.new_full((added, *rows.shape[1:]), pad_value)]), laid
 
 
-def padded(mask, shape):
-    """A seed's mask in the grid's `shape`: its own cells where they are, False in the rest (which
-    hold padding: a masked key's probability, a padding row)."""
-    out = torch.zeros(shape, dtype=torch.bool, device=mask.device)
-    out[tuple(slice(0, size) for size in mask.shape)] = mask
-    return out
+def seeds_masks(own_shapes, grid_shapes, streams, device):
+    """Every mask of the grid, all seeds' at once: [(S, *its shape in the grid)], seed s's numbers
+    drawn from its stream at its own shape (own_shapes[s]), in its run alone's order, into the corner
+    its rows and keys hold (model.fill_uniforms: >= p is its run's mask), False in the rest (padding,
+    which no real row reads). One draw a seed and mask, where a mask drawn then padded and stacked
+    took four and a stack."""
+    masks = []
+    for i, (shape, p) in enumerate(grid_shapes):
+        uniforms = torch.zeros((len(streams), *shape), device=device)  # 0 < p: padding's mask is False
+        for s, (own, stream) in enumerate(zip(own_shapes, streams)):
+            fill_uniforms(uniforms[s][tuple(slice(0, size) for size in own[i][0])], stream)
+        masks.append(uniforms >= p)
+    return masks
 
 
 class SeedsMasks:
-    """model.masks_from's source inside the vmapped forward: at its i-th mask, every seed's i-th mask
-    padded to the grid's shape, and of them the seed's own (`seed`: the vmapped seed index)."""
+    """model.masks_from's source inside the vmapped forward: its i-th mask, the seed's own i-th of
+    the grid's (seeds_masks', vmapped: set by GridLogits)."""
 
-    def __init__(self, masks):
-        self.masks, self.drawn, self.seed = masks, 0, None
+    def __init__(self):
+        self.masks, self.drawn = None, 0
 
     def __call__(self, shape, p, device):
-        stacked = torch.stack([padded(own[self.drawn], tuple(shape)) for own in self.masks])  # (S, *shape)
+        mask = self.masks[self.drawn]
+        if tuple(mask.shape) != tuple(shape):
+            raise RuntimeError(f"the grid's mask {self.drawn} is {tuple(mask.shape)}, the forward draws {tuple(shape)}")
         self.drawn += 1
-        return stacked.to(device)[self.seed]
+        return mask
 
 
 class GridLogits(nn.Module):
-    """loop.states_of_rows and the head, on one seed's rows and grid, as torch.func calls it."""
+    """loop.states_of_rows and the head, on one seed's rows, masks and grid, as torch.func calls it."""
 
     def __init__(self, model, cached_depth, grid, source):
         super().__init__()
         self.model, self.cached_depth, self.grid, self.source = model, cached_depth, grid, source
 
-    def forward(self, rows, seed, *fields):
-        self.source.seed = seed
+    def forward(self, rows, masks, *fields):
+        self.source.masks, self.source.drawn = masks, 0
         layout = Layout(*fields, self.grid)
         return self.model.classify(loop.states_of_rows(self.model, rows, layout, self.cached_depth))
 
@@ -206,25 +212,24 @@ def check_shared(models):
                                  "share every frozen weight")
 
 
-def seeds_logits(models, shapes_for, stacked, fixed, batches, streams, inputs_of, config):
+def seeds_logits(models, template, stacked, fixed, batches, streams, inputs_of, config):
     """Every run's logits on its batch, (S, B, num_labels), B its largest batch's: its masks from its
-    stream (at the shapes its run alone draws: mask_shapes_for), all in one grid."""
+    stream (at the shapes its run alone draws: template, mask_template's), all in one grid."""
     device, cached_depth = inputs_of[0].device, inputs_of[0].cached_depth
-    masks = [[keep_mask(shape, p, device, stream) for shape, p in shapes_for(batch)]
-             for batch, stream in zip(batches, streams)]
     pad_value = loop.pad_value(models[0], cached_depth)
     packed = [pack(batch, True, pad_value) for batch in batches]
     B, T = max(len(batch) for batch in batches), max(layout.grid[1] for _, layout in packed)
     N = max(len(rows) + B - len(batch) for (rows, _), batch in zip(packed, batches))
+    masks = seeds_masks([shapes_of(template, batch) for batch in batches], shapes_at(template, B=B, T=T, N=N),
+                        streams, device)
     laid = [in_grid(rows, layout, B, T, N, pad_value) for rows, layout in packed]
     rows = torch.stack([rows for rows, _ in laid]).to(device)
     fields = [torch.stack([getattr(layout, name) for _, layout in laid]).to(device) for name in LAYOUT_FIELDS]
-    source = SeedsMasks(masks)
-    logits_of = GridLogits(models[0], cached_depth, (B, T), source)
+    logits_of = GridLogits(models[0], cached_depth, (B, T), SeedsMasks())
     call = lambda weights, *seed_inputs: functional_call(
         logits_of, {**{f"model.{k}": v for k, v in weights.items()}, **fixed}, seed_inputs)
-    with masks_from(source), autocast(device, config.precision):
-        return vmap(call, randomness="error")(stacked, rows, torch.arange(len(models), device=device), *fields)
+    with masks_from(logits_of.source), autocast(device, config.precision):
+        return vmap(call, randomness="error")(stacked, rows, masks, *fields)
 
 
 def step_plans(configs, inputs_of):
@@ -252,7 +257,7 @@ def train_seeds(models, configs, inputs, streams, log=print):
     stacked = stacked_weights(models)
     fixed = {f"model.{name}": p for name, p in models[0].named_parameters() if not p.requires_grad}
     models[0].train()  # the masks a training step draws
-    shapes_for = mask_shapes_for(models[0], on_meta(models[0]), inputs_of[0].train[0], inputs_of[0].cached_depth)
+    template = mask_template(models[0], on_meta(models[0]), inputs_of[0].train[0], inputs_of[0].cached_depth)
     optimizers, slices = optimizers_for(models[0], stacked, [config.lr for config in configs], configs[0], inputs_of)
     runs, began = new_runs(len(models)), time.perf_counter()
     for steps in zip(*plans):
@@ -261,7 +266,7 @@ def train_seeds(models, configs, inputs, streams, log=print):
         for model in models:
             model.train()
         batches = [[i.train[e] for e in batch] for (_, batch, _), i in zip(steps, inputs_of)]
-        logits = seeds_logits(models, shapes_for, stacked, fixed, batches, streams, inputs_of, configs[0])
+        logits = seeds_logits(models, template, stacked, fixed, batches, streams, inputs_of, configs[0])
         labels = [run_labels[batch.to(device)] for (_, batch, _), run_labels in zip(steps, labels_of)]
         losses = step_all([logits[r, :len(batch)] for r, batch in enumerate(batches)], stacked, optimizers, slices,
                           labels, lrs, configs[0])

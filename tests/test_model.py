@@ -320,6 +320,20 @@ def test_drawn_masks_on_cuda_keep_one_minus_p_and_follow_the_seed():
     torch.testing.assert_close(first[first != 0], torch.full_like(first[first != 0], 1 / 0.9))
 
 
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="needs CUDA"))])
+def test_uniforms_filled_into_a_place_are_keep_mask_s_numbers(device):
+    """A mask drawn into its corner of a larger tensor (several seeds at once' grid) is the mask
+    keep_mask draws alone from the same stream, on the CPU (numpy's) and on CUDA (torch.rand's)."""
+    grid = torch.zeros(2, 6, 3, 9, 9, device=device)  # (seeds, B, heads, T, T), a mask of (4, 3, 7, 7) in it
+    stream, again = torch.Generator(device).manual_seed(5), torch.Generator(device).manual_seed(5)
+    model.fill_uniforms(grid[1][:4, :, :7, :7], stream)
+    alone = model.keep_mask((4, 3, 7, 7), 0.1, torch.device(device), again)
+    assert torch.equal(grid[1][:4, :, :7, :7] >= 0.1, alone)
+    assert torch.equal(stream.get_state(), again.get_state())  # the stream moved on alike
+    assert not grid[0].any() and not grid[1][4:].any() and not grid[1][:, :, 7:].any()  # nothing else written
+
+
 @pytest.mark.parametrize("mask_kind", ["bool", "float", "float and scale"])
 def test_attention_written_out_is_sdpa(monkeypatch, mask_kind):
     g = torch.Generator().manual_seed(2)

@@ -75,13 +75,19 @@ def test_the_masks_template_gives_each_batch_the_shapes_its_run_draws(tmp_path, 
         assert seeds_at_once.shapes_of(template, batch) == seeds_at_once.mask_shapes(model, meta, batch, inputs.cached_depth)
 
 
-def test_without_a_template_each_batch_names_its_masks_by_a_meta_pass(tmp_path, tiny_bert, glue_dir, monkeypatch):
-    """A family whose masks' dimensions mask_template cannot name (none today) trains the same runs,
-    by the plain way: a meta pass of each batch."""
+def test_masks_that_cannot_lie_in_one_grid_are_refused_before_any_step(tmp_path, tiny_bert, glue_dir, monkeypatch):
+    """A family whose masks' dimensions mask_template cannot name (none today) is refused in one line,
+    before a step changes a weight: its runs go alone."""
     def cannot_name(*args):
-        raise ValueError("a mask of shape (5, 7) moves with the batch as no size of it does")
+        raise ValueError("a mask of shape (5, 7) moves with the batch as no size of it does, so several seeds "
+                         "cannot train at once: run them alone (without SEEDS_AT_ONCE)")
     monkeypatch.setattr(seeds_at_once, "mask_template", cannot_name)
-    assert_each_seed_alone(tmp_path, tiny_bert, glue_dir, ["--freeze", "1"])
+    runs = [prepared_run(tmp_path, tiny_bert, glue_dir, "--freeze", "1", "--seed", str(seed)) for seed in SEEDS]
+    before = [p.detach().clone() for p in runs[0][1].parameters()]
+    with pytest.raises(ValueError, match="run them alone"):
+        seeds_at_once.train_seeds([model for _, model, _ in runs], [plan.train_config for plan, *_ in runs], runs[0][2],
+                                  [torch.Generator().manual_seed(seed) for seed in SEEDS], log=lambda line: None)
+    assert all(torch.equal(a, b) for a, b in zip(before, runs[0][1].parameters()))
 
 
 def test_the_folds_of_one_file_at_once_are_each_fold_alone(tmp_path, tiny_bert):
@@ -186,3 +192,4 @@ def test_fp16_is_refused_before_any_work(tmp_path, tiny_bert, glue_dir, monkeypa
     with pytest.raises(ValueError, match=r"fp32 or bf16, as fp16's loss scaling is per run: pass --precision bf16"):
         seeds_at_once.run_seeds(runs_args)
     assert not (tmp_path / "splits").exists() and not (tmp_path / "r").exists()
+
