@@ -43,11 +43,13 @@ def stacked_weights(models):
 
 
 def load(model, stacked, r):
-    """Run r's weights into the model (its evaluations and its scoring read the model)."""
+    """Run r's weights into the model (its evaluations and its scoring read the model), unless the
+    model reads them from its slice already (seeds_at_once.share_weights)."""
     with torch.no_grad():
         parameters = dict(model.named_parameters())
         for name, weights in stacked.items():
-            parameters[name].copy_(weights[r])
+            if parameters[name].data_ptr() != weights[r].data_ptr():
+                parameters[name].copy_(weights[r])
 
 
 def optimizers_for(model, stacked, rates, config, inputs_of):

@@ -6,6 +6,7 @@ import json
 
 import pytest
 import torch
+from safetensors.torch import load_file
 
 from conftest import prepared_run, save_tiny_bert
 import freeze_study
@@ -193,3 +194,23 @@ def test_fp16_is_refused_before_any_work(tmp_path, tiny_bert, glue_dir, monkeypa
         seeds_at_once.run_seeds(runs_args)
     assert not (tmp_path / "splits").exists() and not (tmp_path / "r").exists()
 
+
+def test_each_seed_s_saved_model_is_its_own(tmp_path, tiny_bert, glue_dir):
+    """--save at once keeps each seed's chosen weights, as its run alone keeps its own: the seeds'
+    models read their slices of one stacked tensor (share_weights), and each folder holds its slice."""
+    extra = ["--freeze", "1", "--lr", "2e-3"]
+    saved = lambda way, seed: ["--save", str(tmp_path / way / f"model{seed}")]
+    for seed in SEEDS:
+        freeze_study.run(freeze_study.parse_args(seed_argv(tmp_path, tiny_bert, glue_dir, seed, "alone", extra)
+                                                 + saved("alone", seed)))
+    seeds_at_once.run_seeds([freeze_study.parse_args(seed_argv(tmp_path, tiny_bert, glue_dir, seed, "together", extra)
+                                                     + saved("together", seed)) for seed in SEEDS])
+    weights = lambda way, seed: load_file(str(tmp_path / way / f"model{seed}" / "model.safetensors"))
+    for seed in SEEDS:
+        together, alone = weights("together", seed), weights("alone", seed)
+        assert together.keys() == alone.keys()
+        for name in alone:
+            torch.testing.assert_close(together[name], alone[name], atol=1e-5, rtol=1e-4)
+    head = next(name for name in alone if name.startswith("classifier") and name.endswith("weight"))
+    heads = {weights("together", seed)[head].numpy().tobytes() for seed in SEEDS}
+    assert len(heads) == len(SEEDS)  # each its own, not one seed's written three times
