@@ -49,7 +49,7 @@ if [ -n "${DRY:-}" ]; then  # small and on the CPU: the script's plumbing, not i
   scout_tasks=sst2 scout_sizes=50 scout_rates="1e-3" scout_seeds=1 scout_jobs=2 scout_epochs=EPOCHS=1
   blog_seeds="1" blog_jobs=2 ab_sizes=50 ab_seeds="11"
   advise_size=50 advise_methods=probe advise_jobs=1 advise_budget=0.02 masks_size=20 masks_seeds="1 2"
-  seeds_at_once="1 2" at_once_jobs=2
+  seeds_at_once="1 2" at_once_jobs=2 card_mib=${CARD_MIB:-}  # CARD_MIB: at_once_workers measured here too
 else
   precision=fp16 ways=("a: cache fp16" "c: Trainer fp16") eq_seeds="1 2 3 4 5" eq_size=200 big=1000 epochs=10 grid_sizes="50 100 200 500 1000"
   grid_j="16" shape_layers=12 trainer_freeze_minilm="0 4 6" trainer_freeze_shape="0 8 12" batched_precision=bf16
@@ -64,10 +64,11 @@ else
   advise_size=200 advise_methods=${ADVISE_METHODS:-} advise_jobs=${ADVISE_JOBS:-16} advise_budget=${ADVISE_BUDGET:-8}
   masks_size=200 masks_seeds="1 2 3 4 5" seeds_at_once="1 2 3 4 5"
   # a job of five seeds at k = 0 holds five runs' float32 weights, gradients and AdamW moments: on a
-  # CPU, roberta-base's shape, n = 50, its peak was 16.2 GB against 2.9 alone (bench/README.md): a
-  # worker per 16 GiB of the card, an even number (half a task): 8 on an H200, 4 on an H100
+  # CPU, roberta-base's shape, n = 50, its peak was 13.9 GB against 2.9 alone (bench/README.md).
+  # blog-at-once measures one such job on the card first (at_once_workers); were that to fail, a
+  # worker per 16 GiB: 8 on an H200, 4 on an H100
   card_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null | head -n 1)
-  at_once_jobs=$(( ${card_mib:-0} / 16384 / 2 * 2 )); [ $at_once_jobs -ge 2 ] || at_once_jobs=2
+  at_once_jobs=$(( ${card_mib:-0} / 16384 )); [ $at_once_jobs -ge 2 ] || at_once_jobs=2
 fi
 shape=$work/roberta-base-shape
 
@@ -245,11 +246,11 @@ phase_blog() {
   # extra flags (11-28's later call tried CUDA graphs this way: docs/records/gpu-2026-11-28-graphs/)
   local began flags=${BLOG_FLAGS:-} blog=${blog_dir:-blog}
   if [ "${MPS:-measure}" = on ]; then echo "== $blog: MPS on"; mps_on; else echo "== $blog: MPS, measured"; mps_pays; fi
-  echo "== $blog: roberta-base's shape, SST-2 and CoLA, sizes $grid_sizes, seeds $blog_seeds, -j $((blog_jobs / 2)) a task, $precision, run flags: ${flags:-none}, seeds at once: ${seeds_together:+yes}"
+  echo "== $blog: roberta-base's shape, SST-2 and CoLA, sizes $grid_sizes, seeds $blog_seeds, -j $blog_jobs in all, $precision, run flags: ${flags:-none}, seeds at once: ${seeds_together:+yes}"
   began=$SECONDS
-  for task in sst2 cola; do
-    blog_runs ${BLOG_TIMEOUT:-330} $task $work/$blog/$task $((blog_jobs / 2)) "$grid_sizes" "$blog_seeds" $work/$blog/cache \
-      "$flags" > "$out/$blog-$task.txt" 2>&1 &
+  for task in sst2 cola; do  # half the workers each, SST-2 the odd one (its sentences are the longer)
+    blog_runs ${BLOG_TIMEOUT:-330} $task $work/$blog/$task $(( (blog_jobs + $([ $task = sst2 ] && echo 1 || echo 0)) / 2 )) \
+      "$grid_sizes" "$blog_seeds" $work/$blog/cache "$flags" > "$out/$blog-$task.txt" 2>&1 &
   done
   wait
   echo "$blog: $(ls $work/$blog/sst2/*.json $work/$blog/cola/*.json 2>/dev/null | wc -l) runs in $((SECONDS - began)) s" \
@@ -276,11 +277,37 @@ EOF
   done
 }
 
+at_once_workers() {
+  # how many jobs of five seeds the card holds at once: one job at k = 0 (the most a job holds) on
+  # SST-2 at the grid's largest size, one epoch, its peak (each seed's record holds the job's), with a
+  # margin for the allocator's cache and a process's CUDA context; at most 16 (session A's runs alone)
+  local probe=$work/at-once-probe measured
+  [ -n "${card_mib:-}" ] || { echo $at_once_jobs; return; }
+  OMP_NUM_THREADS=1 timeout 150 $PY -m study.worker --splits-dir $work/splits --epochs 1 --jobs 1 --seeds-at-once \
+    $(for s in $seeds_at_once; do echo $probe/freeze0_size${grid_sizes##* }_seed$s.json; done) -- --dataset sst2 \
+    --model "$shape" --glue-dir "$GLUE_DIR" --cache-dir $probe/cache --precision $batched_precision > $probe.log 2>&1
+  measured=($($PY -c "import glob, json; runs = [json.load(open(p)) for p in glob.glob('$probe/*.json')]
+print(round(max(r['peak_memory_mb'] for r in runs)), round(sum(r['seconds']['total'] for r in runs)), len(runs))" 2>/dev/null))
+  [ ${#measured[@]} = 3 ] || { echo "$at_once_jobs (the k = 0 job failed: $(tail -n 1 $probe.log))"; return; }
+  local fit=$(( (card_mib - 2048) * 100 / (measured[0] * 115 + 51200) ))
+  echo $(( fit > 16 ? 16 : (fit < 2 ? 2 : fit) )) "(a k = 0 job of ${measured[2]} seeds, one epoch: its peak ${measured[0]} MiB," \
+    "${measured[1]} s)"
+}
+
 phase_blog_at_once() {
   # #114: the same 350 runs, each cell's seeds as one job, their steps taken together (make grid
   # SEEDS_AT_ONCE=1, study/seeds_at_once.py: fewer, larger kernels), in bf16 (fp16's loss scaling is per
-  # run) by AT_ONCE_JOBS workers (default: as many as the card's memory holds k = 0 jobs, above)
-  seeds_together=1 precision=$batched_precision blog_jobs=${AT_ONCE_JOBS:-$at_once_jobs} blog_seeds=$seeds_at_once \
+  # run) by AT_ONCE_JOBS workers (default: as many as the card's memory holds k = 0 jobs, measured)
+  [ -d "$shape" ] || $PY -m bench.shape_checkpoint --out "$shape" --layers $shape_layers 2>&1 | grep -v shards
+  local workers=${AT_ONCE_JOBS:-}
+  if [ -z "$workers" ]; then
+    local began=$SECONDS measured
+    measured=$(at_once_workers)
+    echo "== blog-at-once: $measured: -j ${measured%% *}, measured in $((SECONDS - began)) s"
+    cp $work/at-once-probe.log "$out/at-once-probe.txt" 2>/dev/null
+    workers=${measured%% *}
+  fi
+  seeds_together=1 precision=$batched_precision blog_jobs=$workers blog_seeds=$seeds_at_once \
     blog_dir=blog-at-once phase_blog
 }
 
