@@ -90,11 +90,14 @@ def expected_seconds(cell, observed, space):
 
 def grid_seconds(space, observed, seeds):
     """What the grid this search stands in for would cost here: every method at every depth of the
-    space at its own rate, `seeds` seeds each, each run at its expected_seconds. An estimate, for
-    the report's "what it would have cost" (a grid's line searches would add to it)."""
+    space at its own rate, `seeds` seeds each; a run the search made at its own seconds, each other
+    at its expected_seconds. An estimate, for the report's "what it would have cost" (a grid's line
+    searches would add to it); a search that made every run of the grid spent all of it, not the
+    share its median says (a worker's first run pays its start)."""
     cells = [Cell(name, k, space.default_rate[model, name], model=model) for (model, name), depths in space.depths.items()
              for k in depths]
-    return seeds * sum(expected_seconds(cell, observed, space) for cell in cells)
+    made = {cell: [s for _, s, *_ in observed.get(cell, [])][:seeds] for cell in cells}
+    return sum(sum(made[cell]) + (seeds - len(made[cell])) * expected_seconds(cell, observed, space) for cell in cells)
 
 
 def fits(cell, observed, space, spent, budget_seconds):

@@ -695,6 +695,16 @@ def test_the_grid_a_search_stands_in_for_is_costed_at_this_machine_s_seconds():
     assert grid_seconds(space, observed, seeds=5) == pytest.approx(5 * (18.0 + 10.0 + 1.0))
 
 
+def test_a_search_that_made_every_run_of_the_grid_spent_all_of_it():
+    """The runs the search made count at their own seconds: five probe runs, the first paying a
+    worker's start, cost what they took (8 s), not five medians (5 s: 160% of the grid)."""
+    space = Space(depths={("", "probe"): [2]}, default_rate={("", "probe"): None}, ladder={("", "probe"): []},
+                  available=lambda cell: True)
+    observed = {Cell("probe", 2, None): [(0.6, 4.0), (0.6, 1.0), (0.6, 1.0), (0.6, 1.0), (0.6, 1.0)]}
+    assert grid_seconds(space, observed, seeds=5) == pytest.approx(8.0)
+    assert grid_seconds(space, observed, seeds=3) == pytest.approx(6.0)  # the grid's seeds, not the search's
+
+
 def test_a_search_runs_setfit_s_fast_body_at_its_depths(tiny_bert, tmp_path):
     tiny_task(tmp_path)
     folder = tmp_path / "results"
