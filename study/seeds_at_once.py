@@ -216,7 +216,8 @@ def check_shared(models):
 def share_weights(models, stacked):
     """Each seed's model made to read its trainable weights from its slice of the stacked ones, and
     its frozen ones from the first model: a job holds each weight once. Otherwise each model keeps a
-    copy of its slice beside it (roberta-base at k = 0: 0.5 GB of a seed's 2.5 in float32 on a card)."""
+    copy of its slice beside it (roberta-base at k = 0: 0.5 GB a seed in float32; a job of five
+    peaked 2.4 GB lower on a CPU, docs/records/seeds-at-once-masks-2026-12-05)."""
     first = dict(models[0].named_parameters())
     with torch.no_grad():
         for r, model in enumerate(models):
