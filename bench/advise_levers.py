@@ -18,7 +18,7 @@ grid's band at every size.
 3. Fewer seeds: the pick's (policy.PICK_SEEDS) and the best's (BEST_SEEDS; the best is read on the
    pick's seeds where it could push the pick out, policy.best_seeds, but in the last such line).
    (SetFit's cheap screen, a third lever, was measured not to pay and then removed, its fast body
-   making it moot: docs/findings-advise.md.)
+   making it moot: docs/records/advise-history.)
 4. N runs at once (a GPU, Slurm, make -j N): the search's wall clock, a round after another, against
    the grid's, every run at once, with its in/out and best rounds filled (policy.filled) and not.
 5. The floor: what a search that knew the grid's answer in advance would still spend to show it as
