@@ -81,10 +81,9 @@ def draws_masks(device):
 def keep_mask(shape, p, device=torch.device("cpu"), generator=None):
     """A dropout mask (bool, on `device`): each element kept with probability 1 - p, independently.
     On a CPU torch draws a mask (bernoulli_) from one Mersenne Twister, one number at a time: 18% of a
-    SetFit step on 2 cores (docs/performance.md). numpy's PCG64 fills the block about 2.5 times as
-    fast; it is seeded from torch's generator, so a run's --seed still fixes its masks. Elsewhere
-    torch.rand on the device, from its own generator (torch.manual_seed seeds it too). `generator`:
-    another than torch's default one, holding a run's stream (study/seeds_at_once.py)."""
+    SetFit step on 2 cores (docs/performance.md). numpy's PCG64 (cpu_uniforms) is about 2.5 times as
+    fast, and seeded from torch's generator, so --seed still fixes the masks. Elsewhere torch.rand on
+    the device. `generator`: another than torch's default, a run's stream (study/seeds_at_once.py)."""
     source = MASK_SOURCE.get()
     if source is not None:
         return source(shape, p, device)

@@ -134,10 +134,10 @@ def main():
     counted(seeds_at_once, "step_all", together)  # its backward, each seed's clip and AdamW
     counted(loop, "train_step", alone)  # a run's step: forward, backward, clip, AdamW
     runs = [prepared(argv, seed) for seed in args.seeds]
-    seeds_at_once.train_seeds([model for _, model, _, _ in runs], [plan.train_config for plan, *_ in runs], runs[0][2],
+    seeds_at_once.train_seeds([classifier for _, classifier, _, _ in runs], [plan.train_config for plan, *_ in runs], runs[0][2],
                               [stream for *_, stream in runs], log=lambda line: None)
-    for plan, model, inputs, _ in [prepared(argv, seed) for seed in args.seeds]:
-        loop.train(model, plan.train_config, inputs, log=lambda line: None)
+    for plan, classifier, inputs, _ in [prepared(argv, seed) for seed in args.seeds]:
+        loop.train(classifier, plan.train_config, inputs, log=lambda line: None)
     at_once, each = sum(together.ops.values()), sum(alone.ops.values())
     print(f"{args.model}, k = {args.freeze}, n = {args.size}, 1 epoch, {len(args.seeds)} seeds"
           f"{', as on CUDA (bf16, fused kernels alone)' if args.as_on_cuda else ''}: operations that launch "
