@@ -71,9 +71,10 @@ def last_log_line(path):
     return ([line for line in lines if line.endswith(path)] or lines)[-1]
 
 
-def progress_line(finished, runs):
-    """A run just finished: its place in the grid, its result's line (the last of its log), the time left."""
-    count = time_left(runs)[0]
+def progress_line(finished, runs, place=None):
+    """A run just finished: its place in the grid (`place`, where a job of several runs ended at
+    once; else the runs done), its result's line (the last of its log), the time left."""
+    count = time_left(runs)[0] if place is None else place
     return f"[{count}/{len(runs)}] {last_log_line(finished)} | {where_the_grid_stands(runs).split(', ', 1)[-1]}"
 
 

@@ -39,7 +39,7 @@ import time
 import methods
 import result
 from study import grid
-from study.progress import last_log_line, make_jobs, progress_line
+from study.progress import last_log_line, make_jobs, progress_line, time_left
 # ----------------------------------------------------------------------------------------------
 # The worker: one process, many runs
 
@@ -236,11 +236,13 @@ class Workers:
             if code != 0 and not any(path in self.stopped for path in paths):
                 failures.append(code)
                 warn(last_log_line(paths[0]) or f"study.worker: {paths[0]} failed (exit code {code})")
+            written = [path for path in paths if os.path.exists(path)]
+            done = time_left(runs or handed)[0]  # a job of seeds at once: its runs take places one by one
             for path in paths:
                 if path in self.stopped and not os.path.exists(path):
                     echo(f"study.worker: {path} stopped: the answer no longer needs it")
-                elif os.path.exists(path):
-                    echo(progress_line(path, runs or handed))
+                elif path in written:
+                    echo(progress_line(path, runs or handed, done - len(written) + 1 + written.index(path)))
 
     def stop(self, paths):
         """The runs under way at `paths` interrupted (SIGTERM, as when make is stopped; a run writes

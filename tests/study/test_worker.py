@@ -199,5 +199,7 @@ def test_seeds_at_once_a_grid_s_cells_each_one_job_leave_each_run_its_result_and
                        "freeze3_size8_seed2_probe.json": None, "freeze0_size8_seed1.json": None}
     for name in names:
         assert name.removesuffix(".json") in (tmp_path / "grid" / name.replace(".json", ".log")).read_text()
-    # a line a run, its own summary in it (a cell's seeds end together: each line counts the runs done then)
+    # a line a run, its own summary in it; a cell's seeds end together and take places one by one
     assert sorted(line.split(" | ")[-2] for line in lines) == sorted(runs) and lines[-1].startswith("[5/5]")
+    places = {line.split(" | ")[-2]: line.split("]")[0] for line in lines}
+    assert places[runs[0]] != places[runs[1]]
