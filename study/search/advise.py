@@ -230,14 +230,16 @@ def advise(data, models, size, budget, folder, **settings):
     unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
         raise ValueError(f"advise() takes no {', '.join(unknown)}: its settings are {', '.join(SETTINGS)}")
-    given = {**SETTINGS, **settings}
+    given = {name: os.fspath(value) if isinstance(value, os.PathLike) else value  # a notebook's pathlib.Path
+             for name, value in {**SETTINGS, **settings}.items()}
+    folder = os.fspath(folder)
     columns = given["text_column"], given["label_column"]
     parts = [data] if one_part(data) else list(data)  # one labelled file: cross-validated (study/search/folds.py)
     if len(parts) not in (1, 2):
         raise ValueError(f"advise()'s data: one labelled file or (train, dev), not {len(parts)} parts "
                          "(a test file is the test_file setting)")
     files = [as_csv(part, os.path.join(folder, f"{name}.csv"), columns) for part, name in zip(parts, ("train", "dev"))]
-    models = [models] if isinstance(models, str) else list(models)
+    models = [os.fspath(models)] if isinstance(models, (str, os.PathLike)) else [os.fspath(m) for m in models]
     option = lambda flag, name: [flag, str(given[name])] if given[name] is not None else []
     argv = [folder, "--size", str(size), "--budget", str(budget), "--models", *models, "--jobs", str(given["jobs"]),
             "--seeds", str(given["seeds"]), "--prefer", given["prefer"],
