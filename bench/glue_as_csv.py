@@ -28,7 +28,7 @@ def layout_of(folder):
 
 def examples(path, layout):
     """(header, [(text, [second text,] label)]) of a GLUE split's .tsv, each field as written."""
-    rows = [row for number, row in tables.read_rows(path, layout.columns, layout.header)]
+    rows = [row for _, row in tables.read_rows(path, layout.columns, layout.header)]
     fields = (layout.text, layout.label) if layout.pair is None else (layout.text, layout.pair, layout.label)
     label = tables.read_table(path)[0][layout.label] if layout.header else "label"
     header = ["sentence", label] if layout.pair is None else ["sentence1", "sentence2", label]
