@@ -161,3 +161,20 @@ def test_the_two_bodies_are_two_methods_their_names_say_which():
     assert fast.file_name() == "freeze0_size200_seed1_setfit-fast.json"
     config = dict(method="setfit-fast", freeze=0, size=200, seed=1, lr=3e-4, reinit=0)
     assert result.name_of(config).file_name() == "freeze0_size200_seed1_lr3e-4_setfit-fast.json"
+
+
+def test_a_fast_setfit_run_in_half_precision_follows_fp32_on_the_device(tmp_path, tiny_bert_no_dropout, glue_dir,
+                                                                       device):
+    """SetFit fast as make advise runs it on a card (fp16, CUDA's default, with its gradient scaler)
+    and on a bf16 CPU: the same run's losses as in fp32, step by step, within half precision's
+    rounding (dropout off, so nothing random differs between them). 41 steps at a high rate, so the
+    loss moves (on a CPU, bf16 strayed 7e-4 from fp32 at most)."""
+    losses, halves = {}, ("bf16", "fp16") if device.type == "cuda" else ("bf16",)  # a run refuses fp16 on a CPU
+    for precision in ("fp32", *halves):
+        result = run(tmp_path, tiny_bert_no_dropout, glue_dir, "--method", "setfit-fast", "--freeze", "0", "--size", "100",
+                     "--lr", "5e-3", "--precision", precision, "--device", str(device), out=f"{precision}/r.json")
+        losses[precision] = result["train_losses"]
+    assert losses["fp32"][-1] < losses["fp32"][0] - 0.05  # it learns, so following it means something
+    for half in halves:
+        assert losses[half] == pytest.approx(losses["fp32"], abs=1e-3 if half == "fp16" else 5e-3)
+        assert losses[half] != losses["fp32"]  # it did run in half precision
