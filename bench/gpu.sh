@@ -280,7 +280,9 @@ EOF
 at_once_workers() {
   # how many jobs of five seeds the card holds at once: one job at k = 0 (the most a job holds) on
   # SST-2 at the grid's largest size, one epoch, its peak (each seed's record holds the job's), with a
-  # margin for the allocator's cache and a process's CUDA context; at most 16 (session A's runs alone)
+  # margin for a process's CUDA context and for the allocator's cache: the peak is what was allocated,
+  # and batches of changing lengths leave the cache holding more (30% and 1 GiB: a worker short of
+  # memory would stop the grid, one worker fewer only slows it); at most 16 (session A's runs alone)
   local probe=$work/at-once-probe measured
   [ -n "${card_mib:-}" ] || { echo $at_once_jobs; return; }
   OMP_NUM_THREADS=1 timeout 150 $PY -m study.worker --splits-dir $work/splits --epochs 1 --jobs 1 --seeds-at-once \
@@ -289,7 +291,7 @@ at_once_workers() {
   measured=($($PY -c "import glob, json; runs = [json.load(open(p)) for p in glob.glob('$probe/*.json')]
 print(round(max(r['peak_memory_mb'] for r in runs)), round(sum(r['seconds']['total'] for r in runs)), len(runs))" 2>/dev/null))
   [ ${#measured[@]} = 3 ] || { echo "$at_once_jobs (the k = 0 job failed: $(tail -n 1 $probe.log))"; return; }
-  local fit=$(( (card_mib - 2048) * 100 / (measured[0] * 115 + 51200) ))
+  local fit=$(( (card_mib - 2048) * 100 / (measured[0] * 130 + 102400) ))
   echo $(( fit > 16 ? 16 : (fit < 2 ? 2 : fit) )) "(a k = 0 job of ${measured[2]} seeds, one epoch: its peak ${measured[0]} MiB," \
     "${measured[1]} s)"
 }
