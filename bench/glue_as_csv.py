@@ -28,9 +28,10 @@ def layout_of(folder):
 
 def examples(path, layout):
     """(header, [(text, [second text,] label)]) of a GLUE split's .tsv, each field as written."""
-    rows = [row for _, row in tables.read_rows(path, layout.columns, layout.header)]
+    table = tables.read_table(path)
+    rows = [row for _, row in tables.numbered_rows(path, table, layout.columns, layout.header)]
     fields = (layout.text, layout.label) if layout.pair is None else (layout.text, layout.pair, layout.label)
-    label = tables.read_table(path)[0][layout.label] if layout.header else "label"
+    label = table[0][layout.label] if layout.header else "label"
     header = ["sentence", label] if layout.pair is None else ["sentence1", "sentence2", label]
     return header, [tuple(row[i] for i in fields) for row in rows]
 

@@ -237,12 +237,12 @@ class Workers:
                 failures.append(code)
                 warn(last_log_line(paths[0]) or f"study.worker: {paths[0]} failed (exit code {code})")
             written = [path for path in paths if os.path.exists(path)]
-            done = time_left(runs or handed)[0]  # a job of seeds at once: its runs take places one by one
             for path in paths:
-                if path in self.stopped and not os.path.exists(path):
+                if path in self.stopped and path not in written:
                     echo(f"study.worker: {path} stopped: the answer no longer needs it")
-                elif path in written:
-                    echo(progress_line(path, runs or handed, done - len(written) + 1 + written.index(path)))
+            done = time_left(runs or handed)[0]  # a job of seeds at once: its runs take places one by one
+            for place, path in enumerate(written, start=done - len(written) + 1):
+                echo(progress_line(path, runs or handed, place))
 
     def stop(self, paths):
         """The runs under way at `paths` interrupted (SIGTERM, as when make is stopped; a run writes
