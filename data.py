@@ -154,7 +154,7 @@ def load_csv_task(train_file, dev_file, text_column=None, label_column="label",
                   pair_column=None, regression=False, test_file=None) -> Task:
     """A user's own task: two CSV (or .tsv) files with a header naming the text column (None: each
     file's 'sentence' or 'text' column), the label column and, for sentence pairs, the second text's column, and a third (test_file) with
-    the same columns if given. Labels are integers 0..C-1, class names (numbered in sorted order),
+    the same columns if given. Labels are integers 0..C-1, class names (numbered in sorted order; other integers: numeric order),
     or with `regression` numbers to predict. dev_file None: one labelled file (its folds are the
     dev splits, held_out_fold)."""
     paths = [path for path in (train_file, dev_file, test_file) if path]

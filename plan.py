@@ -102,7 +102,7 @@ def add_task_options(p):
     p.add_argument("--text-column", help="your own task: the texts' column (default: the header's 'sentence' or 'text')")
     p.add_argument("--text-pair-column", help="your own task: the second text of a sentence pair")
     p.add_argument("--label-column", default="label",
-                   help="integer classes 0..C-1, or class names (numbered in sorted order)")
+                   help="integer classes 0..C-1, or class names (numbered in sorted order; other integers, stars 1..5: numeric order)")
     p.add_argument("--regression", action="store_true", help="your own task: the labels are numbers to predict")
     p.add_argument("--metric", choices=metrics.NAMES,
                    help="what your task is judged by: it picks a run's evaluation and the report's answer "

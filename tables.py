@@ -7,7 +7,7 @@ before any training: data.py builds the task from what these functions return.
     column  = text_column_of(path, header)        no --text-column: its 'sentence' or its 'text' column
     rows    = read_split(path, header?, ...)      texts, second texts and labels as written, each with its line
                                                   (blank lines skipped; every other row has the header's columns)
-    names   = class_names(labels)                 None (integer classes) or the names, sorted
+    names   = class_names(labels)                 None (integers 0..C-1) or the names, sorted
     numbers = parse_labels(labels, ...)           classes 0..C-1 or regression scores
     check_classes(...) / check_known(...)         two classes or more; no label the train split lacks
 """
@@ -160,13 +160,15 @@ def is_number(string):
 
 
 def class_names(labels):
-    """The classes a train split's labels name: None when every label is an integer (the integers
+    """The classes a train split's labels name: None when the labels are the integers 0..C-1 (they
     are the classes), else the distinct names in sorted order, so class 0 is the first name
-    alphabetically ('neg' 0, 'pos' 1; 'entailment' 0, 'not_entailment' 1). Numbers that are not
-    integers (0.25, 4.0) are scores, not names: refused, pointing at --regression."""
+    alphabetically ('neg' 0, 'pos' 1; 'entailment' 0, 'not_entailment' 1). Other integers (stars
+    1..5, -1 and 1) are names too, in numeric order, so a run predicts what the file wrote. Numbers
+    that are not integers (0.25, 4.0) are scores, not names: refused, pointing at --regression."""
     integers = [is_integer(label) for _, _, label in labels]
     if all(integers):
-        return None
+        written = sorted({label for _, _, label in labels}, key=lambda label: (int(label), label))
+        return None if written == [str(c) for c in range(len(written))] else written
     if all(is_number(label) for _, _, label in labels):
         path, number, label = labels[integers.index(False)]
         raise ValueError(f"{path}, line {number}: label {label!r} is a number, not a class: pass --regression "
@@ -174,7 +176,7 @@ def class_names(labels):
     if any(integers):
         path, number, label = labels[integers.index(False)]
         raise ValueError(f"{path}, line {number}: label {label!r} is a name, but other labels are integers: "
-                         "use names or integers 0..C-1 throughout")
+                         "use names or integers throughout")
     return sorted({label for _, _, label in labels})
 
 

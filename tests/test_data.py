@@ -180,6 +180,16 @@ def test_user_csv_without_a_text_column_named_reads_each_file_s_text_or_sentence
     assert task.train_texts[3] == "train 3" and task.dev_texts[5] == "dev 5" and task.num_labels == 2
 
 
+def test_user_integer_labels_other_than_0_to_c_minus_1_are_class_names(tmp_path):
+    """Stars 1..5 (here 1, 2 and 10) are what the file calls its classes: numbered in numeric order,
+    and the file's own integers are what a run predicts (label_names)."""
+    train = write(tmp_path / "train.csv", "text,stars\n" + "".join(f"t{i},{(1, 2, 10)[i % 3]}\n" for i in range(9)))
+    dev = write(tmp_path / "dev.csv", "text,stars\na,10\nb,1\n")
+    task = data.load_csv_task(train, dev, label_column="stars", test_file=dev)
+    assert task.label_names == ["1", "2", "10"] and task.num_labels == 3
+    assert task.train_labels[:3].tolist() == [0, 1, 2] and task.dev_labels.tolist() == [2, 0]
+
+
 def test_user_pairs_named_labels_and_regression(tmp_path):
     rows = "".join(f'q{i},"passage, {i}",{"spam" if i % 3 else "ham"},{i / 7:.3f}\n' for i in range(30))
     train = write(tmp_path / "train.csv", "question,passage,kind,score\n" + rows)
@@ -227,7 +237,8 @@ def test_user_tsv(tmp_path):
     ("sentence,label\na,pos\nb,neg\nc, \n", None, r"train.csv, line 4: empty label"),
     ("sentence,label\na,pos\nb,neg\n", "sentence,label\na,pos\nb,\n", r"dev.csv, line 3: empty label"),
     ("sentence,label\na,0\nb,1\n", "sentence,label\na,0\nb,2\n", r"dev.csv, line 3: label 2 is not a class"),
-    ("sentence,label\na,1\nb,2\n", None, r"train.csv: integer labels are the classes 0..C-1, and these are \[1, 2\]"),
+    ("sentence,label\na,1\nb,3\n", "sentence,label\na,1\nb,2\n",
+     r"dev.csv, line 3: label '2' is not one of the train split's classes \(1, 3\)"),
     ("sentence,label\na,anger\nb,anger\n", None, r"train.csv: every label is 'anger': a classifier needs two classes"),
     ("tweet,label\na,0\nb,1\n", None, r"no column 'sentence' or 'text'"),
     ("text,stars\na,0\nb,1\n", None,  # make's runs take a column's option in RUN_FLAGS, and the line says so

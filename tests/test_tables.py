@@ -53,6 +53,10 @@ def labels(*strings):
 def test_numbers_that_are_not_integers_are_scores_not_classes():
     assert tables.class_names(labels("0", "1", "1")) is None
     assert tables.class_names(labels("pos", "neg", "3 stars")) == ["3 stars", "neg", "pos"]
+    # integers other than 0..C-1 are what the file calls its classes, in numeric order
+    assert tables.class_names(labels("5", "1", "10", "2")) == ["1", "2", "5", "10"]
+    assert tables.class_names(labels("1", "-1")) == ["-1", "1"]
+    assert tables.class_names(labels("1", "01", "0")) == ["0", "01", "1"]  # 01 is not how 0..C-1 is written
     for strings in (("0.25", "0.5"), ("1", "2.0")):
         with pytest.raises(ValueError, match=r"line \d: label '[\d.]+' is a number, not a class: pass --regression"):
             tables.class_names(labels(*strings))
