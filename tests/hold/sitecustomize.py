@@ -1,5 +1,5 @@
 """Imported by every Python process of a grid or a search started with this folder on PYTHONPATH
-(tests/test_grid.py, tests/study/test_advise.py): the run whose result path ends with $HOLD_RUN,
+(tests/test_grid.py, tests/study/search/test_advise.py): the run whose result path ends with $HOLD_RUN,
 or the first to finish once its folder holds $HOLD_AFTER results, touches $HOLD_FLAG once it has
 trained and waits there, before writing its result, until it is killed. So a test kills a grid
 or a search at a point it controls, not at a moment it hopes for."""
