@@ -1,6 +1,7 @@
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 import pytest
@@ -230,3 +231,51 @@ def tables_only(request, monkeypatch):
 @pytest.fixture
 def drawn():
     """A report's figures drawn, for a test that reads them (with tables_only)."""
+
+
+def pair_scores_csv(folder, rows=40):
+    """Your own pairs task of scores: question, answer, score (0 to 5)."""
+    text = "question,answer,score\n" + "".join(f"q {i} ?,a {i % 7} b,{(i % 11) / 2:.1f}\n" for i in range(rows))
+    path = folder / "scores.csv"
+    path.write_text(text)
+    return str(path)
+
+
+def assert_refused_in_one_line(argv, message, capsys):
+    """freeze_study.py's main on argv ends with exit code 2 and one line on stderr holding `message`."""
+    import freeze_study
+    with pytest.raises(SystemExit) as exit_:
+        freeze_study.main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and message in err, err
+
+
+def sentiment_csvs(folder):
+    """Your own task in three files of named classes, the first two words telling the class: train (48
+    rows), dev (24) and test (31, other texts)."""
+    words = ["good fun", "bad dull", "fine plot", "awful mess", "great cast", "poor pace"]
+    paths = []
+    for name, start, rows in (("train", 0, 48), ("dev", 48, 24), ("test", 72, 31)):
+        lines = "".join(f"{words[i % 6]} {i} ok,{'pos' if i % 2 == 0 else 'neg'}\n" for i in range(start, start + rows))
+        (folder / f"{name}.csv").write_text("text,label\n" + lines)
+        paths.append(str(folder / f"{name}.csv"))
+    return paths
+
+
+def bad_files(folder):
+    """Your own files as users get them wrong, each beside a good train.csv and dev.csv (sentiment_csvs)."""
+    rows = lambda label: "".join(f"good fun {i},{label(i)}\n" for i in range(24))
+    (folder / "scores.csv").write_text("text,label\n" + rows(lambda i: ["0.25", "0.5", "0.75", "1.0"][i % 4]))
+    (folder / "twice.csv").write_text("text,text,label\n" + "".join(f"a {i},b {i},{'pos' if i % 2 else 'neg'}\n" for i in range(24)))
+    (folder / "empty.csv").write_text("")
+    (folder / "tabs.csv").write_text("text\tlabel\n" + "".join(f"good {i}\t{'pos' if i % 2 else 'neg'}\n" for i in range(24)))
+    (folder / "anger.csv").write_text("text,label\n" + rows(lambda i: "anger"))
+    (folder / "numbers.csv").write_text("text,label\n" + rows(lambda i: i % 2))
+    (folder / "seven.csv").write_text("text,label\n" + rows(lambda i: 7 if i == 2 else i % 2))
+
+
+def cli(*argv, env=None, **kwargs):
+    """freeze_study.py in a process of its own (env: more of the environment), its output as text pipes."""
+    return subprocess.Popen([sys.executable, os.path.join(ROOT, "freeze_study.py"), *argv],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})}, **kwargs)

@@ -1,9 +1,8 @@
 """freeze_study.py end to end on real SST-2 with a tiny checkpoint: the cache's equivalence,
-reproducibility, the cache files, bad input and interruption."""
+reproducibility, the cache files, the test file, interruption, and one labelled file's folds. What
+a run refuses before it trains: test_plan.py."""
 
 import json
-import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,8 +16,8 @@ import checkpoint
 import freeze_study
 import machine
 import result
-import tables
-from conftest import ROOT, files_in, run
+from conftest import (ROOT, assert_refused_in_one_line, bad_files, cli, files_in, pair_scores_csv, run,
+                      sentiment_csvs)
 
 
 @pytest.mark.parametrize("k", [-1, 1, 3])
@@ -104,13 +103,6 @@ def test_pairs_through_the_cache_give_the_same_training(tmp_path, tiny_bert_no_d
     assert cached["metric"] == "f1" and cached["score"] == max(p["f1"] for p in cached["curve"])
 
 
-def pair_scores_csv(folder, rows=40):
-    text = "question,answer,score\n" + "".join(f"q {i} ?,a {i % 7} b,{(i % 11) / 2:.1f}\n" for i in range(rows))
-    path = folder / "scores.csv"
-    path.write_text(text)
-    return str(path)
-
-
 def test_lee_protocol_on_a_whole_regression_pair_task(tmp_path, tiny_bert_regression):
     data_file = pair_scores_csv(tmp_path)
     argv = ["--model", tiny_bert_regression, "--train-file", data_file, "--dev-file", data_file, "--text-column", "question",
@@ -126,25 +118,6 @@ def test_lee_protocol_on_a_whole_regression_pair_task(tmp_path, tiny_bert_regres
     assert result["metric"] == "spearman" and result["score"] == result["curve"][-1]["spearman"]
     assert "best_accuracy" not in result and set(result["at_score"]) == {"pearson", "spearman"}
     assert result["constant"] == dict(pearson=0.0, spearman=0.0)
-
-
-def assert_refused_in_one_line(argv, message, capsys):
-    with pytest.raises(SystemExit) as exit_:
-        freeze_study.main(argv)
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2 and err.count("\n") == 1 and message in err, err
-
-
-def sentiment_csvs(folder):
-    """Your own task in three files of named classes, the first two words telling the class: train (48
-    rows), dev (24) and test (31, other texts)."""
-    words = ["good fun", "bad dull", "fine plot", "awful mess", "great cast", "poor pace"]
-    paths = []
-    for name, start, rows in (("train", 0, 48), ("dev", 48, 24), ("test", 72, 31)):
-        lines = "".join(f"{words[i % 6]} {i} ok,{'pos' if i % 2 == 0 else 'neg'}\n" for i in range(start, start + rows))
-        (folder / f"{name}.csv").write_text("text,label\n" + lines)
-        paths.append(str(folder / f"{name}.csv"))
-    return paths
 
 
 @pytest.mark.parametrize("extra", [["--freeze", "1", "--pooling", "mean", "--lr", "5e-3"],
@@ -167,68 +140,6 @@ def test_a_test_file_scores_what_the_run_scores_with_it_as_its_dev_split(tmp_pat
     assert with_test["train_losses"] == on_test["train_losses"]
     assert (with_test["dev_size"], on_test["dev_size"]) == (24, 31)  # the dev split is its own file
     assert with_test["test_at_score"]["mcc"] > 0.4  # it learnt the words: not one class for every text
-
-
-def test_a_folder_s_runs_are_scored_on_one_dev_file(tmp_path, tiny_bert, capsys):
-    """Your own dev file's name and content name the split a run is scored on: a run scored on the
-    edited file does not join the runs scored on the file as it was, which it would be read beside."""
-    train, dev, _ = sentiment_csvs(tmp_path)
-    argv = ["--model", tiny_bert, "--train-file", train, "--dev-file", dev, "--text-column", "text", "--size", "24",
-            "--freeze", "3", "--probe", "--cache-dir", str(tmp_path / "cache"), "--splits-dir", str(tmp_path / "splits"),
-            "--quiet", "--precision", "fp32", "--out", str(tmp_path / "results" / "probe.json")]
-    first = freeze_study.run(freeze_study.parse_args(argv))
-    assert first["config"]["dev"].startswith("dev-")
-    with open(dev, "a") as f:
-        f.write("good fun 99 ok,pos\n")
-    with pytest.raises(SystemExit) as e:
-        freeze_study.main(argv[:-1] + [str(tmp_path / "results" / "again.json")])
-    assert e.value.code == 2
-    assert f"holds runs scored on {first['config']['dev']} (probe.json) and this one is scored on dev-" \
-        in capsys.readouterr().err
-    assert not (tmp_path / "results" / "again.json").exists()
-
-
-def test_bad_test_file_is_one_line(tmp_path, tiny_bert, glue_dir, capsys):
-    train, dev, test = sentiment_csvs(tmp_path)
-    (tmp_path / "odd.csv").write_text("text,label\nsome text,neutral\n")
-    common = ["--model", tiny_bert, "--text-column", "text", "--size", "24", "--out", str(tmp_path / "r.json"),
-              "--splits-dir", str(tmp_path / "splits"), "--quiet"]
-    for extra, message in ((["--glue-dir", glue_dir, "--test-file", test], "--test-file goes with your own --train-file"),
-                           (["--train-file", train, "--dev-file", dev, "--test-file", str(tmp_path / "odd.csv")],
-                            "label 'neutral' is not one of the train split's classes"),
-                           (["--train-file", train, "--dev-file", dev, "--test-file", str(tmp_path / "none.csv")],
-                            "none.csv: no such file")):
-        assert_refused_in_one_line(common + extra, message, capsys)
-    assert not (tmp_path / "r.json").exists()
-
-
-def test_one_of_your_own_files_alone_a_long_text_and_latin_1_bytes_are_one_line(tmp_path, tiny_bert, capsys):
-    """--train-file without --dev-file (and the reverse), before any file is read; a field past the
-    csv module's 131,072 characters is a text; bytes that are not UTF-8 are named by file and line."""
-    train, dev, _ = sentiment_csvs(tmp_path)
-    common = ["--model", tiny_bert, "--text-column", "text", "--size", "24", "--out", str(tmp_path / "r.json"),
-              "--splits-dir", str(tmp_path / "splits"), "--quiet"]
-    (tmp_path / "latin.csv").write_bytes(b"text,label\ngood,positive\ncaf\xe9 bad,negative\n")
-    for extra, message in ((["--train-file", train], "needs --dev-file"), (["--dev-file", dev], "goes with --train-file"),
-                           (["--train-file", str(tmp_path / "latin.csv"), "--dev-file", dev],
-                            "latin.csv, line 3: byte 0xe9 is not UTF-8")):
-        assert_refused_in_one_line(common + extra, message, capsys)
-    assert not (tmp_path / "r.json").exists() and not (tmp_path / "splits").exists()
-    long = tmp_path / "long.csv"
-    long.write_text("text,label\n" + "".join(f"{'good ' * 30000 if i == 0 else 'good'},positive\nbad,negative\n"
-                                             for i in range(12)))
-    assert tables.read_table(str(long))[1][0].startswith("good good")
-
-
-def test_bad_pair_or_regression_file_is_one_line(tmp_path, tiny_bert, capsys):
-    data_file = pair_scores_csv(tmp_path)
-    common = ["--model", tiny_bert, "--train-file", data_file, "--dev-file", data_file, "--text-column", "question",
-              "--label-column", "score", "--out", str(tmp_path / "r.json"), "--quiet"]
-    for extra, message in ((["--text-pair-column", "passage", "--regression"], "no column 'passage'"),
-                           (["--text-pair-column", "answer", "--label-column", "question", "--regression"],
-                            "regression target 'q 0 ?' is not a number")):
-        assert_refused_in_one_line(common + extra, message, capsys)
-    assert not (tmp_path / "r.json").exists()
 
 
 def test_result_file_holds_the_run(tmp_path, tiny_bert, glue_dir):
@@ -288,71 +199,10 @@ def test_a_run_with_its_tokens_and_prefix_cached_never_imports_transformers(tmp_
     assert second["versions"]["transformers"] == first["versions"]["transformers"]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--freeze", "4"], r"--freeze 4 is outside \[-1, 3\] for this 3-layer model"),
-    (["--freeze", "-2"], r"--freeze -2 is outside \[-1, 3\]"),
-    (["--size", "70000"], r"--size 70000 is outside \[2, 67349\]"),
-    (["--lr", "0"], r"--lr must be positive"),
-    (["--epochs", "-1"], r"--epochs must be positive"),
-    (["--batch-size", "0"], r"--batch-size must be positive"),
-    (["--dataset", "mnli"], r"unknown task 'mnli'"),
-    (["--model", "./no/such/folder"], r"checkpoint folder './no/such/folder' does not exist"),
-    (["--precision", "fp16", "--device", "cpu"], r"--precision fp16 needs a CUDA device"),
-    (["--freeze", "two"], r"argument --freeze: invalid int value: 'two'"),
-    (["--size", "some"], r"argument --size: 'some' is neither a number of examples nor all"),
-    (["--size", "all"], r"--size all trains on the whole train split: --splits-dir \(subsets\) does not apply"),
-    (["--regression"], r"--text-pair-column and --regression describe your own files"),
-    (["--dataset", "stsb", "--size", "3"], r"--size 3 is outside \[5, 5749\]"),
-])
-def test_bad_input_is_one_line_and_exit_2(tmp_path, tiny_bert, glue_dir, capsys, argv, message):
-    args = ["--model", tiny_bert, "--glue-dir", glue_dir, "--out", str(tmp_path / "r.json"),
-            "--splits-dir", str(tmp_path / "splits"), "--epochs", "1", "--quiet"]
-    with pytest.raises(SystemExit) as exit_:
-        freeze_study.main(args + argv)
-    assert exit_.value.code == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "Traceback" not in err
-    assert err.startswith("freeze_study.py: error: ")
-    import re
-    assert re.search(message, err), err
-    assert not (tmp_path / "r.json").exists()
-
-
-def test_a_run_never_adds_another_precision_to_a_results_folder(tmp_path, tiny_bert, glue_dir, capsys):
-    run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--precision", "fp32", out="grid/freeze3_size50_seed1.json")
-    with pytest.raises(SystemExit) as exit_:
-        freeze_study.main(["--model", tiny_bert, "--glue-dir", glue_dir, "--size", "50", "--epochs", "1",
-                           "--freeze", "3", "--seed", "2", "--precision", "bf16", "--quiet",
-                           "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "grid/freeze3_size50_seed2.json")])
-    assert exit_.value.code == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "holds fp32 runs (freeze3_size50_seed1.json) and this run would be bf16" in err
-    assert "PRECISION=fp32" in err and not (tmp_path / "grid/freeze3_size50_seed2.json").exists()
-    run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--seed", "2", "--precision", "fp32",
-        out="grid/freeze3_size50_seed2.json")  # the same precision is welcome
-
-
 def test_the_default_precision_is_recorded(tmp_path, tiny_bert, glue_dir):
     result = run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--epochs", "1")
     cpu_default = "bf16" if machine.bf16_pays() else "fp32"  # bf16 where it is faster
     assert result["config"]["precision"] == ("fp16" if torch.cuda.is_available() else cpu_default)  # the study's on CUDA
-
-
-def cli(*argv, env=None, **kwargs):
-    return subprocess.Popen([sys.executable, os.path.join(ROOT, "freeze_study.py"), *argv],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, **(env or {})}, **kwargs)
-
-
-def test_unreachable_hub_is_one_line_naming_the_offline_way(tmp_path, glue_dir):
-    # that it goes offline at once, rather than retry, is tested in test_checkpoint and test_data
-    empty_cache = {"HF_HOME": str(tmp_path / "hf"), "HF_HUB_CACHE": str(tmp_path / "hf"), "GLUE_DIR": ""}
-    model_run = cli("--model", "roberta-base", "--glue-dir", glue_dir, "--splits-dir", str(tmp_path),
-                    env=empty_cache, cwd=tmp_path)
-    data_run = cli("--model", "minilm", env=empty_cache, cwd=tmp_path)
-    (_, model_err), (_, data_err) = model_run.communicate(timeout=60), data_run.communicate(timeout=60)
-    assert model_run.returncode == 2 and "--model minilm" in model_err and "Traceback" not in model_err
-    assert data_run.returncode == 2 and "--glue-dir" in data_err and "Traceback" not in data_err
 
 
 def test_interrupted_run_leaves_no_result_file(tmp_path, tiny_bert, glue_dir):
@@ -368,34 +218,6 @@ def test_interrupted_run_leaves_no_result_file(tmp_path, tiny_bert, glue_dir):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "interrupted; no result written" in err and "Traceback" not in err
     assert not out.exists() and not list(tmp_path.glob("r.json*"))
-
-
-def test_a_folder_holds_one_pooling_per_kind_of_run(tmp_path, tiny_bert, glue_dir, capsys):
-    run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--probe", out="grid/freeze3_size50_seed1_probe.json")
-    run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--pooling", "mean", out="grid/freeze3_size50_seed1.json")
-    with pytest.raises(SystemExit) as exit_:  # the probe read the first token (no sentence-transformers files)
-        freeze_study.main(["--model", tiny_bert, "--glue-dir", glue_dir, "--size", "50", "--freeze", "3", "--seed", "2",
-                           "--probe", "--pooling", "mean", "--quiet", "--splits-dir", str(tmp_path / "splits"),
-                           "--out", str(tmp_path / "grid/freeze3_size50_seed2_probe.json")])
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2 and err.count("\n") == 1 and "holds probe runs pooled by the first" in err
-    assert not (tmp_path / "grid/freeze3_size50_seed2_probe.json").exists()
-
-
-def test_a_pooling_this_tool_lacks_is_asked_for_only_where_it_is_the_default(tmp_path, tiny_bert, glue_dir, capsys):
-    import shutil
-    folder = tmp_path / "max-pooled"
-    shutil.copytree(tiny_bert, folder)
-    (folder / "modules.json").write_text(json.dumps([{"type": "sentence_transformers.models.Pooling", "path": "p"}]))
-    (folder / "p").mkdir()
-    (folder / "p" / "config.json").write_text(json.dumps({"pooling_mode_max_tokens": True}))
-    with pytest.raises(SystemExit) as exit_:
-        freeze_study.main(["--model", str(folder), "--glue-dir", glue_dir, "--size", "50", "--freeze", "3", "--probe",
-                           "--quiet", "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json")])
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2 and err.count("\n") == 1 and "pools by max_tokens" in err and "--pooling" in err
-    result = run(tmp_path, str(folder), glue_dir, "--freeze", "3", "--probe", "--pooling", "first")
-    assert result["config"]["pooling"] == "first"
 
 
 def test_metric_picks_the_run_s_evaluation_and_a_folder_holds_one(tmp_path, tiny_bert, glue_dir):
@@ -420,56 +242,6 @@ def test_a_save_that_fails_after_training_leaves_the_result_whole(tmp_path, tiny
     record = json.loads((tmp_path / "result.json").read_text())  # whole: it was written before the save
     assert record["total_steps"] == 8 and record["config"]["save"] == str(tmp_path / "saved")
     assert not (tmp_path / "saved").exists()
-
-
-def bad_files(folder):
-    """Your own files as users get them wrong, each beside a good train.csv and dev.csv (sentiment_csvs)."""
-    rows = lambda label: "".join(f"good fun {i},{label(i)}\n" for i in range(24))
-    (folder / "scores.csv").write_text("text,label\n" + rows(lambda i: ["0.25", "0.5", "0.75", "1.0"][i % 4]))
-    (folder / "twice.csv").write_text("text,text,label\n" + "".join(f"a {i},b {i},{'pos' if i % 2 else 'neg'}\n" for i in range(24)))
-    (folder / "empty.csv").write_text("")
-    (folder / "tabs.csv").write_text("text\tlabel\n" + "".join(f"good {i}\t{'pos' if i % 2 else 'neg'}\n" for i in range(24)))
-    (folder / "anger.csv").write_text("text,label\n" + rows(lambda i: "anger"))
-    (folder / "numbers.csv").write_text("text,label\n" + rows(lambda i: i % 2))
-    (folder / "seven.csv").write_text("text,label\n" + rows(lambda i: 7 if i == 2 else i % 2))
-
-
-@pytest.mark.parametrize("files, extra, message", [
-    (("scores.csv", "dev.csv"), [], "scores.csv, line 2: label '0.25' is a number, not a class: pass --regression"),
-    (("twice.csv", "dev.csv"), [], "twice.csv: the header names the column 'text' twice"),
-    (("empty.csv", "dev.csv"), [], "empty.csv: the file is empty: it needs a header naming its columns (text,label)"),
-    (("tabs.csv", "dev.csv"), [], "tabs.csv: its header 'text\\tlabel' is one column split by tabs: name it .tsv"),
-    (("anger.csv", "anger.csv"), [], "anger.csv: every label is 'anger': a classifier needs two classes or more"),
-    (("numbers.csv", "seven.csv"), [], "seven.csv, line 4: label 7 is not a class of the train split (0..1)"),
-    (("train.csv", "dev.csv"), ["--lr", "0"], "--lr must be positive"),
-    (("train.csv", "dev.csv"), ["--model", "broken"], "broken/config.json is not a JSON config (Expecting value"),
-    (("train.csv", "dev.csv"), ["--out", "other.json"], "other.json exists (a result written before): name a new file"),
-])
-def test_your_own_files_wrong_are_one_line_and_touch_no_file(tmp_path, tiny_bert, capsys, files, extra, message):
-    """Each refused in one line naming the file, the line and the fix, before any file is written:
-    no subset drawn, no cache, no result; a result already there (another run's) left as it was."""
-    sentiment_csvs(tmp_path)
-    bad_files(tmp_path)
-    shutil.copytree(tiny_bert, tmp_path / "broken")
-    (tmp_path / "broken" / "config.json").write_text("")
-    (tmp_path / "other.json").write_text('{"config": {}}')
-    extra = [str(tmp_path / e) if e in ("broken", "other.json") else e for e in extra]
-    before = files_in(tmp_path)
-    assert_refused_in_one_line(["--model", tiny_bert, "--train-file", str(tmp_path / files[0]), "--dev-file",
-                                str(tmp_path / files[1]), "--text-column", "text", "--size", "20", "--quiet",
-                                "--splits-dir", str(tmp_path / "splits"), "--cache-dir", str(tmp_path / "cache"),
-                                "--out", str(tmp_path / "r.json"), *extra], message, capsys)
-    assert files_in(tmp_path) == before
-
-
-def test_overwrite_runs_again_where_the_result_exists(tmp_path, tiny_bert, glue_dir, capsys):
-    first = run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--epochs", "1", out="r.json")
-    assert_refused_in_one_line(["--model", tiny_bert, "--glue-dir", glue_dir, "--size", "50", "--freeze", "3", "--quiet",
-                                "--splits-dir", str(tmp_path / "splits"), "--out", str(tmp_path / "r.json")],
-                               "r.json exists (a result written before)", capsys)
-    again = run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--epochs", "1", "--overwrite", out="r.json")
-    assert again["train_losses"] == first["train_losses"]
-    assert json.loads((tmp_path / "r.json").read_text())["seconds"] == again["seconds"]
 
 
 # ----------------------------------------------------------------------------------------------
