@@ -59,10 +59,10 @@ def labelled_rows(args):
     """The input's header and rows, each with its prediction appended."""
     check_out(args)
     folder = saved_model_folder(args.model)
-    rows = tables.read_table(args.input)
-    header = tables.check_header(args.input, rows, {args.text_column: "--text-column", args.text_pair_column: "--text-pair-column"})
+    table = tables.read_table(args.input)
+    header = tables.check_header(args.input, table, {args.text_column: "--text-column", args.text_pair_column: "--text-pair-column"})
     text_column = args.text_column or tables.text_column_of(args.input, header)
-    numbered = list(tables.numbered_rows(args.input, rows, len(header), header=True))
+    numbered = list(tables.numbered_rows(args.input, table, len(header), header=True))
     tables.check_texts(args.input, numbered, [header.index(name) for name in (text_column, args.text_pair_column) if name])
     rows = [row for _, row in numbered]
     if not rows:
@@ -75,7 +75,7 @@ def labelled_rows(args):
     else:
         predictions, num_labels, names = predict_with_classifier(folder, texts, pairs, device)
     labels = [f"{p:.4f}" for p in predictions] if num_labels == 1 else [names[p] if names else str(p) for p in predictions]
-    return header + ["prediction"], [row + [label] for row, label in zip(rows, labels)]
+    return table[0] + ["prediction"], [row + [label] for row, label in zip(rows, labels)]  # the header as written
 
 
 def saved_model_folder(name):

@@ -52,11 +52,13 @@ def read_header(path, columns):
 
 
 def check_header(path, rows, columns):
-    """read_header's checks on a table's rows already read (predict.py labels them after)."""
+    """read_header's checks on a table's rows already read (predict.py labels them after); the
+    header's names, stripped of the spaces around them."""
     if not rows or not any(field.strip() for field in rows[0]):
         wanted = ",".join(name for name in columns if name)
         raise ValueError(f"{path}: the file is empty: it needs a header naming its columns ({wanted}) and a row an example")
-    header, delimiter = rows[0], "\t" if path.endswith(".tsv") else ","
+    # a name is read without the spaces around it: 'text, label' names the columns text and label
+    header, delimiter = [name.strip() for name in rows[0]], "\t" if path.endswith(".tsv") else ","
     for other, what, fix in (("\t", "tabs", "name it .tsv"), (",", "commas", "name it .csv"),
                              (";", "semicolons", "write it with commas")):
         if len(header) == 1 and other != delimiter and other in header[0]:

@@ -63,11 +63,11 @@ def test_a_classifier_saved_reads_the_first_token(tmp_path, tiny_bert, glue_dir)
 def test_predict_labels_a_csv_with_the_class_names(tmp_path, tiny_bert, capsys):
     model = checkpoint.from_pretrained(tiny_bert)
     checkpoint.save_pretrained(model.eval(), str(tmp_path / "saved"), label_names=["neg", "pos"])
-    (tmp_path / "in.csv").write_text('id,text\n1,"a good, long film"\n2,dull\n')
+    (tmp_path / "in.csv").write_text('id, text\n1,"a good, long film"\n2,dull\n')
     predict.main(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"),  # its 'text' column
                   "--out", str(tmp_path / "out.csv")])
     lines = (tmp_path / "out.csv").read_text().splitlines()
-    assert lines[0] == "id,text,prediction" and len(lines) == 3
+    assert lines[0] == "id, text,prediction" and len(lines) == 3  # the header as the user wrote it
     ids = data.tokenize(checkpoint.load_tokenizer(str(tmp_path / "saved")), ["a good, long film", "dull"], 512)
     expected = [["neg", "pos"][int(model(ids[i:i + 1]).argmax())] for i in range(2)]
     assert [line.rsplit(",", 1)[1] for line in lines[1:]] == expected
