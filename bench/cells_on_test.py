@@ -37,6 +37,7 @@ def main():
     p.add_argument("--defaults", nargs=3, metavar=("METHOD", "DEPTH", "RATE"), required=True)
     p.add_argument("--rows", type=int, default=12)
     p.add_argument("--test-file", help="a classification's test file: one class for every example too")
+    p.add_argument("--label-column", default="label", help="the test file's labels (the runs' --label-column)")
     args = p.parse_args()
     cells, metric = cells_of(args.folder)
     print(f"{args.folder}: {sum(map(len, cells.values()))} runs, {len(cells)} cells, read by {metric}")
@@ -50,7 +51,7 @@ def main():
     print(f"the defaults ({method}, k = {depth}, {rate}) on test: {mean_se([t for _, t in defaults])}")
     if args.test_file:
         with open(args.test_file, encoding="utf-8") as f:
-            labels = [row["label"] for row in csv.DictReader(f)]
+            labels = [row[args.label_column].strip() for row in csv.DictReader(f)]
         classes = sorted(set(labels))
         constant = metrics.constant_scores([classes.index(label) for label in labels], len(classes))[metric]
         print(f"one class for every test example: {constant:.3f}")
