@@ -4,7 +4,7 @@ Label a CSV (or TSV) with a classifier that freeze_study.py --save wrote:
     python predict.py --model saved/sst2-k2 --input reviews.csv --out labelled.csv
 
 writes the input's rows with one more column, `prediction`: the class's name (or the predicted
-score, for a regression head). The model is read into our encoder as any checkpoint is: a
+score, for a regression head), as a CSV, or split by tabs where --out ends in .tsv. The model is read into our encoder as any checkpoint is: a
 classifier (the fine-tune, LoRA, BitFit) scores with its own head; a sentence embedder with a
 fitted head (SetFit, the probe: head.json beside it) pools each sentence as its
 sentence-transformers files say, and the head scores that embedding.
@@ -35,7 +35,7 @@ def parse_args(argv):
     p.add_argument("--input", required=True, help="a CSV or TSV file with a header")
     p.add_argument("--text-column", help="the texts' column (default: the header's 'sentence' or 'text')")
     p.add_argument("--text-pair-column", help="the second text of a sentence pair")
-    p.add_argument("--out", required=True, help="the labelled file (CSV), new unless --overwrite")
+    p.add_argument("--out", required=True, help="the labelled file (CSV; .tsv: split by tabs), new unless --overwrite")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists (never --input)")
     p.add_argument("--device", default="cpu")
     p.error = lambda message: fail(message)
@@ -67,6 +67,8 @@ def labelled_rows(args):
     rows = [row for _, row in numbered]
     if not rows:
         raise ValueError(f"{args.input}: no rows to label")
+    if args.out.endswith(".tsv"):
+        check_tab_separable(args, [(1, table[0])] + numbered)
     column = lambda name: [row[header.index(name)] for row in rows] if name else None
     texts, pairs, device = column(text_column), column(args.text_pair_column), torch.device(args.device)
     head = checkpoint.read_head(folder)  # SetFit's and the probe's fitted head, or None: a classifier
@@ -76,6 +78,24 @@ def labelled_rows(args):
         predictions, num_labels, names = predict_with_classifier(folder, texts, pairs, device)
     labels = [f"{p:.4f}" for p in predictions] if num_labels == 1 else [names[p] if names else str(p) for p in predictions]
     return table[0] + ["prediction"], [row + [label] for row, label in zip(rows, labels)]  # the header as written
+
+
+def check_tab_separable(args, numbered):
+    """A .tsv's fields are split by tabs and never quoted (tables.read_table reads one so): a field
+    holding a tab or a line break cannot be written there. Refused before the model runs."""
+    for number, row in numbered:
+        if any(char in field for field in row for char in "\t\r\n"):
+            raise ValueError(f"{args.input}, line {number}: a field holds a tab or a line break, which a .tsv "
+                             "cannot: name --out .csv")
+
+
+def as_text(path, header, rows):
+    """The labelled rows as --out's name says: a .tsv's fields joined by tabs, else a CSV."""
+    if path.endswith(".tsv"):
+        return "".join("\t".join(row) + "\n" for row in [header] + rows)
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\n").writerows([header] + rows)
+    return text.getvalue()
 
 
 def saved_model_folder(name):
@@ -121,9 +141,8 @@ def main(argv=None):
         header, rows = labelled_rows(args)
     except ValueError as e:
         fail(str(e))
-    text = io.StringIO()
-    csv.writer(text, lineterminator="\n").writerows([header] + rows)
-    atomic.write_atomically(args.out, lambda f: f.write(text.getvalue().encode()))
+    text = as_text(args.out, header, rows)
+    atomic.write_atomically(args.out, lambda f: f.write(text.encode()))
     print(f"predict.py: {len(rows)} rows labelled -> {args.out}")
 
 

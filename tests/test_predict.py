@@ -12,6 +12,7 @@ import checkpoint
 import data
 import methods
 import predict
+import tables
 from conftest import files_in, run
 
 
@@ -107,6 +108,24 @@ def test_predict_skips_blank_lines_and_names_a_short_row_in_one_line(tmp_path, t
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.count("\n") == 1 and "short.csv, line 3: expected 2 columns, found 1" in err
     assert not (tmp_path / "short_out.csv").exists()
+
+
+def test_predict_writes_a_tsv_where_out_names_one_and_refuses_a_field_it_cannot_hold(tmp_path, tiny_bert, capsys):
+    """--out labelled.tsv: the rows split by tabs, unquoted, as tables.py reads a .tsv back; a field
+    with a line break (a CSV may quote one) is refused in one line, nothing written."""
+    checkpoint.save_pretrained(checkpoint.from_pretrained(tiny_bert).eval(), str(tmp_path / "saved"), label_names=["neg", "pos"])
+    argv = ["--model", str(tmp_path / "saved"), "--text-column", "text", "--out"]
+    (tmp_path / "in.tsv").write_text('id\ttext\n1\ta "good" film\n2\tdull\n')
+    predict.main(argv + [str(tmp_path / "out.csv"), "--input", str(tmp_path / "in.tsv")])
+    predict.main(argv + [str(tmp_path / "out.tsv"), "--input", str(tmp_path / "in.tsv")])
+    as_csv = tables.read_table(str(tmp_path / "out.csv"))
+    assert tables.read_table(str(tmp_path / "out.tsv")) == as_csv and as_csv[1][:2] == ["1", 'a "good" film']
+    (tmp_path / "lines.csv").write_text('text,id\n"good\nfilm",1\n')
+    with pytest.raises(SystemExit) as exit_:
+        predict.main(argv + [str(tmp_path / "lines.tsv"), "--input", str(tmp_path / "lines.csv")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "holds a tab or a line break, which a .tsv cannot" in err
+    assert not (tmp_path / "lines.tsv").exists()
 
 
 def test_predict_refuses_rows_without_text_in_one_line_before_any_work(tmp_path, tiny_bert, capsys):
