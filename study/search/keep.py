@@ -14,6 +14,7 @@ import json
 import os
 import shlex
 import shutil
+import sys
 from dataclasses import dataclass, replace
 
 import methods
@@ -91,12 +92,20 @@ def to_keep(s, chosen, kept, save, final, flags):
     return replace(kept, saved=(path, path[:-len(".json")]), how="trained on every label" if final else "trained again"), code
 
 
+def predict_py():
+    """How to run predict.py as the search ran: with this Python (the project's .venv under make, where
+    a bare `python` may lack torch) and the project's script, each named from here where it lies below."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    here = lambda path: os.path.relpath(path) if os.path.abspath(path).startswith(os.getcwd() + os.sep) else path
+    return f"{shlex.quote(here(sys.executable))} {shlex.quote(here(os.path.join(root, 'predict.py')))}"
+
+
 def keep(chosen, run_flags, save, kept):
     """The pick kept with --save, as the search ran it: to its last evaluation, the score the search
     read (make best keeps the best of every evaluation, the study's). `kept` (a Kept): the run that
     saved it, moved into place. An earlier pick of the same search there (check_save) is replaced
     once the new one is kept. (line for the report, the command to label a CSV with it)."""
-    command = f"python predict.py --model {shlex.quote(save)} --input YOUR.csv{text_columns(run_flags)} --out labelled.csv"
+    command = f"{predict_py()} --model {shlex.quote(save)} --input YOUR.csv{text_columns(run_flags)} --out labelled.csv"
     if kept.saved is None:
         return f"Saved in {save} (seed {kept.seed}) by an earlier search; label a CSV with `{command}`", command
     earlier = earlier_pick(save)  # another pick of this search, kept before

@@ -104,3 +104,17 @@ def test_the_printed_predict_command_names_the_user_s_columns():
     assert text_columns(["--train-file", "t.csv", "--text-column", "tweet"]) == " --text-column tweet"
     assert text_columns(["--text-column", "q", "--text-pair-column", "a"]) == " --text-column q --text-pair-column a"
     assert text_columns(["--dataset", "sst2"]) == ""  # predict.py finds a 'sentence' or 'text' column itself
+
+
+def test_the_printed_predict_command_runs_with_the_search_s_own_python(tmp_path, monkeypatch):
+    """make advise runs .venv/bin/python, and a bare `python` may lack torch: the command names the
+    Python the search ran with, and predict.py, from where the search ran (relative below it)."""
+    from study.search.keep import predict_py
+    venv_python = os.path.join(ROOT, ".venv", "bin", "python")
+    monkeypatch.setattr(sys, "executable", venv_python)
+    monkeypatch.chdir(ROOT)
+    assert predict_py() == ".venv/bin/python predict.py"
+    line, command = keep(Cell("finetune", 2, 5e-5), ["--text-column", "tweet"], "saved/mine", Kept(1, 1))
+    assert command == ".venv/bin/python predict.py --model saved/mine --input YOUR.csv --text-column tweet --out labelled.csv"
+    monkeypatch.chdir(tmp_path)  # a notebook elsewhere: whole paths
+    assert predict_py() == f"{venv_python} {os.path.join(ROOT, 'predict.py')}"
