@@ -241,11 +241,12 @@ def pair_scores_csv(folder, rows=40):
     return str(path)
 
 
-def assert_refused_in_one_line(argv, message, capsys):
-    """freeze_study.py's main on argv ends with exit code 2 and one line on stderr holding `message`."""
+def assert_refused_in_one_line(argv, message, capsys, main=None):
+    """A command's main (freeze_study.py's unless given: predict.py's) on argv ends with exit code 2
+    and one line on stderr holding `message`."""
     import freeze_study
     with pytest.raises(SystemExit) as exit_:
-        freeze_study.main(argv)
+        (main or freeze_study.main)(argv)
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.count("\n") == 1 and message in err, err
 

@@ -13,7 +13,7 @@ import data
 import methods
 import predict
 import tables
-from conftest import files_in, run
+from conftest import assert_refused_in_one_line, files_in, run
 
 
 @pytest.mark.parametrize("method", ["finetune", "lora", "bitfit"])  # LoRA's update merged into the weights it adapts
@@ -72,11 +72,8 @@ def test_predict_labels_a_csv_with_the_class_names(tmp_path, tiny_bert, capsys):
     ids = data.tokenize(checkpoint.load_tokenizer(str(tmp_path / "saved")), ["a good, long film", "dull"], 512)
     expected = [["neg", "pos"][int(model(ids[i:i + 1]).argmax())] for i in range(2)]
     assert [line.rsplit(",", 1)[1] for line in lines[1:]] == expected
-    with pytest.raises(SystemExit) as exit_:
-        predict.main(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--text-column", "body",
-                      "--out", str(tmp_path / "bad.csv")])
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2 and err.count("\n") == 1 and "no column 'body'" in err
+    assert_refused_in_one_line(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--text-column",
+                                "body", "--out", str(tmp_path / "bad.csv")], "no column 'body'", capsys, predict.main)
     assert not (tmp_path / "bad.csv").exists()
 
 
@@ -86,10 +83,7 @@ def test_predict_never_replaces_a_file_unasked_nor_its_input(tmp_path, tiny_bert
     (tmp_path / "out.csv").write_text("mine\n")
     argv = ["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--text-column", "text", "--out"]
     for out, extra, words in ((tmp_path / "out.csv", [], "exists"), (tmp_path / "in.csv", ["--overwrite"], "is the input")):
-        with pytest.raises(SystemExit) as exit_:
-            predict.main(argv + [str(out), *extra])
-        err = capsys.readouterr().err
-        assert exit_.value.code == 2 and err.count("\n") == 1 and words in err
+        assert_refused_in_one_line(argv + [str(out), *extra], words, capsys, predict.main)
     assert (tmp_path / "out.csv").read_text() == "mine\n" and (tmp_path / "in.csv").read_text() == "text\ngood\n"
     predict.main(argv + [str(tmp_path / "out.csv"), "--overwrite"])
     assert (tmp_path / "out.csv").read_text().startswith("text,prediction")
@@ -103,10 +97,8 @@ def test_predict_skips_blank_lines_and_names_a_short_row_in_one_line(tmp_path, t
     lines = (tmp_path / "out.csv").read_text().splitlines()
     assert lines[0] == "text,id,prediction" and [line.split(",")[:2] for line in lines[1:]] == [["good", "1"], ["dull", "2"]]
     (tmp_path / "short.csv").write_text("text,id\ngood,1\ndull\n")
-    with pytest.raises(SystemExit) as exit_:
-        predict.main(argv + [str(tmp_path / "short_out.csv"), "--input", str(tmp_path / "short.csv")])
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2 and err.count("\n") == 1 and "short.csv, line 3: expected 2 columns, found 1" in err
+    assert_refused_in_one_line(argv + [str(tmp_path / "short_out.csv"), "--input", str(tmp_path / "short.csv")],
+                               "short.csv, line 3: expected 2 columns, found 1", capsys, predict.main)
     assert not (tmp_path / "short_out.csv").exists()
 
 
@@ -121,10 +113,8 @@ def test_predict_writes_a_tsv_where_out_names_one_and_refuses_a_field_it_cannot_
     as_csv = tables.read_table(str(tmp_path / "out.csv"))
     assert tables.read_table(str(tmp_path / "out.tsv")) == as_csv and as_csv[1][:2] == ["1", 'a "good" film']
     (tmp_path / "lines.csv").write_text('text,id\n"good\nfilm",1\n')
-    with pytest.raises(SystemExit) as exit_:
-        predict.main(argv + [str(tmp_path / "lines.tsv"), "--input", str(tmp_path / "lines.csv")])
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2 and err.count("\n") == 1 and "holds a tab or a line break, which a .tsv cannot" in err
+    assert_refused_in_one_line(argv + [str(tmp_path / "lines.tsv"), "--input", str(tmp_path / "lines.csv")],
+                               "holds a tab or a line break, which a .tsv cannot", capsys, predict.main)
     assert not (tmp_path / "lines.tsv").exists()
 
 
@@ -133,10 +123,8 @@ def test_predict_refuses_rows_without_text_in_one_line_before_any_work(tmp_path,
     checkpoint.save_pretrained(checkpoint.from_pretrained(tiny_bert).eval(), str(tmp_path / "saved"), label_names=["neg", "pos"])
     (tmp_path / "in.csv").write_text("text,other\ngood,a\n  ,b\ndull,\n,c\n")
     argv = ["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--text-column", "text", "--out"]
-    with pytest.raises(SystemExit) as exit_:
-        predict.main(argv + [str(tmp_path / "out.csv")])
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2 and err.count("\n") == 1 and "in.csv, line 3: empty text (and 1 more: line 5)" in err
+    assert_refused_in_one_line(argv + [str(tmp_path / "out.csv")], "in.csv, line 3: empty text (and 1 more: line 5)",
+                               capsys, predict.main)
     assert not (tmp_path / "out.csv").exists()
     with pytest.raises(SystemExit):  # the second text of a pair is read too
         predict.main(argv + [str(tmp_path / "out.csv"), "--text-pair-column", "other"])
@@ -154,9 +142,6 @@ def test_predict_on_a_folder_that_is_not_a_saved_model_is_one_line(tmp_path, cap
     (tmp_path / "empty").mkdir(), (tmp_path / "badconfig").mkdir(), (tmp_path / "badconfig" / "config.json").write_text("")
     (tmp_path / "in.csv").write_text("text\ngood\n")
     before = files_in(tmp_path)
-    with pytest.raises(SystemExit) as exit_:
-        predict.main(["--model", str(tmp_path / model), "--input", str(tmp_path / "in.csv"), "--text-column", "text",
-                      "--out", str(tmp_path / "out.csv")])
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2 and err.count("\n") == 1 and words.format(tmp=tmp_path) in err, err
+    assert_refused_in_one_line(["--model", str(tmp_path / model), "--input", str(tmp_path / "in.csv"), "--text-column",
+                                "text", "--out", str(tmp_path / "out.csv")], words.format(tmp=tmp_path), capsys, predict.main)
     assert files_in(tmp_path) == before
