@@ -4,10 +4,10 @@ Label a CSV (or TSV) with a classifier that freeze_study.py --save wrote:
     python predict.py --model saved/sst2-k2 --input reviews.csv --out labelled.csv
 
 writes the input's rows with one more column, `prediction`: the class's name (or the predicted
-score, for a regression head), as a CSV, or split by tabs where --out ends in .tsv. The model is read into our encoder as any checkpoint is: a
-classifier (the fine-tune, LoRA, BitFit) scores with its own head; a sentence embedder with a
-fitted head (SetFit, the probe: head.json beside it) pools each sentence as its
-sentence-transformers files say, and the head scores that embedding.
+score, for a regression head), as a CSV, or split by tabs where --out ends in .tsv. The model is
+read into our encoder as any checkpoint is: a classifier (the fine-tune, LoRA, BitFit) scores with
+its own head; a sentence embedder with a fitted head (SetFit, the probe: head.json beside it) pools
+each sentence as its sentence-transformers files say, and the head scores that embedding.
 """
 
 import argparse
@@ -68,7 +68,7 @@ def labelled_rows(args):
     if not rows:
         raise ValueError(f"{args.input}: no rows to label")
     if args.out.endswith(".tsv"):
-        check_tab_separable(args, [(1, table[0])] + numbered)
+        check_tab_separable(args.input, [(1, table[0])] + numbered)
     column = lambda name: [row[header.index(name)] for row in rows] if name else None
     texts, pairs, device = column(text_column), column(args.text_pair_column), torch.device(args.device)
     head = checkpoint.read_head(folder)  # SetFit's and the probe's fitted head, or None: a classifier
@@ -80,12 +80,13 @@ def labelled_rows(args):
     return table[0] + ["prediction"], [row + [label] for row, label in zip(rows, labels)]  # the header as written
 
 
-def check_tab_separable(args, numbered):
+def check_tab_separable(path, numbered):
     """A .tsv's fields are split by tabs and never quoted (tables.read_table reads one so): a field
-    holding a tab or a line break cannot be written there. Refused before the model runs."""
+    of the input's (numbered) rows holding a tab or a line break cannot be written there. Refused
+    before the model runs."""
     for number, row in numbered:
         if any(char in field for field in row for char in "\t\r\n"):
-            raise ValueError(f"{args.input}, line {number}: a field holds a tab or a line break, which a .tsv "
+            raise ValueError(f"{path}, line {number}: a field holds a tab or a line break, which a .tsv "
                              "cannot: name --out .csv")
 
 

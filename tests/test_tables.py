@@ -52,7 +52,7 @@ def labels(*strings):
     return [("f.csv", line, s) for line, s in enumerate(strings, start=2)]
 
 
-def test_numbers_that_are_not_integers_are_scores_not_classes():
+def test_integers_0_to_c_minus_1_are_classes_other_integers_names_and_other_numbers_scores():
     assert tables.class_names(labels("0", "1", "1")) is None
     assert tables.class_names(labels("pos", "neg", "3 stars")) == ["3 stars", "neg", "pos"]
     # integers other than 0..C-1 are what the file calls its classes, in numeric order

@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass, replace
 
 import methods
+from study.slurm import ROOT
 from study.search.search_folder import kept_path, kept_run, options_of, path_of
 
 
@@ -95,9 +96,8 @@ def to_keep(s, chosen, kept, save, final, flags):
 def predict_py():
     """How to run predict.py as the search ran: with this Python (the project's .venv under make, where
     a bare `python` may lack torch) and the project's script, each named from here where it lies below."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     here = lambda path: os.path.relpath(path) if os.path.abspath(path).startswith(os.getcwd() + os.sep) else path
-    return f"{shlex.quote(here(sys.executable))} {shlex.quote(here(os.path.join(root, 'predict.py')))}"
+    return f"{shlex.quote(here(sys.executable))} {shlex.quote(here(os.path.join(ROOT, 'predict.py')))}"
 
 
 def keep(chosen, run_flags, save, kept):
