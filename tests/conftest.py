@@ -159,6 +159,19 @@ def tiny_hf_model(family, tmp_path, num_labels=3, buckets=32):
     return hf.eval(), str(tmp_path)
 
 
+def padded_batch(pad_id, lengths=(7, 3, 11, 5), vocab=99):
+    """Right-padded ids and mask as a tokenizer returns them, and the same sentences unpadded."""
+    import torch
+    g = torch.Generator().manual_seed(1)
+    T = max(lengths)
+    ids = torch.full((len(lengths), T), pad_id)
+    mask = torch.zeros(len(lengths), T, dtype=torch.long)
+    for row, n in enumerate(lengths):
+        ids[row, :n] = torch.randint(3, vocab, (n,), generator=g)
+        mask[row, :n] = 1
+    return ids, mask, [ids[row, :n] for row, n in enumerate(lengths)]
+
+
 def files_in(folder):
     """{path under folder: its bytes} for every file there: what a refused command must leave as it was."""
     import pathlib
