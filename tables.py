@@ -68,8 +68,15 @@ def check_header(path, rows, columns):
         raise ValueError(f"{path}: the header names the column {repeated[0]!r} twice: give each column its own name")
     for name, flag in columns.items():
         if name is not None and name not in header:
-            raise ValueError(f"{path}: no column {name!r} in the header {header}; set {flag}")
+            raise ValueError(f"{path}: no column {name!r} in the header {header}{written_as(header, (name,))}; set {flag}")
     return header
+
+
+def written_as(header, wanted):
+    """' (is it 'Label'?)' where the header names one of the `wanted` columns in other capitals
+    ('Text,Label'), else '': names are matched as written, and this points at the one meant."""
+    like = [column for column in header if column.lower() in {name.lower() for name in wanted}]
+    return f" (is it {like[0]!r}?)" if like else ""
 
 
 # The column read for the texts when --text-column is not given: GLUE's name, or the one most CSVs use.
@@ -80,7 +87,8 @@ def text_column_of(path, header, set_by="--text-column"):
     """The one of TEXT_COLUMNS that a header names; two or none is refused (set_by: how to name it)."""
     found = [name for name in TEXT_COLUMNS if name in header]
     if not found:
-        raise ValueError(f"{path}: no column 'sentence' or 'text' in the header {header}; set {set_by}")
+        raise ValueError(f"{path}: no column 'sentence' or 'text' in the header {header}"
+                         f"{written_as(header, TEXT_COLUMNS)}; set {set_by}")
     if len(found) > 1:
         raise ValueError(f"{path}: the header has a 'sentence' and a 'text' column: name the texts' one, set {set_by}")
     return found[0]

@@ -19,6 +19,8 @@ def write(path, text):
     ("a.csv", "text;label\nhi;0\n", "split by semicolons: write it with commas"),
     ("a.csv", "label,text,label\n0,hi,0\n", "the header names the column 'label' twice"),
     ("a.csv", "sentence,label\nhi,0\n", "no column 'text' in the header ['sentence', 'label']; set --text-column"),
+    # names match as written; a column in other capitals is pointed at
+    ("a.csv", "Text,Label\nhi,0\n", "no column 'text' in the header ['Text', 'Label'] (is it 'Text'?); set --text-column"),
 ])
 def test_a_header_that_cannot_be_read_as_asked_is_named(tmp_path, name, text, message):
     with pytest.raises(ValueError) as e:
@@ -40,6 +42,8 @@ def test_without_a_text_column_named_a_header_s_text_or_sentence_column_is_read(
 
 @pytest.mark.parametrize("header, message", [
     ("tweet,label", "a.csv: no column 'sentence' or 'text' in the header ['tweet', 'label']; set --text-column"),
+    ("Sentence,Label", "a.csv: no column 'sentence' or 'text' in the header ['Sentence', 'Label'] (is it 'Sentence'?); "
+                       "set --text-column"),
     ("text,sentence,label", "a.csv: the header has a 'sentence' and a 'text' column: name the texts' one, set --text-column"),
 ])
 def test_a_header_with_no_text_column_or_two_is_refused_without_one_named(header, message):
