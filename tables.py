@@ -181,8 +181,11 @@ def class_names(labels):
         return None if written == [str(c) for c in range(len(written))] else written
     if all(is_number(label) for _, _, label in labels):
         path, number, label = labels[integers.index(False)]
+        # 1.0, 2.0: integers as pandas writes a column of floats (one that once held a missing label)
+        whole = all(float(label).is_integer() for _, _, label in labels)
+        fix = f"write them as integers ({int(float(label))}, not {label})" if whole else "write them as integers or names"
         raise ValueError(f"{path}, line {number}: label {label!r} is a number, not a class: pass --regression "
-                         "(make: RUN_FLAGS=--regression) to predict the numbers, or write the classes as 0..C-1 or names")
+                         f"(make: RUN_FLAGS=--regression) to predict the numbers; if they are classes, {fix}")
     if any(integers):
         path, number, label = labels[integers.index(False)]
         raise ValueError(f"{path}, line {number}: label {label!r} is a name, but other labels are integers: "

@@ -66,6 +66,11 @@ def test_integers_0_to_c_minus_1_are_classes_other_integers_names_and_other_numb
     for strings in (("0.25", "0.5"), ("1", "2.0")):
         with pytest.raises(ValueError, match=r"line \d: label '[\d.]+' is a number, not a class: pass --regression"):
             tables.class_names(labels(*strings))
+    # classes written as floats (pandas' column that once held a missing label): the line says so
+    with pytest.raises(ValueError, match=r"line 2: label '1.0' .* if they are classes, write them as integers \(1, not 1.0\)"):
+        tables.class_names(labels("1.0", "0.0", "2.0"))
+    with pytest.raises(ValueError, match=r"if they are classes, write them as integers or names$"):
+        tables.class_names(labels("0.25", "1"))
 
 
 def test_classes_and_the_labels_beside_them_name_what_is_wrong():
