@@ -75,7 +75,8 @@ def check_header(path, rows, columns):
 def written_as(header, wanted):
     """' (is it 'Label'?)' where the header names one of the `wanted` columns in other capitals
     ('Text,Label'), else '': names are matched as written, and this points at the one meant."""
-    like = [column for column in header if column.lower() in {name.lower() for name in wanted}]
+    wanted = {name.lower() for name in wanted}
+    like = [column for column in header if column.lower() in wanted]
     return f" (is it {like[0]!r}?)" if like else ""
 
 
