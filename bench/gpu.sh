@@ -88,8 +88,14 @@ fi
 # the phases, each a function phase_<name>, by what they are for
 for part in checks blog runs advise; do source "$(dirname "$0")/gpu/$part.sh"; done
 
+# a phase that fails (its parts not all carried, a test red) does not stop the next, but the call's
+# exit status says so: the device's rc alone tells a call that did all it was asked
+failed=()
 for phase in "$@"; do
   began=$SECONDS
   "phase_${phase//-/_}" 2>&1 | tee -a "$out/gpu-log.txt"
-  echo "[$phase: $((SECONDS - began)) s]" | tee -a "$out/gpu-log.txt"
+  code=${PIPESTATUS[0]}
+  [ $code = 0 ] || failed+=("$phase (exit $code)")
+  echo "[$phase: $((SECONDS - began)) s$([ $code = 0 ] || echo ", exit $code")]" | tee -a "$out/gpu-log.txt"
 done
+[ ${#failed[@]} = 0 ] || { echo "gpu.sh: failed: ${failed[*]}" | tee -a "$out/gpu-log.txt"; exit 1; }

@@ -22,7 +22,9 @@ phase_tests() {
     || without=(--deselect tests/test_model.py::test_real_minilm_matches_transformers_bert_model)
   OMP_NUM_THREADS=1 timeout ${TESTS_TIMEOUT:-400} $PY -m pytest -v -p no:cacheprovider -n ${TEST_WORKERS:-15} -p no:benchmark ${TESTS:-tests} \
     --deselect tests/test_readme.py "${without[@]}" -rfs --tb=short 2>&1 > "$out/tests.txt"
+  local code=$?  # pytest's (124: cut by TESTS_TIMEOUT), the phase's
   grep -E "FAILED|ERROR|^SKIPPED|passed|failed" "$out/tests.txt" | tail -n 30
+  return $code
 }
 
 phase_profile() {
