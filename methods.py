@@ -164,7 +164,7 @@ class Method:
     reference: bool = False  # the method the reports read every other against, and a run's default (no --method)
     searched: bool = True  # in make advise's methods unless METHODS names others
     # make advise's pick stays with the defaults a user would run alone (k = 0, the method's own rate)
-    # unless a cell is told apart from them: of the methods a search has, the highest rank (0: never)
+    # unless choosing the best gains over them out of bag: of the methods a search has, the highest rank (0: never)
     anchor: int = 0
 
     def flags(self):

@@ -9,6 +9,8 @@ shared. This module is the one home of that comparison and of the honest score i
       └─► its score under each of DRAWS fixed bootstrap draws of the examples (Examples.draws)
             └─► a cell's draws: its seeds' mean, draw by draw
                   ├─► two cells' paired error: the spread of their difference across the draws
+                  ├─► what choosing the best gains over the anchor: each draw's best on its in-bag
+                  │   examples, scored on its out-of-bag ones, less the anchor there (make advise's answer)
                   └─► the honest score: the pick's selection replayed on each draw's in-bag
                       examples, scored on that draw's out-of-bag ones (BBC: Tsamardinos et al. 2018)
 
@@ -29,14 +31,23 @@ import result
 DRAWS = 1000  # bootstrap draws of the dev examples: the paired error to about 2%, in milliseconds a run
 
 
+def draw_picks(size, draws=DRAWS, fold=0):
+    """The examples (draws, size) of `draws` bootstrap draws of `size` examples, the same for every
+    run of a split (seed 0), or of a file's fold (its own stream: two folds' examples are drawn apart)."""
+    return np.random.default_rng([0, fold] if fold else 0).integers(0, size, size=(draws, size))
+
+
+def counts_of(picks, size):
+    """How often each of `size` examples is drawn in each row of `picks` (rows, size), float32."""
+    rows = picks.shape[0]
+    flat = (np.arange(rows)[:, None] * size + picks).ravel()
+    return np.bincount(flat, minlength=rows * size).reshape(rows, size).astype(np.float32)
+
+
 @functools.lru_cache(maxsize=16)
 def draw_weights(size, draws=DRAWS, fold=0):
-    """(in-bag counts (draws, size), out-of-bag indicator (draws, size)) of `draws` bootstrap draws of
-    `size` examples, float32, the same for every run of a split (seed 0), or of a file's fold (its
-    own stream: two folds' examples are drawn apart)."""
-    picks = np.random.default_rng([0, fold] if fold else 0).integers(0, size, size=(draws, size))
-    counts = np.zeros((draws, size), dtype=np.float32)
-    np.add.at(counts, (np.arange(draws)[:, None], picks), 1.0)
+    """(in-bag counts (draws, size), out-of-bag indicator (draws, size)) of draw_picks' draws, float32."""
+    counts = counts_of(draw_picks(size, draws, fold), size)
     return counts, (counts == 0).astype(np.float32)
 
 
@@ -199,15 +210,58 @@ def highest(in_bag):
     return [cells[i] for i in table.argmax(0)]
 
 
-def highest_unless_near(in_bag, anchor, margins):
-    """The choice of make advise's default answer on each draw: the highest mean, unless it is within
-    its margin of the anchor's (`margins`: {cell: how far it must score above the anchor}): then the
-    anchor (study/search/standing.py's answer_of)."""
+def choice_gain(in_bag, out_of_bag, anchor):
+    """What choosing the highest gains over keeping `anchor`, the choice's luck left out: the mean,
+    over the draws, of the out-of-bag score of the cell highest on each draw's in-bag examples, less
+    the anchor's there (BBC of "always the best" against "always the anchor", on the same draws).
+    in_bag, out_of_bag: {cell: its scores (draws,)}."""
     cells = list(in_bag)
-    table = np.stack([in_bag[cell] for cell in cells])  # (cells, DRAWS)
-    tops = table.argmax(0)
-    lead = table[tops, np.arange(table.shape[1])] - in_bag[anchor]
-    return [cells[i] if cells[i] == anchor or lead[d] > margins[cells[i]] else anchor for d, i in enumerate(tops)]
+    table, outside = np.stack([in_bag[cell] for cell in cells]), np.stack([out_of_bag[cell] for cell in cells])
+    # nanmean: a small split's draw may leave no example out, and score nothing there
+    return float(np.nanmean(outside[table.argmax(0), np.arange(table.shape[1])] - out_of_bag[anchor]))
+
+
+def gain_over(cells, metric, anchor):
+    """choice_gain of `cells` ({cell: its runs' Examples}) on the DRAWS; None where a run kept no outputs."""
+    if any(run is None for runs in cells.values() for run in runs):
+        return None
+    return choice_gain({cell: cell_draws(runs, metric) for cell, runs in cells.items()},
+                       {cell: cell_draws(runs, metric, out_of_bag=True) for cell, runs in cells.items()}, anchor)
+
+
+INNER_DRAWS = 100  # each draw's own bootstrap of its in-bag examples, where the rule is replayed
+
+
+def highest_unless_no_gain(in_bag, cells, metric, anchor, inner=INNER_DRAWS, chunk=20):
+    """Each draw's choice by make advise's default rule (study/search/standing.py's answer_of): the
+    highest on the draw's in-bag examples, unless choosing the highest gains nothing over the anchor
+    (choice_gain), read as the search reads it, on those in-bag examples alone: a bootstrap inside
+    each draw (`inner` draws of its in-bag examples, scored on those of them each leaves out).
+    `cells`: {cell: its runs' Examples}, whose draws `in_bag` holds."""
+    names, best = list(in_bag), highest(in_bag)
+    sizes = {run.fold or 0: run.size for runs in cells.values() for run in runs}  # the dev split, or each fold
+    outer = {fold: (draw_picks(size, DRAWS, fold), draw_weights(size, DRAWS, fold)[0]) for fold, size in sizes.items()}
+    rng, chosen = np.random.default_rng(1), []
+    for start in range(0, DRAWS, chunk):
+        rows = np.arange(start, min(start + chunk, DRAWS))
+        weights = {fold: redrawn(*outer[fold], rows, inner, rng) for fold in sizes}
+        scored = lambda runs, side: np.mean([weighted_scores(run.outputs.truth, run.outputs.predicted, weights[run.fold or 0][side],
+                                                             run.num_labels, metric) for run in runs], axis=0).reshape(len(rows), inner)
+        with np.errstate(invalid="ignore", divide="ignore"):  # an inner draw that leaves nothing out: nan
+            inside, outside = ({cell: scored(cells[cell], side) for cell in names} for side in (0, 1))
+        for j, d in enumerate(rows):
+            gain = choice_gain({cell: inside[cell][j] for cell in names}, {cell: outside[cell][j] for cell in names}, anchor)
+            chosen.append(best[d] if gain > 0 else anchor)
+    return chosen
+
+
+def redrawn(picks, counts, rows, inner, rng):
+    """Each of the draws `rows` drawn again `inner` times from its own in-bag examples (`picks`,
+    `counts`: draw_picks' and draw_weights'): (in-bag counts, out-of-bag indicator), each
+    (len(rows) * inner, size), out of bag only among the draw's in-bag examples."""
+    size = picks.shape[1]
+    drawn = counts_of(np.concatenate([picks[d][rng.integers(0, size, size=(inner, size))] for d in rows]), size)
+    return drawn, ((drawn == 0) & (np.repeat(counts[rows], inner, axis=0) > 0)).astype(np.float32)
 
 
 def cheapest_in_band(in_bag, costs, bands):

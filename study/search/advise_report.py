@@ -104,8 +104,7 @@ def honest_of(space, observed, metric, dev_size, pick):
     cells = {cell: examples_of(runs) for cell, runs in observed.items() if runs}
     state, anchor = standing(observed, metric, dev_size), anchor_of(space)
     if space.prefer == "best" and anchor in cells:
-        margins = {cell: state.margin(cell, anchor) if cell != anchor else 0.0 for cell in cells}
-        return paired.honest_score(cells, metric, lambda in_bag: paired.highest_unless_near(in_bag, anchor, margins), pick)
+        return paired.honest_score(cells, metric, lambda in_bag: paired.highest_unless_no_gain(in_bag, cells, metric, anchor), pick)
     if space.prefer == "best":
         return paired.honest_score(cells, metric, paired.highest, pick)
     return paired.honest_score(cells, metric, lambda in_bag: paired.cheapest_in_band(
@@ -144,7 +143,7 @@ def verdict(waiting, budget_seconds, spent_seconds, prefer="cost"):
     """(the report's words on whether the search decided, the printed line's). `waiting`: None for a
     decided search, else the policy.Round it stopped before; `prefer`: the answer sought (space.Space)."""
     if waiting is None and prefer == "best":
-        return ("decided: the best cell unless the examples cannot tell it from the defaults a user would run "
+        return ("decided: the best cell unless choosing it gains nothing over the defaults a user would run "
                 "alone, every other out of its reach or tied with it (more seeds could not tell them apart)"), "decided"
     if waiting is None:
         return "decided: the cheapest cell within noise of the best, as the report's rule reads it", "decided"
@@ -242,9 +241,9 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judge
              f"- The best cell on {read_on}: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
              f"{best['picked']:.3f} ({counted(best['runs'], 'run')}); noise band ± {state.band_of(chosen) if chosen != state.best else state.band:.3f}"
              + (" (the paired difference's, on the same examples)." if chosen in state.paired else ".")
-             + (f" It leads the pick by {best['picked'] - chosen_row['picked']:.3f}, within the "
-                f"{state.margin(state.best, chosen):.3f} that would tell them apart: the pick stays with the defaults a "
-                "user would run alone." if honest and honest.rule == "best" and chosen != state.best else ""),
+             + (f" It leads the pick by {best['picked'] - chosen_row['picked']:.3f}, but choosing the best gains nothing "
+                f"over it on the examples each choice left out (BBC: {state.gain_over(chosen):+.3f}): the pick stays with "
+                "the defaults a user would run alone." if honest and honest.rule == "best" and chosen != state.best else ""),
              f"- Spent: {spent_seconds / 3600:.2f} h of runs ({sum(row['runs'] for row in rows)} runs in {len(rounds)} rounds"
              + (f", and {spending.stopped_seconds:.0f} s of runs stopped once the answer was decided)"
                 if spending.stopped_seconds else ")")

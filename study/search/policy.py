@@ -1,8 +1,8 @@
 """
 The search's policy (`make advise`): given what has run, which runs come next, and when the answer
 is decided, over the cells of a space (study/search/space.py). Its answer (Space.prefer) is the
-cell of the highest fair mean, unless the examples cannot tell it from the defaults a user would
-run alone (make advise's default; answer_of), or the report's (study/answer.py): the cheapest cell
+cell of the highest fair mean, unless choosing it gains nothing, out of bag, over the defaults a
+user would run alone (make advise's default; answer_of), or the report's (study/answer.py): the cheapest cell
 whose fair mean is within noise of the best.
 Noise is the paired difference on the same dev examples where the runs kept their outputs
 (study/search/standing.py, study/paired.py). The search only spends its runs where they can change that

@@ -24,9 +24,9 @@ class Space:
     ladder: dict  # {(model, method name): [rates, ascending]} ([] for the probe)
     available: callable  # Cell -> how many more seeds of it can run (0, or False: none)
     # the answer sought: "cost", the cheapest cell within noise of the best (the report's, the blog
-    # study's question: what does freezing save?), or "best", the cell of the highest mean unless it
-    # is not told apart from the anchor (answer_of), its contenders seeded until they are out or the
-    # examples can no longer tell them apart
+    # study's question: what does freezing save?), or "best", the cell of the highest mean unless
+    # choosing it gains nothing over the anchor out of bag (answer_of), its contenders seeded until
+    # they are out or the examples can no longer tell them apart
     prefer: str = "cost"
 
 

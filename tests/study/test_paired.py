@@ -231,10 +231,12 @@ def test_the_report_holds_a_cell_to_the_best_by_the_paired_rule_where_runs_kept_
         assert top["freeze"] == 0 and pick["freeze"] == expected
 
 
-def test_the_pick_stays_with_the_defaults_unless_a_cell_is_told_apart_from_them():
-    """SetFit fast at k = 0 and its own rate is what a user would run alone: a cell 0.01 above it on
-    400 examples, differing on 60, is not told apart (the margin: twice ~0.02), and the answer stays
-    with the defaults; 0.05 above, it is told apart, and the answer is the best."""
+def test_the_pick_stays_with_the_defaults_unless_choosing_the_best_gains_out_of_bag():
+    """SetFit fast at k = 0 and its own rate is what a user would run alone. A cell 0.01 above it on
+    400 examples, differing on 64, gains nothing over it on the examples each draw left out, and the
+    answer stays with the defaults; 0.03 above, it gains, and the answer is the best, though a
+    margin of two standard errors (Standing.apart, the rule for runs without outputs) would not yet
+    tell them apart."""
     rng = np.random.default_rng(8)
     truth = rng.integers(0, 2, 400)
     anchor_cell, rival = Cell("setfit-fast", 0, 5e-5), Cell("finetune", 2, 5e-5)
@@ -243,13 +245,65 @@ def test_the_pick_stays_with_the_defaults_unless_a_cell_is_told_apart_from_them(
     assert anchor_of(space) == anchor_cell
     base = np.where(np.arange(400) < 300, truth, 1 - truth)  # right on the first 300
     seeds = lambda x: [np.where((np.arange(400) >= 200) & (np.arange(400) < 200 + s), 1 - x, x) for s in range(5)]
-    for won, told_apart in ((34, False), (50, True)):
+    for won, gains in ((34, False), (42, True)):
         other = base.copy()
         other[:30], other[300:300 + won] = 1 - other[:30], 1 - other[300:300 + won]  # 30 right lost, `won` won
         observed = observed_with({anchor_cell: seeds(base), rival: seeds(other)}, truth)
         state = standing(observed, "accuracy", 400)
-        assert state.best == rival and state.apart(rival, anchor_cell) == told_apart
-        assert policy.pick(space, observed, "accuracy", 400)[0] == (rival if told_apart else anchor_cell)
+        assert state.best == rival and (state.gain_over(anchor_cell) > 0) == gains and not state.apart(rival, anchor_cell)
+        assert policy.pick(space, observed, "accuracy", 400)[0] == (rival if gains else anchor_cell)
+        if not gains:  # runs that kept no outputs: 0.01 is within the level's band, not told apart
+            without_outputs = {cell: [run[:3] for run in runs] for cell, runs in observed.items()}
+            assert policy.pick(space, without_outputs, "accuracy", 400)[0] == anchor_cell
+
+
+def alike_and(truth, rng, anchor_share=0.7, winner=None, count=100):
+    """{Cell: one run} of the anchor, right on a random `anchor_share` of the examples, and `count`
+    cells each right on a random 70% of them; `winner`: a last cell right on that share."""
+    right = lambda share: np.where(rng.random(len(truth)) < share, truth, 1 - truth)
+    cells = {Cell("setfit-fast", 0, 5e-5): [examples(truth, right(anchor_share))]}
+    cells.update({Cell("finetune", k, 5e-5): [examples(truth, right(0.7))] for k in range(count)})
+    if winner:
+        cells[Cell("probe", 6, None)] = [examples(truth, right(winner))]
+    return cells
+
+
+def test_choosing_the_best_is_read_with_its_luck_left_out():
+    """A hundred cells alike: the best on the dev split leads the anchor by its luck, and what
+    choosing it gains out of bag is far below that lead. An anchor better than every other cell
+    keeps the answer; a cell truly better than the rest (85% right) takes it. The honest score
+    replays the rule in each draw and reads what the pick scores."""
+    rng = np.random.default_rng(5)
+    truth = rng.integers(0, 2, 300)
+    anchor = Cell("setfit-fast", 0, 5e-5)
+    cells = alike_and(truth, rng)
+    dev = {cell: float(np.mean(runs[0].outputs.predicted == truth)) for cell, runs in cells.items()}
+    best = max(dev, key=dev.get)
+    assert paired.gain_over(cells, "accuracy", anchor) < (dev[best] - dev[anchor]) / 2
+    for anchor_share, winner, pick in ((0.85, None, anchor), (0.7, 0.85, Cell("probe", 6, None))):
+        cells = alike_and(truth, rng, anchor_share, winner, count=30)
+        assert (paired.gain_over(cells, "accuracy", anchor) > 0) == (pick != anchor)
+        honest = paired.honest_score(cells, "accuracy", lambda in_bag: paired.highest_unless_no_gain(
+            in_bag, cells, "accuracy", anchor, inner=30), pick)
+        assert honest.agreement > 0.9 and abs(honest.score - 0.85) < 3 * honest.error
+
+
+def test_the_rule_inside_a_draw_reads_only_its_in_bag_examples():
+    """highest_unless_no_gain's inner draws: each draws again from its draw's in-bag examples, as many
+    as the split has, and leaves out only examples of them; over folds, each fold from its own draws."""
+    counts, _ = paired.draw_weights(40, paired.DRAWS, 0)
+    assert np.array_equal(counts, resampled(40, paired.DRAWS)[0])  # draw_picks' draws, counted
+    rows = np.arange(3, 6)
+    inside, outside = paired.redrawn(paired.draw_picks(40), counts, rows, 7, np.random.default_rng(0))
+    outer = np.repeat(counts[rows], 7, axis=0)
+    assert inside.shape == outside.shape == (21, 40) and np.all(inside.sum(1) == 40)
+    assert not np.any(inside[outer == 0]) and not np.any(outside[outer == 0])  # none outside the draw's in-bag
+    assert np.array_equal(outside > 0, (inside == 0) & (outer > 0))
+    truths, a, b = zip(*(two_cells(size=40, disagree=8, seed=f) for f in range(3)))
+    cells = {Cell("setfit-fast", 0, 5e-5): folds_of(a, truths), Cell("finetune", 0, 5e-5): folds_of(b, truths)}
+    in_bag = {cell: paired.cell_draws(runs, "accuracy") for cell, runs in cells.items()}
+    chosen = paired.highest_unless_no_gain(in_bag, cells, "accuracy", Cell("setfit-fast", 0, 5e-5), inner=10)
+    assert len(chosen) == paired.DRAWS and set(chosen) <= set(cells)
 
 
 # ----------------------------------------------------------------------------------------------
