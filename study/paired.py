@@ -221,9 +221,15 @@ def choice_gain(in_bag, out_of_bag, anchor):
     return float(np.nanmean(outside[table.argmax(0), np.arange(table.shape[1])] - out_of_bag[anchor]))
 
 
+def on_one_split(cells):
+    """Whether every run of `cells` ({cell: its runs' Examples}) kept its outputs on the one dev split:
+    not on one file's folds, where cells that ran on different folds were read on different examples."""
+    return all(run is not None and run.fold is None for runs in cells.values() for run in runs)
+
+
 def gain_over(cells, metric, anchor):
-    """choice_gain of `cells` ({cell: its runs' Examples}) on the DRAWS; None where a run kept no outputs."""
-    if any(run is None for runs in cells.values() for run in runs):
+    """choice_gain of `cells` ({cell: its runs' Examples}) on the DRAWS; None unless on_one_split."""
+    if not on_one_split(cells):
         return None
     return choice_gain({cell: cell_draws(runs, metric) for cell, runs in cells.items()},
                        {cell: cell_draws(runs, metric, out_of_bag=True) for cell, runs in cells.items()}, anchor)
@@ -232,23 +238,32 @@ def gain_over(cells, metric, anchor):
 INNER_DRAWS = 100  # each draw's own bootstrap of its in-bag examples, where the rule is replayed
 
 
+def highest_unless_near(in_bag, anchor, margins):
+    """Each draw's choice by make advise's answer where runs were read on one file's folds: the highest
+    mean, unless it is within its margin of the anchor's (`margins`: {cell: how far it must score
+    above the anchor}: Standing.margin); then the anchor."""
+    cells = list(in_bag)
+    table = np.stack([in_bag[cell] for cell in cells])  # (cells, DRAWS)
+    tops = table.argmax(0)
+    lead = table[tops, np.arange(table.shape[1])] - in_bag[anchor]
+    return [cells[i] if cells[i] == anchor or lead[d] > margins[cells[i]] else anchor for d, i in enumerate(tops)]
+
+
 def highest_unless_no_gain(in_bag, cells, metric, anchor, inner=INNER_DRAWS, chunk=20):
     """Each draw's choice by make advise's default rule (study/search/standing.py's answer_of): the
     highest on the draw's in-bag examples, unless choosing the highest gains nothing over the anchor
     (choice_gain), read as the search reads it, on those in-bag examples alone: a bootstrap inside
     each draw (`inner` draws of its in-bag examples, scored on those of them each leaves out).
-    `cells`: {cell: its runs' Examples}, whose draws `in_bag` holds."""
-    names, best = list(in_bag), highest(in_bag)
-    sizes = {run.fold or 0: run.size for runs in cells.values() for run in runs}  # the dev split, or each fold
-    outer = {fold: (draw_picks(size, DRAWS, fold), draw_weights(size, DRAWS, fold)[0]) for fold, size in sizes.items()}
-    rng, chosen = np.random.default_rng(1), []
+    `cells`: {cell: its runs' Examples} on one dev split, whose draws `in_bag` holds."""
+    names, best, size = list(in_bag), highest(in_bag), next(iter(cells.values()))[0].size
+    picks, counts, rng, chosen = draw_picks(size), draw_weights(size)[0], np.random.default_rng(1), []
     for start in range(0, DRAWS, chunk):
         rows = np.arange(start, min(start + chunk, DRAWS))
-        weights = {fold: redrawn(*outer[fold], rows, inner, rng) for fold in sizes}
-        scored = lambda runs, side: np.mean([weighted_scores(run.outputs.truth, run.outputs.predicted, weights[run.fold or 0][side],
-                                                             run.num_labels, metric) for run in runs], axis=0).reshape(len(rows), inner)
+        weights = redrawn(picks, counts, rows, inner, rng)
+        scored = lambda runs, side: np.mean([weighted_scores(run.outputs.truth, run.outputs.predicted, weights[side],
+                                                             run.num_labels, metric) for run in runs], axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):  # an inner draw that leaves nothing out: nan
-            inside, outside = ({cell: scored(cells[cell], side) for cell in names} for side in (0, 1))
+            inside, outside = ({cell: scored(cells[cell], side).reshape(len(rows), inner) for cell in names} for side in (0, 1))
         for j, d in enumerate(rows):
             gain = choice_gain({cell: inside[cell][j] for cell in names}, {cell: outside[cell][j] for cell in names}, anchor)
             chosen.append(best[d] if gain > 0 else anchor)

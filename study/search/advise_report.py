@@ -103,8 +103,11 @@ def honest_of(space, observed, metric, dev_size, pick):
     search's own rule (space.prefer); None for runs from before outputs were kept."""
     cells = {cell: examples_of(runs) for cell, runs in observed.items() if runs}
     state, anchor = standing(observed, metric, dev_size), anchor_of(space)
-    if space.prefer == "best" and anchor in cells:
+    if space.prefer == "best" and anchor in cells and paired.on_one_split(cells):
         return paired.honest_score(cells, metric, lambda in_bag: paired.highest_unless_no_gain(in_bag, cells, metric, anchor), pick)
+    if space.prefer == "best" and anchor in cells:  # one file's folds: the margin (standing.answer_of)
+        margins = {cell: state.margin(cell, anchor) if cell != anchor else 0.0 for cell in cells}
+        return paired.honest_score(cells, metric, lambda in_bag: paired.highest_unless_near(in_bag, anchor, margins), pick)
     if space.prefer == "best":
         return paired.honest_score(cells, metric, paired.highest, pick)
     return paired.honest_score(cells, metric, lambda in_bag: paired.cheapest_in_band(

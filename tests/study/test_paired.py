@@ -290,20 +290,19 @@ def test_choosing_the_best_is_read_with_its_luck_left_out():
 
 def test_the_rule_inside_a_draw_reads_only_its_in_bag_examples():
     """highest_unless_no_gain's inner draws: each draws again from its draw's in-bag examples, as many
-    as the split has, and leaves out only examples of them; over folds, each fold from its own draws."""
+    as the split has, and leaves out only examples of them. Over one file's folds there is no gain to
+    read (a cell on one fold and one on three were read on other examples): the margin decides."""
     counts, _ = paired.draw_weights(40, paired.DRAWS, 0)
     assert np.array_equal(counts, resampled(40, paired.DRAWS)[0])  # draw_picks' draws, counted
-    rows = np.arange(3, 6)
-    inside, outside = paired.redrawn(paired.draw_picks(40), counts, rows, 7, np.random.default_rng(0))
-    outer = np.repeat(counts[rows], 7, axis=0)
+    inside, outside = paired.redrawn(paired.draw_picks(40), counts, np.arange(3, 6), 7, np.random.default_rng(0))
+    outer = np.repeat(counts[3:6], 7, axis=0)
     assert inside.shape == outside.shape == (21, 40) and np.all(inside.sum(1) == 40)
     assert not np.any(inside[outer == 0]) and not np.any(outside[outer == 0])  # none outside the draw's in-bag
     assert np.array_equal(outside > 0, (inside == 0) & (outer > 0))
     truths, a, b = zip(*(two_cells(size=40, disagree=8, seed=f) for f in range(3)))
-    cells = {Cell("setfit-fast", 0, 5e-5): folds_of(a, truths), Cell("finetune", 0, 5e-5): folds_of(b, truths)}
-    in_bag = {cell: paired.cell_draws(runs, "accuracy") for cell, runs in cells.items()}
-    chosen = paired.highest_unless_no_gain(in_bag, cells, "accuracy", Cell("setfit-fast", 0, 5e-5), inner=10)
-    assert len(chosen) == paired.DRAWS and set(chosen) <= set(cells)
+    anchor = Cell("setfit-fast", 0, 5e-5)
+    cells = {anchor: folds_of(a, truths), Cell("finetune", 0, 5e-5): folds_of(b, truths)[:1]}
+    assert paired.gain_over(cells, "accuracy", anchor) is None and not paired.on_one_split(cells)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -343,6 +342,7 @@ def test_over_folds_the_seeds_spread_is_read_less_what_a_folds_examples_account_
                        for run in runs] for cell, runs in cells.items()}
     state = standing(observed, "accuracy", 200)
     assert state.on_folds and state.train_std < state.seed_std  # the folds' spread is mostly their examples'
+    assert state.gain_over(Cell("finetune", 0, 5e-5)) is None  # the answer by the margin (Standing.apart)
     dev_split = {cell: [(score, seconds, outcome, None) for score, seconds, outcome, _ in runs]
                  for cell, runs in observed.items()}
     plain = standing(dev_split, "accuracy", 200)  # the same scores without outputs: read as seeds on one split
