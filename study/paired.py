@@ -29,6 +29,7 @@ import metrics
 import result
 
 DRAWS = 1000  # bootstrap draws of the dev examples: the paired error to about 2%, in milliseconds a run
+INNER_DRAWS = 100  # each draw's own bootstrap of its in-bag examples, where the answer's rule is replayed
 
 
 def draw_picks(size, draws=DRAWS, fold=0):
@@ -235,9 +236,6 @@ def gain_over(cells, metric, anchor):
                        {cell: cell_draws(runs, metric, out_of_bag=True) for cell, runs in cells.items()}, anchor)
 
 
-INNER_DRAWS = 100  # each draw's own bootstrap of its in-bag examples, where the rule is replayed
-
-
 def highest_unless_near(in_bag, anchor, margins):
     """Each draw's choice by make advise's answer where runs were read on one file's folds: the highest
     mean, unless it is within its margin of the anchor's (`margins`: {cell: how far it must score
@@ -259,15 +257,21 @@ def highest_unless_no_gain(in_bag, cells, metric, anchor, inner=INNER_DRAWS, chu
     picks, counts, rng, chosen = draw_picks(size), draw_weights(size)[0], np.random.default_rng(1), []
     for start in range(0, DRAWS, chunk):
         rows = np.arange(start, min(start + chunk, DRAWS))
-        weights = redrawn(picks, counts, rows, inner, rng)
-        scored = lambda runs, side: np.mean([weighted_scores(run.outputs.truth, run.outputs.predicted, weights[side],
-                                                             run.num_labels, metric) for run in runs], axis=0)
+        in_weights, out_weights = redrawn(picks, counts, rows, inner, rng)
         with np.errstate(invalid="ignore", divide="ignore"):  # an inner draw that leaves nothing out: nan
-            inside, outside = ({cell: scored(cells[cell], side).reshape(len(rows), inner) for cell in names} for side in (0, 1))
+            inside = {cell: cell_scores(cells[cell], metric, in_weights).reshape(len(rows), inner) for cell in names}
+            outside = {cell: cell_scores(cells[cell], metric, out_weights).reshape(len(rows), inner) for cell in names}
         for j, d in enumerate(rows):
             gain = choice_gain({cell: inside[cell][j] for cell in names}, {cell: outside[cell][j] for cell in names}, anchor)
             chosen.append(best[d] if gain > 0 else anchor)
     return chosen
+
+
+def cell_scores(runs, metric, weights):
+    """A cell's mean score under each row of example weights (its runs' Examples): cell_draws under
+    weights of one's own, where cell_draws reads the DRAWS each run keeps."""
+    return np.mean([weighted_scores(run.outputs.truth, run.outputs.predicted, weights, run.num_labels, metric)
+                    for run in runs], axis=0)
 
 
 def redrawn(picks, counts, rows, inner, rng):
