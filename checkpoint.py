@@ -122,17 +122,18 @@ def from_pretrained(name_or_path: str, num_labels: int = 2) -> Classifier:
     return model
 
 
-def save_classifier(model: Classifier, history, folder: str, label_names=None, max_length=None):
+def save_classifier(model: Classifier, history, folder: str, label_names=None, max_length=None, inputs=None):
     """How the fine-tune, LoRA and BitFit are kept (methods.py): LoRA's updates merged into the
     weights they adapt, then the classifier as a transformers checkpoint (save_pretrained)."""
     import trainable
-    save_pretrained(trainable.merge_lora(model), folder, label_names)
+    save_pretrained(trainable.merge_lora(model), folder, label_names, inputs)
 
 
-def save_pretrained(model: Classifier, folder: str, label_names=None):
+def save_pretrained(model: Classifier, folder: str, label_names=None, inputs=None):
     """Write the classifier as a transformers checkpoint that AutoModelForSequenceClassification
     loads to the same logits: the source's config.json with this head's labels, its tensors under
-    transformers' names, and the source's tokenizer files. Written beside, then renamed into place."""
+    transformers' names, the source's tokenizer files and what the run read (write_inputs). Written
+    beside, then renamed into place."""
     family = families.get(model.config.model_type)
     if (model.pooling != "first" and not family.classifier_pools_mean) or model.normalize:
         raise ValueError("--save writes a *ForSequenceClassification checkpoint, which reads the first token: "
@@ -161,7 +162,32 @@ def save_pretrained(model: Classifier, folder: str, label_names=None):
             json.dump(config, f, indent=2)
         save_file(tensors, os.path.join(tmp, "model.safetensors"), metadata={"format": "pt"})
         copy_tokenizer(model.folder, tmp)
+        write_inputs(tmp, inputs)
     write_folder_atomically(folder, fill)
+
+
+INPUTS_FILE = "inputs.json"  # what the run read its texts as: predict.py's defaults and its checks
+
+
+def inputs_of(task):
+    """What a run on `task` read (data.Task): {pairs: whether sentence pairs, columns: your own
+    files' [texts' column, second text's or None], None for GLUE's}."""
+    return dict(pairs=task.train_pairs is not None, columns=task.columns and list(task.columns))
+
+
+def write_inputs(folder: str, inputs):
+    if inputs is not None:
+        with open(os.path.join(folder, INPUTS_FILE), "w") as f:
+            json.dump(inputs, f, indent=2)
+
+
+def read_inputs(folder: str):
+    """A saved model's inputs_of, or None where it was saved without them (before they were kept)."""
+    try:
+        with open(os.path.join(folder, INPUTS_FILE)) as f:
+            return json.load(f)
+    except OSError:
+        return None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -170,13 +196,13 @@ def save_pretrained(model: Classifier, folder: str, label_names=None):
 HEAD_FILE = "head.json"  # the fitted head, beside the sentence-transformers body
 
 
-def save_embedder(model: Classifier, history, folder: str, label_names=None, max_length=None):
+def save_embedder(model: Classifier, history, folder: str, label_names=None, max_length=None, inputs=None):
     """How SetFit and the probe are kept (methods.py): the body as a sentence-transformers model
     (the encoder as transformers' base model, with modules.json, its Pooling and, where the run
     normalised, Normalize: the sentence embedding the run read) and the fitted head in head.json,
     which predict.py reads (and scikit-learn's LogisticRegression or setfit's SetFitModel can
-    hold: bench/embedder_save.py). max_length: the run's longest sequence, the body's max_seq_length.
-    Written beside, then renamed into place."""
+    hold: bench/embedder_save.py). max_length: the run's longest sequence, the body's max_seq_length;
+    inputs: what the run read (write_inputs). Written beside, then renamed into place."""
     if os.path.exists(folder):
         raise ValueError(f"--save {folder} exists: name a new folder")
     family = families.get(model.config.model_type)
@@ -213,6 +239,7 @@ def save_embedder(model: Classifier, history, folder: str, label_names=None, max
             os.makedirs(os.path.join(tmp, "2_Normalize"))
         save_file(tensors, os.path.join(tmp, "model.safetensors"), metadata={"format": "pt"})
         copy_tokenizer(model.folder, tmp)
+        write_inputs(tmp, inputs)
     write_folder_atomically(folder, fill)
 
 

@@ -62,6 +62,7 @@ class Task:
     test_pairs: list | None = None
     test_labels: np.ndarray | None = None
     dev_name: str | None = None  # your own dev file, named as the train file names the task (file_name)
+    columns: tuple | None = None  # your own files' (texts' column, second text's or None): a saved model's inputs
 
     @property
     def regression(self):
@@ -160,10 +161,11 @@ def load_csv_task(train_file, dev_file, text_column=None, label_column="label",
     paths = [path for path in (train_file, dev_file, test_file) if path]
     columns = {text_column: set_by("--text-column"), pair_column: set_by("--text-pair-column"),
                label_column: set_by("--label-column")}
-    splits = []
+    splits, read = [], []
     for path in paths:
         header = tables.read_header(path, columns)
         texts = text_column or tables.text_column_of(path, header, set_by("--text-column"))
+        read.append((texts, pair_column))
         splits.append(tables.read_split(path, True, len(header), header.index(texts),
                                         None if pair_column is None else header.index(pair_column),
                                         header.index(label_column)))
@@ -173,7 +175,7 @@ def load_csv_task(train_file, dev_file, text_column=None, label_column="label",
     dev, dev_lines = (splits[1], lines[1]) if dev_file else (None, None)
     task = make_task(file_name(train_file), splits[0], dev, (train_file, dev_file), regression, names,
                      "spearman" if regression else "accuracy", dev_lines)
-    task.dev_name = file_name(dev_file) if dev_file else None
+    task.dev_name, task.columns = file_name(dev_file) if dev_file else None, read[0]  # the train file's
     if test_file:
         task.test_texts, task.test_pairs, task.test_labels = splits[-1]
         if not regression:

@@ -80,14 +80,14 @@ def trainable_nothing(model, k, options):
     return trainable.nothing(model, k, options)
 
 
-def save_classifier(model, history, folder, label_names=None, max_length=None):
+def save_classifier(model, history, folder, label_names=None, max_length=None, inputs=None):
     import checkpoint
-    return checkpoint.save_classifier(model, history, folder, label_names, max_length)
+    return checkpoint.save_classifier(model, history, folder, label_names, max_length, inputs)
 
 
-def save_embedder(model, history, folder, label_names=None, max_length=None):
+def save_embedder(model, history, folder, label_names=None, max_length=None, inputs=None):
     import checkpoint
-    return checkpoint.save_embedder(model, history, folder, label_names, max_length)
+    return checkpoint.save_embedder(model, history, folder, label_names, max_length, inputs)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -158,7 +158,7 @@ class Method:
     # its head is fitted once the body has trained: at --freeze L nothing trains at its rate
     fitted_head: bool = False
     needs_classes: bool = False  # cannot run a regression task
-    # how --save keeps it: (model, loop.TrainResult, folder, label_names, max_length) -> a folder predict.py reads
+    # how --save keeps it: (model, loop.TrainResult, folder, label_names, max_length, inputs) -> a folder predict.py reads
     save: Callable = save_classifier
     cost_factor: float = 1.0  # a run's work per layer trained against the fine-tune's, before any has run (make advise)
     reference: bool = False  # the method the reports read every other against, and a run's default (no --method)

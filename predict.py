@@ -7,7 +7,9 @@ writes the input's rows with one more column, `prediction`: the class's name (or
 score, for a regression head), as a CSV, or split by tabs where --out ends in .tsv. The model is
 read into our encoder as any checkpoint is: a classifier (the fine-tune, LoRA, BitFit) scores with
 its own head; a sentence embedder with a fitted head (SetFit, the probe: head.json beside it) pools
-each sentence as its sentence-transformers files say, and the head scores that embedding.
+each sentence as its sentence-transformers files say, and the head scores that embedding. The
+texts are read from the columns the flags name, else those the model was trained on (its
+inputs.json), else the header's 'sentence' or 'text'.
 """
 
 import argparse
@@ -61,16 +63,16 @@ def labelled_rows(args):
     folder = saved_model_folder(args.model)
     table = tables.read_table(args.input)
     header = tables.check_header(args.input, table, {args.text_column: "--text-column", args.text_pair_column: "--text-pair-column"})
-    text_column = args.text_column or tables.text_column_of(args.input, header)
+    text_column, pair_column = columns_to_read(args, header, checkpoint.read_inputs(folder))
     numbered = list(tables.numbered_rows(args.input, table, len(header), header=True))
-    tables.check_texts(args.input, numbered, [header.index(name) for name in (text_column, args.text_pair_column) if name])
+    tables.check_texts(args.input, numbered, [header.index(name) for name in (text_column, pair_column) if name])
     rows = [row for _, row in numbered]
     if not rows:
         raise ValueError(f"{args.input}: no rows to label")
     if args.out.endswith(".tsv"):
         check_tab_separable(args.input, [(1, table[0])] + numbered)
     column = lambda name: [row[header.index(name)] for row in rows] if name else None
-    texts, pairs, device = column(text_column), column(args.text_pair_column), torch.device(args.device)
+    texts, pairs, device = column(text_column), column(pair_column), torch.device(args.device)
     head = checkpoint.read_head(folder)  # SetFit's and the probe's fitted head, or None: a classifier
     if head:
         predictions, num_labels, names = predict_with_head(folder, texts, pairs, device, head)
@@ -78,6 +80,24 @@ def labelled_rows(args):
         predictions, num_labels, names = predict_with_classifier(folder, texts, pairs, device)
     labels = [f"{p:.4f}" for p in predictions] if num_labels == 1 else [names[p] if names else str(p) for p in predictions]
     return table[0] + ["prediction"], [row + [label] for row, label in zip(rows, labels)]  # the header as written
+
+
+def columns_to_read(args, header, trained):
+    """(the texts' column, the second text's or None): as the flags name them, else as the model was
+    trained (trained: checkpoint.read_inputs, your file's columns where the input's header has
+    them), else the header's 'sentence' or 'text'. A model trained on sentence pairs given no second
+    text, or on single texts given one, is refused: it would label every row, and wrongly."""
+    trained = trained or {}
+    text, pair = trained.get("columns") or (None, None)
+    text_column = args.text_column or (text if text in header else None) or tables.text_column_of(args.input, header)
+    pair_column = args.text_pair_column or (pair if pair in header and text_column != pair else None)
+    if trained.get("pairs") and pair_column is None:
+        named = f" (trained on the columns {text!r} and {pair!r})" if pair else ""
+        raise ValueError(f"--model {args.model} reads sentence pairs{named}: name the input's second text "
+                         "with --text-pair-column")
+    if trained.get("pairs") is False and pair_column is not None:
+        raise ValueError(f"--model {args.model} was trained on single texts: drop --text-pair-column")
+    return text_column, pair_column
 
 
 def check_tab_separable(path, numbered):

@@ -56,7 +56,8 @@ def check_header(path, rows, columns):
     header's names, stripped of the spaces around them."""
     if not rows or not any(field.strip() for field in rows[0]):
         wanted = ",".join(name for name in columns if name)
-        raise ValueError(f"{path}: the file is empty: it needs a header naming its columns ({wanted}) and a row an example")
+        raise ValueError(f"{path}: the file is empty: it needs a header naming its columns"
+                         f"{f' ({wanted})' if wanted else ''} and a row an example")
     # a name is read without the spaces around it: 'text, label' names the columns text and label
     header, delimiter = [name.strip() for name in rows[0]], "\t" if path.endswith(".tsv") else ","
     for other, what, fix in (("\t", "tabs", "name it .tsv"), (",", "commas", "name it .csv"),

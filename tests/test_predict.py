@@ -13,7 +13,7 @@ import data
 import methods
 import predict
 import tables
-from conftest import assert_refused_in_one_line, files_in, run
+from conftest import assert_refused_in_one_line, files_in, run, sentiment_csvs
 
 
 @pytest.mark.parametrize("method", ["finetune", "lora", "bitfit"])  # LoRA's update merged into the weights it adapts
@@ -74,6 +74,36 @@ def test_predict_labels_a_csv_with_the_class_names(tmp_path, tiny_bert, capsys):
     assert [line.rsplit(",", 1)[1] for line in lines[1:]] == expected
     assert_refused_in_one_line(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--text-column",
                                 "body", "--out", str(tmp_path / "bad.csv")], "no column 'body'", capsys, predict.main)
+    assert not (tmp_path / "bad.csv").exists()
+
+
+def test_predict_reads_the_columns_the_model_was_trained_on_and_refuses_the_wrong_texts(tmp_path, tiny_bert, capsys):
+    """A model kept from your own pairs reads them by their trained columns without flags, as its run
+    scored the dev file; given no second text it is refused in one line, and so is a second text
+    handed to a model trained on single texts."""
+    rows = lambda start: "".join(f"{['good fun', 'bad dull'][i % 2]} {i},{['fine plot', 'awful mess'][i % 3 == 0]} {i},"
+                                 f"{'pos' if i % 2 == 0 else 'neg'}\n" for i in range(start, start + 40))
+    for name, start in (("train", 0), ("dev", 40)):
+        (tmp_path / f"{name}.csv").write_text("premise,hypothesis,label\n" + rows(start))
+    result = run(tmp_path, tiny_bert, str(tmp_path), "--train-file", str(tmp_path / "train.csv"), "--dev-file",
+                 str(tmp_path / "dev.csv"), "--text-column", "premise", "--text-pair-column", "hypothesis",
+                 "--size", "24", "--precision", "fp32", "--save", str(tmp_path / "pairs"))
+    assert checkpoint.read_inputs(str(tmp_path / "pairs")) == {"pairs": True, "columns": ["premise", "hypothesis"]}
+    predict.main(["--model", str(tmp_path / "pairs"), "--input", str(tmp_path / "dev.csv"), "--out", str(tmp_path / "out.csv")])
+    with open(tmp_path / "out.csv", newline="") as f:
+        labelled = list(csv.DictReader(f))
+    assert sum(row["prediction"] == row["label"] for row in labelled) == round(result["at_score"]["accuracy"] * 40)
+    (tmp_path / "single.csv").write_text("text,second,label\ngood fun 1,fine plot 1,pos\n")
+    assert_refused_in_one_line(["--model", str(tmp_path / "pairs"), "--input", str(tmp_path / "single.csv"), "--out",
+                                str(tmp_path / "bad.csv")], "reads sentence pairs (trained on the columns 'premise' and "
+                               "'hypothesis'): name the input's second text with --text-pair-column", capsys, predict.main)
+    (tmp_path / "other").mkdir()  # a folder holds one task's runs
+    train, dev, _ = sentiment_csvs(tmp_path / "other")
+    run(tmp_path / "other", tiny_bert, str(tmp_path), "--train-file", train, "--dev-file", dev, "--size", "24", "--save",
+        str(tmp_path / "single"))
+    assert_refused_in_one_line(["--model", str(tmp_path / "single"), "--input", str(tmp_path / "single.csv"),
+                                "--text-pair-column", "second", "--out", str(tmp_path / "bad.csv")],
+                               "was trained on single texts: drop --text-pair-column", capsys, predict.main)
     assert not (tmp_path / "bad.csv").exists()
 
 

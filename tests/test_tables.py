@@ -29,6 +29,12 @@ def test_a_header_that_cannot_be_read_as_asked_is_named(tmp_path, name, text, me
     assert message in str(e.value)
 
 
+def test_an_empty_file_with_no_column_named_asks_for_a_header(tmp_path):
+    # predict.py names no column unless asked: the line reads without an empty list
+    with pytest.raises(ValueError, match=r"a.csv: the file is empty: it needs a header naming its columns and a row"):
+        tables.check_header(write(tmp_path / "a.csv", ""), [], {None: "--text-column"})
+
+
 def test_a_good_header_is_its_columns(tmp_path):
     assert tables.read_header(write(tmp_path / "a.tsv", "text\tlabel\nhi\t0\n"), {"text": "--text-column"}) == ["text", "label"]
     # the spaces a hand-written header puts after its commas are not part of the names
