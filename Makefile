@@ -205,7 +205,8 @@ best:
 # most SLURM_MAX at once, the SLURM_ settings above), read when the array has left the queue
 SLURM ?=
 BUDGET ?= 2
-# the answer: empty or best, the cell of the highest mean (cells told apart on the same dev examples);
+# the answer: empty or best, the cell of the highest mean unless choosing it gains nothing over SetFit fast's
+# defaults on the dev examples each choice left out (study/search/standing.py's answer_of);
 # cost, the cheapest cell within noise of the best (the grid's report's answer, the blog's question)
 PREFER ?=
 METHODS ?=

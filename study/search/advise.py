@@ -19,8 +19,10 @@ and the order the checkpoints are screened in), and a checkpoint that cannot tak
 Picked on the whole dev split, cells told apart on its examples: every run keeps its outputs on
 each dev example (result.outputs_in), so two cells are compared by their paired difference
 (study/paired.py) and the pick's honest score is the bootstrap's, corrected for having been chosen
-(BBC). The answer is the cell of the highest mean; PREFER=cost (--prefer cost), the cheapest cell
-within noise of the best, the grid report's. A folder a search of the halves began (its runs keep
+(BBC). The answer is the cell of the highest mean, unless choosing the highest gains nothing over
+SetFit fast's defaults on the examples each choice left out (study/search/standing.py's
+answer_of); PREFER=cost (--prefer cost), the cheapest cell within noise of the best, the grid
+report's. A folder a search of the halves began (its runs keep
 no outputs) is read as then: picked on the first half, judged on the second (search_folder.reading).
 A run evaluates once (--evaluations last): the search reads nothing else. With several
 checkpoints, each one's runs go to a folder of its own inside the search's (study/search/search_folder.py),
@@ -71,7 +73,7 @@ def parser():
     p.add_argument("--depths", type=int, nargs="+", help="one checkpoint's depths (make's FREEZE); the deepest is L")
     p.add_argument("--seeds", type=int, default=5, help="the most seeds a cell gets (the grid's 5)")
     p.add_argument("--prefer", choices=("best", "cost"), default="best", help="best: the cell of the highest mean "
-                   "(the default); cost: the cheapest cell within noise of the best, the grid report's answer (make "
+                   "unless choosing it gains nothing over SetFit fast's defaults (the default); cost: the cheapest cell within noise of the best, the grid report's answer (make "
                    "advise PREFER=cost)")
     p.add_argument("--jobs", type=int, help="runs at once (default: make -j N's N)")
     p.add_argument("--save", help="where the pick is kept, as make best keeps it (default: saved/FOLDER-nSIZE)")
