@@ -215,9 +215,11 @@ def check_files(args):
                          "TRAIN_FILE alone cross-validates it)")
     if args.folds is not None and (args.dev_file or not args.train_file):
         raise ValueError("--folds cross-validates one labelled file: it goes with --train-file and no --dev-file")
-    if args.folds is not None and not (args.folds >= 2 and 1 <= args.seed <= args.folds):
-        raise ValueError(f"--folds {args.folds} --seed {args.seed}: two folds or more, and the seed names the fold "
-                         f"scored, 1..{max(args.folds, 2)}")
+    if args.folds is not None and args.folds < 2:
+        raise ValueError(f"--folds {args.folds}: cross-validating a file takes two folds or more (make advise: FOLDS=2 "
+                         "or more; 5 unless set)")
+    if args.folds is not None and not 1 <= args.seed <= args.folds:
+        raise ValueError(f"--folds {args.folds} --seed {args.seed}: the seed names the fold scored, 1..{args.folds}")
     if args.final and args.folds is not None:
         raise ValueError("--final trains on every label, and --folds holds one fold out: give one of them")
     if args.dev_file and not args.train_file:

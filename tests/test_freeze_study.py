@@ -291,7 +291,8 @@ def test_one_file_wrong_for_its_folds_is_one_line_and_touches_no_file(tmp_path, 
             ("anger.csv", ["--folds", "3"], "anger.csv: every label is 'anger': a classifier needs two classes or more"),
             ("five.csv", ["--folds", "3", "--size", "5"], "five.csv: 5 examples cannot make 3 folds that each hold one "
                                                           "of each of its 2 classes: that needs 6 at least"),
-            ("train.csv", ["--folds", "3", "--seed", "4"], "--folds 3 --seed 4: two folds or more, and the seed names"),
+            ("train.csv", ["--folds", "3", "--seed", "4"], "--folds 3 --seed 4: the seed names the fold scored, 1..3"),
+            ("train.csv", ["--folds", "1"], "--folds 1: cross-validating a file takes two folds or more (make advise: FOLDS=2"),
             ("train.csv", ["--folds", "3", "--dev-file", dev], "--folds cross-validates one labelled file"),
             ("train.csv", ["--folds", "3", "--final"], "--final trains on every label, and --folds holds one fold out"),
             ("train.csv", ["--final", "--evaluations", "every"], "--final trains on every label, the dev split's too")):
