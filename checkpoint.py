@@ -166,6 +166,9 @@ def save_pretrained(model: Classifier, folder: str, label_names=None, inputs=Non
     write_folder_atomically(folder, fill)
 
 
+# ----------------------------------------------------------------------------------------------
+# What a saved model read, beside it (either kind)
+
 INPUTS_FILE = "inputs.json"  # what the run read its texts as: predict.py's defaults and its checks
 
 
