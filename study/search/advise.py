@@ -175,9 +175,17 @@ def search_and_keep(args, run_flags, size, space):
             seed = 1 if final else kept_seed(list(picks.values()), metric)  # folds' seeds are other data: none to choose
             keep_flags = folds.final_flags(run_flags, args.test_file) + ["--evaluations", "last"] if final else s.flags
             kept, code = to_keep(s, chosen, Kept(seed, 1 if final else len(picks)), save, final, keep_flags)
+            unlearnt = final and not code and folds.unlearnt(kept.saved[0] if kept.saved else save + ".json",
+                                                               picks, metric)
+            if unlearnt:  # one of the pick's own runs' models instead: the dev-best seed, or fold 1's
+                s.echo(f"advise: {unlearnt}")
+                final, seed = False, 1 if folds.one_file(run_flags) else kept_seed(list(picks.values()), metric)
+                kept, code = to_keep(s, chosen, Kept(seed, 1 if folds.one_file(run_flags) else len(picks)), save,
+                                     False, s.flags)
             if code:
                 raise RunFailed(code)
         keep_line, command = keep(chosen, run_flags, save, kept)
+        keep_line = f"{unlearnt} {keep_line}" if unlearnt else keep_line
         drop_kept(args.folder)
         examples, kept_test = folds.final_of(save, found.metric) if final else (None, kept_test_score(save, metric))
         final_line = folds.final_line(examples, kept_test) if final else None

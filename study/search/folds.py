@@ -8,7 +8,8 @@ every label given:
                        every cell's seed 1 reads fold 1: cells are told apart fold by fold, on the
                        same examples (study/paired.py), each fold's prefix the subset's, cached once
       the pick ─► trained once more on the whole subset (freeze_study.py --final): the model kept,
-                  and the one scored on your test file
+                  and the one scored on your test file, unless it did not learn the labels it
+                  trained on (unlearnt): then one of the pick's own runs' models
 
 With a dev file, FINAL=all (--final all) keeps the pick trained on the subset and the dev file
 together. The search itself is advise's: a fold is a seed to it, and its honest score the
@@ -54,3 +55,21 @@ def final_line(examples, score):
     """The report's line on the final model (final_of's): what it trained on, its score on the test file."""
     return (f"- The model kept is the pick trained once more on every label given, {examples} examples"
             + (f"; on your test file: **{score:.3f}** (one model, no choice read it)." if score is not None else "."))
+
+
+def unlearnt(record_path, picks, metric):
+    """Why the final model (its record at `record_path`) is not to be kept, or None: it scores the
+    labels it trained on below the pick's runs' (`picks`: {seed: its run}) mean on the dev examples
+    they never trained on, so it did not learn them. The rate and epochs were chosen for SIZE
+    examples, and on more labels they take more steps: on counterfactual, LoRA at 1e-2 chosen on
+    50 and trained on those and dev.csv's 335 predicted one class for every example."""
+    with open(record_path) as f:
+        record = json.load(f)
+    trained = (record.get("train_at_score") or {}).get(metric)
+    unseen = sum(fair_score(run, metric) for run in picks.values()) / len(picks)
+    if trained is not None and trained >= unseen:
+        return None
+    return (f"The pick trained on every label ({record['config']['train_examples']} examples) scored "
+            f"{'nothing' if trained is None else f'{trained:.3f}'} on them, below the {unseen:.3f} its runs scored "
+            "on dev examples they never trained on: it did not learn them (its rate and epochs were chosen for "
+            "fewer), so it is not kept.")

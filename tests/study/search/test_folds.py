@@ -3,6 +3,7 @@ pick trained on every label and scores that on the test file; a file its folds c
 refused in one line before any run; FINAL=all keeps the pick trained on train and dev together."""
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -67,6 +68,38 @@ def test_the_pick_is_kept_trained_on_every_label_and_scored_on_the_test_file(sea
     report = (tmp / "results" / "advise.md").read_text()
     assert "The model kept is the pick trained once more on every label given, 24 examples; on your test file" in report
     assert "(the final model; the pick's runs" in done.stdout
+
+
+def test_a_final_model_that_did_not_learn_its_labels_is_not_kept(searched, tiny_bert, tmp_path):
+    """The search resumed where the final model it kept scores its own labels below the pick's runs
+    on their folds (its record edited so: a rate that diverged over more steps): one of the pick's
+    own runs' models is kept instead, fold 1's, and the report says why."""
+    tmp, train, _ = searched
+    for name in ("results", "splits", "cache", "saved"):
+        shutil.copytree(tmp / name, tmp_path / name)
+    kept = json.loads((tmp / "saved.json").read_text())
+    kept["train_at_score"] = {name: 0.0 for name in kept["train_at_score"]}
+    (tmp_path / "saved.json").write_text(json.dumps(kept))
+    argv = [*command(tmp_path, train, "--test-file", str(tmp / "test.tsv")), "--model", tiny_bert]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    now = json.loads((tmp_path / "saved.json").read_text())
+    assert not now["config"].get("final") and now["config"]["seed"] == 1 and now["config"]["folds"] == 3
+    report = (tmp_path / "results" / "advise.md").read_text()
+    assert "The pick trained on every label (24 examples) scored 0.000 on them, below the" in report
+    assert "it did not learn them" in done.stdout and "(the model kept, seed 1;" in done.stdout
+
+
+def test_the_final_model_is_kept_only_where_it_scores_its_labels_as_the_pick_scores_unseen_ones(tmp_path):
+    picks = {1: {"curve": [], "at_score": {"macro_f1": 0.70}}, 2: {"curve": [], "at_score": {"macro_f1": 0.66}}}
+    def record(trained):
+        (tmp_path / "r.json").write_text(json.dumps({"config": {"train_examples": 385}, "train_at_score": trained}))
+        return str(tmp_path / "r.json")
+    assert folds.unlearnt(record({"macro_f1": 0.99}), picks, "macro_f1") is None
+    assert folds.unlearnt(record({"macro_f1": 0.68}), picks, "macro_f1") is None  # at the runs' mean: learnt
+    said = folds.unlearnt(record({"macro_f1": 0.45}), picks, "macro_f1")
+    assert said.startswith("The pick trained on every label (385 examples) scored 0.450 on them, below the 0.680")
+    assert "scored nothing on them" in folds.unlearnt(record(None), picks, "macro_f1")
 
 
 @pytest.mark.parametrize("rows, label, size, message", [
