@@ -91,12 +91,15 @@ def test_a_regression_task_and_the_protocol_s_options_are_refused(tmp_path, tiny
 # ----------------------------------------------------------------------------------------------
 # The fast body (--method setfit-fast)
 
-@pytest.mark.parametrize("counts", [[25, 25], [120, 40, 30, 10], [2] * 150])
+# 33 and 385 sentences: one past a whole number of batches, whose last sentence joins the batch before
+@pytest.mark.parametrize("counts", [[25, 25], [120, 40, 30, 10], [2] * 150, [20, 13], [193, 192]])
 def test_class_blocks_give_every_sentence_once_an_epoch_and_every_batch_positives(counts):
     labels = np.repeat(np.arange(len(counts)), counts)
     batches = contrastive.class_blocks(labels, np.random.default_rng(0))
     assert sorted(np.concatenate(batches).tolist()) == list(range(len(labels)))  # each once: distinct sentences
-    assert all(len(b) == contrastive.FAST_BATCH for b in batches[:-1])
+    assert all(len(b) == contrastive.FAST_BATCH for b in batches[:-1] if len(labels) % contrastive.FAST_BATCH != 1)
+    assert len(batches) == max(1, len(labels) // contrastive.FAST_BATCH) if len(labels) % contrastive.FAST_BATCH == 1 \
+        else len(batches) == -(-len(labels) // contrastive.FAST_BATCH)
     for batch in batches:
         assert len(np.unique(labels[batch])) < len(batch)  # some class twice: positive pairs in every batch
         assert len(np.unique(labels[batch])) > 1  # and negative ones
