@@ -73,8 +73,8 @@ def parser():
     p.add_argument("--depths", type=int, nargs="+", help="one checkpoint's depths (make's FREEZE); the deepest is L")
     p.add_argument("--seeds", type=int, default=5, help="the most seeds a cell gets (the grid's 5)")
     p.add_argument("--prefer", choices=("best", "cost"), default="best", help="best: the cell of the highest mean "
-                   "unless choosing it gains nothing over SetFit fast's defaults (the default); cost: the cheapest cell within noise of the best, the grid report's answer (make "
-                   "advise PREFER=cost)")
+                   "unless choosing it gains nothing over SetFit fast's defaults (the default); cost: the cheapest "
+                   "cell within noise of the best, the grid report's answer (make advise PREFER=cost)")
     p.add_argument("--jobs", type=int, help="runs at once (default: make -j N's N)")
     p.add_argument("--save", help="where the pick is kept, as make best keeps it (default: saved/FOLDER-nSIZE)")
     p.add_argument("--test-file", help="your labelled test file (with your own --train-file): every run scores it as "
