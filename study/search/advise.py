@@ -172,18 +172,11 @@ def search_and_keep(args, run_flags, size, space):
             waiting = None if decided else policy.next_runs(found.space, observed, metric, dev_size, workers.jobs)
             picks = pick_runs(found, chosen)
             test = on_test_file(s, args.test_file, found, chosen, picks, run_flags)
-            seed = 1 if final else kept_seed(list(picks.values()), metric)  # folds' seeds are other data: none to choose
-            keep_flags = folds.final_flags(run_flags, args.test_file) + ["--evaluations", "last"] if final else s.flags
-            kept, code = to_keep(s, chosen, Kept(seed, 1 if final else len(picks)), save, final, keep_flags)
-            unlearnt = final and not code and folds.unlearnt(kept.saved[0] if kept.saved else save + ".json",
-                                                               picks, metric)
-            if unlearnt:  # one of the pick's own runs' models instead: the dev-best seed, or fold 1's
-                s.echo(f"advise: {unlearnt}")
-                final, seed = False, 1 if folds.one_file(run_flags) else kept_seed(list(picks.values()), metric)
-                kept, code = to_keep(s, chosen, Kept(seed, 1 if folds.one_file(run_flags) else len(picks)), save,
-                                     False, s.flags)
+            final_flags = folds.final_flags(run_flags, args.test_file) + ["--evaluations", "last"] if final else None
+            kept, code, unlearnt = kept_model(s, chosen, picks, save, run_flags, final_flags, metric)
             if code:
                 raise RunFailed(code)
+        final, seed = final and not unlearnt, kept.seed
         keep_line, command = keep(chosen, run_flags, save, kept)
         keep_line = f"{unlearnt} {keep_line}" if unlearnt else keep_line
         drop_kept(args.folder)
@@ -196,6 +189,24 @@ def search_and_keep(args, run_flags, size, space):
     finally:
         if lock and holder(lock) == os.getpid():
             os.remove(lock)
+
+
+def kept_model(s, chosen, picks, save, run_flags, final_flags, metric):
+    """The pick's model kept (study/search/keep.py's to_keep): with `final_flags` (the final run's
+    options), the pick trained on every label, where it learnt them (folds.unlearnt); else one of its
+    own runs' models, the seed best on the dev split, or from one file fold 1's (folds are other
+    data: no seed to choose among). (the Kept, its run's exit code, why a final model was not kept or None)."""
+    unlearnt = None
+    if final_flags:
+        kept, code = to_keep(s, chosen, Kept(1, 1), save, True, final_flags)
+        unlearnt = None if code else folds.unlearnt(kept.saved[0] if kept.saved else save + ".json", picks, metric)
+        if not unlearnt:
+            return kept, code, None
+        s.echo(f"advise: {unlearnt}")
+    one_file = folds.one_file(run_flags)
+    seed = 1 if one_file else kept_seed(list(picks.values()), metric)
+    kept, code = to_keep(s, chosen, Kept(seed, 1 if one_file else len(picks)), save, False, s.flags)
+    return kept, code, unlearnt
 
 
 def pick_runs(found, chosen):
