@@ -29,7 +29,7 @@ import machine
 import model
 import result
 import trainable
-from plan import check_files, fail, parse_args, plan_run
+from plan import check_examples, check_files, fail, parse_args, plan_run
 
 
 def interrupt(signum, frame):
@@ -73,8 +73,10 @@ def run(args, log=print):
 
 
 def checked_subset(plan, task):
-    """The run's training subset's row indices, once the plan is checked against its results folder
-    (and its folds against the subset): drawn, and written for the runs after it, only then."""
+    """The run's training subset's row indices, once the plan is checked against the examples its
+    method needs, its results folder (and its folds against the subset): drawn, and written for the
+    runs after it, only then."""
+    check_examples(plan, task)
     result.check_folder(os.path.dirname(plan.out) or ".", {**cell_config(plan), **task_fields(task)},
                         plan.precision_chosen)
     if plan.folds:  # before the subset is written

@@ -158,6 +158,8 @@ class Method:
     # its head is fitted once the body has trained: at --freeze L nothing trains at its rate
     fitted_head: bool = False
     needs_classes: bool = False  # cannot run a regression task
+    fewest_examples: int = 1  # the fewest training examples a run can use, and why (refused below it)
+    fewest_why: str = ""
     # how --save keeps it: (model, loop.TrainResult, folder, label_names, max_length, inputs) -> a folder predict.py reads
     save: Callable = save_classifier
     cost_factor: float = 1.0  # a run's work per layer trained against the fine-tune's, before any has run (make advise)
@@ -223,6 +225,7 @@ METHODS = (
     Method("probe", "probe", "_probe", default_lr=lambda n: None, best_lr=lambda n: None,
            make_trainable=trainable_nothing, train=probe_train,
            counts=lambda trainable, fitted_head: fitted_head, sentence_embedding=True, scored_once=True,
+           fewest_examples=5, fewest_why="it cross-validates its strength on 5 folds of them",  # probe.FOLDS
            ignores=("lr", "epochs", "batch_size", "no_cache"), settings=("protocol",), every_layer_frozen=True,
            fitted_head=True, ignores_why="it fits a linear model to the cached frozen features, its strength chosen by cross-validation",
            save=save_embedder),

@@ -180,6 +180,24 @@ def plan_run(args, task):
                 splits_dir=args.splits_dir or "splits", out=result_path(args, task, options), save=args.save, quiet=args.quiet, folds=args.folds, final=args.final)
 
 
+def training_examples(plan, task):
+    """How many examples the run trains on: the subset; with --folds, the subset less its largest
+    fold (data.fold_of's sizes differ by one at most); with --final, the dev split's too (data.every_label)."""
+    n = len(task.train_labels) if plan.size == "all" else plan.size
+    if plan.folds:
+        return n - math.ceil(n / plan.folds)
+    return n + (len(task.dev_labels) if plan.final and task.dev_texts else 0)
+
+
+def check_examples(plan, task):
+    """Refuse, before the subset is drawn, a run on fewer examples than its method can fit (the
+    probe's folds); kept out of plan_run, which also plans the frozen checkpoint a search scores."""
+    if training_examples(plan, task) < plan.method.fewest_examples:
+        raise ValueError(f"--method {plan.method.name} needs {plan.method.fewest_examples} training examples at "
+                         f"least ({plan.method.fewest_why}), and this run trains on {training_examples(plan, task)}: "
+                         "give a larger --size")
+
+
 def given_options(args, defaults=None):
     """The options given a value other than their default, the method aside."""
     defaults = defaults or vars(parser().parse_args([]))

@@ -57,3 +57,10 @@ def test_no_module_but_the_table_lists_the_methods():
                     items = node.keys + node.values if isinstance(node, ast.Dict) else node.elts
                     named = {item.value for item in items if isinstance(item, ast.Constant) and item.value in methods.NAMES}
                     assert len(named) < 2, f"{folder}/{file}:{node.lineno} lists methods {sorted(named)}"
+
+
+def test_the_probe_needs_an_example_for_each_of_its_folds():
+    """The fewest examples a probe's run is planned on (plan.py refuses below them) are the folds
+    its strength is cross-validated on: one example each at least, or a fold's score is NaN."""
+    import probe
+    assert methods.PROBE.fewest_examples == probe.FOLDS

@@ -167,6 +167,8 @@ def test_a_pooling_this_tool_lacks_is_asked_for_only_where_it_is_the_default(tmp
     (("anger.csv", "anger.csv"), [], "anger.csv: every label is 'anger': a classifier needs two classes or more"),
     (("numbers.csv", "seven.csv"), [], "seven.csv, line 4: label 7 is not a class of the train split (0..1)"),
     (("train.csv", "dev.csv"), ["--lr", "0"], "--lr must be positive"),
+    (("train.csv", "dev.csv"), ["--probe", "--freeze", "3", "--size", "4"], "--method probe needs 5 training examples "
+     "at least (it cross-validates its strength on 5 folds of them), and this run trains on 4: give a larger --size"),
     (("train.csv", "dev.csv"), ["--model", "broken"], "broken/config.json is not a JSON config (Expecting value"),
     (("train.csv", "dev.csv"), ["--out", "other.json"], "other.json exists (a result written before): name a new file"),
 ])
@@ -195,3 +197,23 @@ def test_overwrite_runs_again_where_the_result_exists(tmp_path, tiny_bert, glue_
     again = run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--epochs", "1", "--overwrite", out="r.json")
     assert again["train_losses"] == first["train_losses"]
     assert json.loads((tmp_path / "r.json").read_text())["seconds"] == again["seconds"]
+
+
+@pytest.mark.parametrize("size, folds", [(9, 2), (10, 3), (23, 5), (40, 4)])
+def test_the_examples_a_run_trains_on_are_its_fold_s_fewest_or_every_label(tmp_path, size, folds):
+    """plan.training_examples, which a method's fewest examples is checked against before any work,
+    counts what the run will train on: with --folds the fewest any fold's run trains on (as
+    data.fold_positions cuts them), with --final the subset and the dev file."""
+    import data
+    import plan
+    train, dev, _ = sentiment_csvs(tmp_path)
+    task = data.load_csv_task(train, dev, text_column="text")
+    subset = data.subset_indices(task, size, str(tmp_path / "splits"))
+    trained = [len(data.fold_positions(task, subset, folds, fold)[0]) for fold in range(1, folds + 1)]
+    args = lambda *extra: plan.parse_args(["--train-file", train, "--size", str(size), *extra])
+    assert plan.training_examples(args("--folds", str(folds)), task) == min(trained)
+    assert plan.training_examples(args("--dev-file", dev), task) == size
+    final, rows = data.every_label(task, subset)
+    assert plan.training_examples(args("--dev-file", dev, "--final"), task) == len(rows) == size + len(task.dev_labels)
+    one_file = data.load_csv_task(train, None, text_column="text")
+    assert plan.training_examples(args("--final"), one_file) == len(data.every_label(one_file, subset)[1]) == size

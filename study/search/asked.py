@@ -55,19 +55,21 @@ def examples_in(train_file):
 
 
 def checked_runs(space, size, run_flags, shared, methods_named, configs_there=()):
-    """The space without SetFit for a regression task (unless METHODS named it), and each method in
-    it planned as its first run will be (`run_flags`: every run's, the test file among them), on the
-    task as its runs read it, the test file's labels too: ValueError's one line where a run would
+    """The space without the methods that cannot run the task (SetFit a regression task, the probe
+    fewer than 5 training examples: Method.fewest_examples) unless METHODS named them, and each
+    method in it planned as its first run will be (`run_flags`: every run's, the test file among
+    them), on the task as its runs read it, the test file's labels too: ValueError's one line where a run would
     refuse, before the checkpoints are scored or any run starts. A run refuses the same, but only
     once the search has spent its first rounds. `configs_there`: the records' configs of the runs
     the folder holds, which the search would read as its own: another task (an edited train file)
     or another dev file is refused."""
     from freeze_study import load_task
-    from plan import parse_args, plan_run
+    from plan import check_examples, parse_args, plan_run, training_examples
     argv_of = lambda cell: (result.RunName(cell.freeze, size, 1, cell.lr, 0, cell.method).flags(options_of(cell, shared))
                             + run_flags)
     first = lambda key: Cell(key[1], max(space.depths[key]), space.default_rate[key], key[0])
-    task = load_task(parse_args(argv_of(first(next(iter(space.depths))))))  # every run reads the same files
+    first_args = parse_args(argv_of(first(next(iter(space.depths)))))
+    task = load_task(first_args)  # every run reads the same files
     other = sorted({config["task"] for config in configs_there} - {task.name})
     if other:
         raise ValueError(f"the folder holds runs of {other[0]}, and this search's task is {task.name} (your own "
@@ -76,11 +78,13 @@ def checked_runs(space, size, run_flags, shared, methods_named, configs_there=()
     if task.dev_name and other:
         raise ValueError(f"the folder holds runs scored on {other[0]}, and this search's dev file is {task.dev_name} "
                          "(your own file's name and content name it: was it edited?): give another results folder")
-    if task.regression and not methods_named:
+    trained_on = training_examples(first_args, task)  # the run's options name its size, folds and final as a plan does
+    cannot = lambda method: (task.regression and method.needs_classes) or trained_on < method.fewest_examples
+    if not methods_named:
         space = replace(space, depths={key: depths for key, depths in space.depths.items()
-                                       if not methods.get(key[1]).needs_classes})
+                                       if not cannot(methods.get(key[1]))})
     for key in space.depths:
-        plan_run(parse_args(argv_of(first(key))), task)
+        check_examples(plan_run(parse_args(argv_of(first(key))), task), task)
     return space
 
 

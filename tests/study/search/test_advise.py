@@ -282,3 +282,21 @@ def test_a_run_the_search_would_make_that_would_refuse_is_refused_before_any_wor
     with pytest.raises(ValueError, match=r"the folder holds runs scored on scores-00000000, and this search's dev file "):
         asked.checked_runs(space, size, run_flags, {}, False, [{"task": task_name, "dev": "scores-00000000"}])
     assert "setfit-fast" in {name for _, name in space.depths}
+
+
+def test_a_search_too_small_for_the_probe_leaves_it_out_unless_named(tiny_bert, tmp_path):
+    """Below the probe's fewest examples (its 5 folds) a search runs the other methods; named in
+    --methods, the probe is refused in one line before any work."""
+    from study.search import asked
+    tiny_task(tmp_path)
+    flags = ["--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"), "--dev-file", str(tmp_path / "dev.tsv"),
+             "--splits-dir", str(tmp_path / "splits")]
+    args = lambda size, *extra: advise.parser().parse_args([str(tmp_path / "results"), "--size", size, "--budget", "1",
+                                                            "--depths", "1", "2", "3", *extra])
+    def names(size):
+        _, run_flags, size, space = asked.checked(args(size), flags)
+        return {name for _, name in asked.checked_runs(space, size, run_flags, {}, methods_named=False).depths}
+    assert "probe" in names("5") and names("4") == names("5") - {"probe"}
+    with pytest.raises(ValueError, match="--method probe needs 5 training examples at least"):
+        advise.advise_in(args("4", "--methods", "finetune", "probe"), flags)
+    assert not (tmp_path / "results").exists() and not (tmp_path / "splits").exists()
