@@ -31,6 +31,9 @@ import probe
 import tables
 
 
+PREDICTION = "prediction"  # the column predict.py adds
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description="Label a CSV with a saved classifier.")
     p.add_argument("--model", required=True, help="a folder written by freeze_study.py --save")
@@ -63,6 +66,9 @@ def labelled_rows(args):
     folder = saved_model_folder(args.model)
     table = tables.read_table(args.input)
     header = tables.check_header(args.input, table, {args.text_column: "--text-column", args.text_pair_column: "--text-pair-column"})
+    if PREDICTION in header:  # two columns of one name: a reader of --out would take one for the other
+        raise ValueError(f"{args.input} has a column {PREDICTION!r} already (labelled before?): rename or drop it, "
+                         "as predict.py adds its own")
     text_column, pair_column = columns_to_read(args, header, checkpoint.read_inputs(folder))
     numbered = list(tables.numbered_rows(args.input, table, len(header), header=True))
     tables.check_texts(args.input, numbered, [header.index(name) for name in (text_column, pair_column) if name])
@@ -79,7 +85,7 @@ def labelled_rows(args):
     else:
         predictions, num_labels, names = predict_with_classifier(folder, texts, pairs, device)
     labels = [f"{p:.4f}" for p in predictions] if num_labels == 1 else [names[p] if names else str(p) for p in predictions]
-    return table[0] + ["prediction"], [row + [label] for row, label in zip(rows, labels)]  # the header as written
+    return table[0] + [PREDICTION], [row + [label] for row, label in zip(rows, labels)]  # the header as written
 
 
 def columns_to_read(args, header, trained):
@@ -166,7 +172,7 @@ def main(argv=None):
         fail(str(e))
     text = as_text(args.out, header, rows)
     atomic.write_atomically(args.out, lambda f: f.write(text.encode()))
-    print(f"predict.py: {len(rows)} rows labelled -> {args.out}")
+    print(f"predict.py: {len(rows)} row{'s' * (len(rows) != 1)} labelled -> {args.out}")
 
 
 if __name__ == "__main__":

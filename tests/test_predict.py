@@ -74,6 +74,9 @@ def test_predict_labels_a_csv_with_the_class_names(tmp_path, tiny_bert, capsys):
     assert [line.rsplit(",", 1)[1] for line in lines[1:]] == expected
     assert_refused_in_one_line(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--text-column",
                                 "body", "--out", str(tmp_path / "bad.csv")], "no column 'body'", capsys, predict.main)
+    assert_refused_in_one_line(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "out.csv"),  # labelled
+                                "--out", str(tmp_path / "bad.csv")], "out.csv has a column 'prediction' already "
+                               "(labelled before?): rename or drop it", capsys, predict.main)
     assert not (tmp_path / "bad.csv").exists()
 
 
