@@ -294,7 +294,8 @@ def check_folds(task: Task, subset, folds, source):
     classes, counts = np.unique(labels, return_counts=True)
     if len(labels) < folds * len(classes):
         raise ValueError(f"{source}: {len(labels)} examples cannot make {folds} folds that each hold one of each of "
-                         f"its {len(classes)} classes: that needs {folds * len(classes)} at least")
+                         f"its {len(classes)} classes: that needs {folds * len(classes)} at least, or fewer folds "
+                         "(--folds; make advise: FOLDS=)")
     if counts.min() < folds:
         c, fewest = classes[counts.argmin()], int(counts.min())
         name = task.label_names[c] if task.label_names else int(c)
