@@ -121,7 +121,8 @@ def scores_on_draws(truth, truth_dtype, predicted, predicted_dtype, num_labels, 
     truth, predicted = np.frombuffer(truth, truth_dtype), np.frombuffer(predicted, predicted_dtype)
     inside, outside = draw_weights(len(truth), DRAWS, fold)
     score = lambda weights: weighted_scores(truth, predicted, weights, num_labels, metric).astype(np.float64)
-    return score(inside), score(outside)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a draw of a small split may leave nothing out: NaN there
+        return score(inside), score(outside)
 
 
 def examples_of(record, split="dev"):
@@ -198,6 +199,7 @@ def honest_score(cells, metric, chooses, pick, rule="best"):
     out_of_bag = {cell: cell_draws(runs, metric, out_of_bag=True) for cell, runs in cells.items()}
     chosen = chooses(in_bag)
     scores = np.array([out_of_bag[cell][i] for i, cell in enumerate(chosen)])
+    scores = scores[~np.isnan(scores)]  # a small split's draw may leave no example out, and score nothing there
     # a draw leaves about N/e of the N examples out, and its score's spread is theirs: at the whole
     # split's size the error is sqrt(1/e) of it
     return Honest(float(scores.mean()), float(scores.std(ddof=1) / math.sqrt(math.e)),

@@ -244,9 +244,8 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judge
              f"- The best cell on {read_on}: {best['label']}, freeze {best['cell'].freeze}, rate {rate_text(best['cell'])}: "
              f"{best['picked']:.3f} ({counted(best['runs'], 'run')}); noise band ± {state.band_of(chosen) if chosen != state.best else state.band:.3f}"
              + (" (the paired difference's, on the same examples)." if chosen in state.paired else ".")
-             + (f" It leads the pick by {best['picked'] - chosen_row['picked']:.3f}, but choosing the best gains nothing "
-                f"over it on the examples each choice left out (BBC: {state.gain_over(chosen):+.3f}): the pick stays with "
-                "the defaults a user would run alone." if honest and honest.rule == "best" and chosen != state.best else ""),
+             + (anchor_kept_words(state, chosen, best['picked'] - chosen_row['picked'])
+                if honest and honest.rule == "best" and chosen != state.best else ""),
              f"- Spent: {spent_seconds / 3600:.2f} h of runs ({sum(row['runs'] for row in rows)} runs in {len(rounds)} rounds"
              + (f", and {spending.stopped_seconds:.0f} s of runs stopped once the answer was decided)"
                 if spending.stopped_seconds else ")")
@@ -263,6 +262,16 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judge
     lines += ["", "## The rounds", "", "| round | step | runs |", "|---|---|---|"]
     lines += [f"| {i} | {step} | {', '.join(names)} |" for i, (step, names) in enumerate(rounds, 1)]
     return lines + [""]
+
+
+def anchor_kept_words(state, anchor, lead):
+    """Why the best cell, `lead` above the pick, was not taken over the defaults the pick keeps
+    (standing.answer_of): no gain out of bag, or for runs read on one file's folds, within the margin."""
+    gain = state.gain_over(anchor)
+    why = f"choosing the best gains nothing over it on the examples each choice left out (BBC: {gain:+.3f})" \
+        if gain is not None else f"no more than the {state.margin(state.best, anchor):.3f} that would tell them apart " \
+        "(its folds read other examples than the pick's)"
+    return f" It leads the pick by {lead:.3f}, but {why}: the pick stays with the defaults a user would run alone."
 
 
 def test_words(test, kept):
