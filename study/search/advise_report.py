@@ -266,11 +266,13 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judge
 
 def anchor_kept_words(state, anchor, lead):
     """Why the best cell, `lead` above the pick, was not taken over the defaults the pick keeps
-    (standing.answer_of): no gain out of bag, or for runs read on one file's folds, within the margin."""
+    (standing.answer_of): no gain out of bag, or for runs read on one file's folds or that kept no
+    outputs, within the margin."""
     gain = state.gain_over(anchor)
     why = f"choosing the best gains nothing over it on the examples each choice left out (BBC: {gain:+.3f})" \
         if gain is not None else f"no more than the {state.margin(state.best, anchor):.3f} that would tell them apart " \
-        "(its folds read other examples than the pick's)"
+        + ("(read on one file's folds, cells on other folds read other examples)" if state.on_folds else
+           "(runs that kept no outputs: no gain out of bag is read)")
     return f" It leads the pick by {lead:.3f}, but {why}: the pick stays with the defaults a user would run alone."
 
 
