@@ -1,8 +1,9 @@
 """result.py: the one grammar of result names, which the Makefile (study/grid.py), the study and the
-tool share."""
+tool share, and a record's outputs read back as its run scored them."""
 
 import json
 
+import numpy as np
 import pytest
 
 import result
@@ -111,3 +112,20 @@ def test_a_run_never_joins_a_cell_of_other_settings(tmp_path):
     write_result(tmp_path, 2, 200, 1, 0.7, epochs=10)
     with pytest.raises(ValueError, match="with epochs 10 .* would have 3"):  # a shared setting, for any method
         result.check_folder(str(tmp_path), result_record(2, 200, 3, epochs=3)["config"], precision_chosen=True)
+
+
+def test_a_record_s_outputs_read_back_as_they_were_scored():
+    rng = np.random.default_rng(6)
+    for classes in (2, 4, 150):
+        probabilities = rng.dirichlet(np.ones(classes), size=50).astype(np.float32)
+        truth = rng.integers(0, classes, 50)
+        kept = result.outputs_in(dict(predictions=dict(dev=result.encoded_outputs(truth, probabilities))))
+        assert (kept.truth == truth).all() and (kept.predicted == probabilities.argmax(1)).all()
+        top = min(classes, result.TOP_CLASSES)
+        order = np.argsort(-probabilities, axis=1)[:, :top]
+        assert np.allclose(np.take_along_axis(kept.probabilities, order, 1),
+                           np.take_along_axis(probabilities, order, 1), atol=1e-3)
+    scores = rng.normal(size=30).astype(np.float32)
+    kept = result.outputs_in(dict(predictions=dict(dev=result.encoded_outputs(scores + 1, scores))))
+    assert (kept.predicted == scores).all() and kept.probabilities is None
+    assert result.outputs_in(dict(config={})) is None and result.outputs_in(dict(predictions=dict(dev=None, test=None)), "test") is None

@@ -183,23 +183,6 @@ def test_a_contender_the_examples_cannot_tell_from_the_best_is_settled_not_seede
 # ----------------------------------------------------------------------------------------------
 # The record keeps the outputs compactly, and reads back what was scored
 
-def test_a_record_s_outputs_read_back_as_they_were_scored():
-    rng = np.random.default_rng(6)
-    for classes in (2, 4, 150):
-        probabilities = rng.dirichlet(np.ones(classes), size=50).astype(np.float32)
-        truth = rng.integers(0, classes, 50)
-        kept = result.outputs_in(dict(predictions=dict(dev=result.encoded_outputs(truth, probabilities))))
-        assert (kept.truth == truth).all() and (kept.predicted == probabilities.argmax(1)).all()
-        top = min(classes, result.TOP_CLASSES)
-        order = np.argsort(-probabilities, axis=1)[:, :top]
-        assert np.allclose(np.take_along_axis(kept.probabilities, order, 1),
-                           np.take_along_axis(probabilities, order, 1), atol=1e-3)
-    scores = rng.normal(size=30).astype(np.float32)
-    kept = result.outputs_in(dict(predictions=dict(dev=result.encoded_outputs(scores + 1, scores))))
-    assert (kept.predicted == scores).all() and kept.probabilities is None
-    assert result.outputs_in(dict(config={})) is None and result.outputs_in(dict(predictions=dict(dev=None, test=None)), "test") is None
-
-
 def test_the_report_holds_a_cell_to_the_best_by_the_paired_rule_where_runs_kept_outputs():
     """The report's recommendation calls the same rule as the search: a cheap cell 0.013 below the
     best, within the level's band (0.016 at 0.8 on 600 examples), is out where the two disagree on
