@@ -58,9 +58,9 @@ def checked_runs(space, size, run_flags, shared, methods_named, configs_there=()
     """The space without the methods that cannot run the task (SetFit a regression task, the probe
     fewer than 5 training examples: Method.fewest_examples) unless METHODS named them, and each
     method in it planned as its first run will be (`run_flags`: every run's, the test file among
-    them), on the task as its runs read it, the test file's labels too: ValueError's one line where a run would
-    refuse, before the checkpoints are scored or any run starts. A run refuses the same, but only
-    once the search has spent its first rounds. `configs_there`: the records' configs of the runs
+    them), on the task as its runs read it, the test file's labels too: ValueError's one line where
+    a run would refuse, before the checkpoints are scored or any run starts. A run refuses the same,
+    but only once the search has spent its first rounds. `configs_there`: the records' configs of the runs
     the folder holds, which the search would read as its own: another task (an edited train file)
     or another dev file is refused."""
     from freeze_study import load_task
