@@ -120,6 +120,23 @@ def test_all_pairs_loss_is_setfit_s_loss_on_every_pair_weighted_half_and_half():
     torch.testing.assert_close(only_negatives, torch.stack(cosines).square().mean())
 
 
+def test_all_pairs_loss_gives_one_gradient_every_time():
+    """Its gradient is the same on every call: a sum over duplicate indices (each sentence in 31
+    pairs of a batch of 32) came out in another order from one call to the next, on two threads
+    (the suite runs torch on one, where that order is fixed)."""
+    labels = torch.randint(0, 2, (32,), generator=torch.Generator().manual_seed(0))
+    grads, threads = set(), torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        for _ in range(10):
+            embeddings = torch.randn(32, 384, generator=torch.Generator().manual_seed(1)).requires_grad_()
+            contrastive.all_pairs_loss(embeddings, labels).backward()
+            grads.add(embeddings.grad.numpy().tobytes())
+    finally:
+        torch.set_num_threads(threads)
+    assert len(grads) == 1
+
+
 @pytest.mark.parametrize("num_iterations", [None, 5])
 def test_library_passes_count_the_library_s_pairs_twice(num_iterations):
     for counts in ([25, 25], [120, 40, 30, 10], [2] * 150):
