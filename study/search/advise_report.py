@@ -37,7 +37,7 @@ def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
     by_cell = runs_by_cell(s.folder, s.size, found.space)
     rows, state = cell_rows(observed, by_cell, metric, dev_size, waiting_cells,
                             label=lambda cell: label_of(cell, len(models) > 1), prefer=found.space.prefer)
-    words, short = verdict(waiting, s.budget_seconds, spent(observed), found.space.prefer)
+    words, short = verdict(waiting, s.budget_seconds, spent(observed), found.space.prefer, state.on_folds)
     honest = honest_of(found.space, observed, metric, dev_size, chosen)
     constant = constant_of(by_cell[chosen], metric)
     checkpoints = " or ".join(map(result.model_label, models)) if models != [""] else \
@@ -142,11 +142,14 @@ def stop_reason(cell, state, observed, waiting=None):
     return "open: next to run when the search stopped" if cell in waiting else "open: the search stopped first"
 
 
-def verdict(waiting, budget_seconds, spent_seconds, prefer="cost"):
+def verdict(waiting, budget_seconds, spent_seconds, prefer="cost", on_folds=False):
     """(the report's words on whether the search decided, the printed line's). `waiting`: None for a
-    decided search, else the policy.Round it stopped before; `prefer`: the answer sought (space.Space)."""
+    decided search, else the policy.Round it stopped before; `prefer`: the answer sought (space.Space);
+    `on_folds`: the runs were read on one file's folds (standing.answer_of's margin, not the gain)."""
     if waiting is None and prefer == "best":
-        return ("decided: the best cell unless choosing it gains nothing over the defaults a user would run "
+        unless = "the margin of their difference does not tell it from" if on_folds else \
+            "choosing it gains nothing over"
+        return (f"decided: the best cell unless {unless} the defaults a user would run "
                 "alone, every other out of its reach or tied with it (more seeds could not tell them apart)"), "decided"
     if waiting is None:
         return "decided: the cheapest cell within noise of the best, as the report's rule reads it", "decided"

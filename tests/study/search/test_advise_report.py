@@ -9,7 +9,7 @@ import numpy as np
 import metrics
 import result
 from study import paired
-from study.search.advise_report import anchor_kept_words, honest_of
+from study.search.advise_report import anchor_kept_words, honest_of, verdict
 from study.search.space import space_for
 from study.search.standing import Cell, seen, standing
 
@@ -33,7 +33,7 @@ def right_on(truth, share, rng):
 def test_why_the_defaults_are_kept_is_said_out_of_bag_on_one_split_and_by_the_margin_over_folds():
     """On one dev split the report gives what choosing the best gains out of bag; over one file's
     folds, where that gain is not read (cells on other folds read other examples), and for runs that
-    kept no outputs, the margin that would tell the best from the defaults."""
+    kept no outputs, the margin that would tell the best from the defaults; its verdict says which."""
     rng = np.random.default_rng(0)
     truth = rng.integers(0, 2, 200)
     split = standing(observed(lambda seed: truth, {ANCHOR: [right_on(truth, 0.7, rng) for _ in range(3)],
@@ -49,6 +49,8 @@ def test_why_the_defaults_are_kept_is_said_out_of_bag_on_one_split_and_by_the_ma
     said = anchor_kept_words(folds, ANCHOR, 0.05)
     assert said.startswith(" It leads the pick by 0.050, but no more than the ")
     assert f"no more than the {folds.margin(folds.best, ANCHOR):.3f} that would tell them apart (read on one file's" in said
+    assert "unless the margin of their difference does not tell it from the defaults" in verdict(None, 1, 1, "best", True)[0]
+    assert "unless choosing it gains nothing over the defaults" in verdict(None, 1, 1, "best", split.on_folds)[0]
     bare = standing({cell: [run[:3] for run in runs] for cell, runs in split.runs.items()}, "accuracy", 200)
     assert bare.gain_over(ANCHOR) is None  # records from before runs kept their outputs
     assert "that would tell them apart (runs that kept no outputs" in anchor_kept_words(bare, ANCHOR, 0.01)
