@@ -174,7 +174,7 @@ def all_pairs_loss(embeddings, labels):
     positive and its negative pairs weighted half and half, as setfit's oversampling balances them.
     The cosines are one product (B, B), each pair read once above its diagonal: gathering each
     sentence's row once per pair summed its gradient over duplicate indices in an order torch's CPU
-    kernel does not fix, and two runs of one seed differed (test.csv 0.884 to 0.889, counterfactual)."""
+    kernel does not fix, so two runs of one seed differed (docs/records/advise-one-file-small-2026-12-06)."""
     unit = F.normalize(embeddings, dim=-1)
     cosine = unit @ unit.T
     pair = torch.ones_like(cosine, dtype=torch.bool).triu(1)
