@@ -51,6 +51,8 @@ def test_without_a_text_column_named_a_header_s_text_or_sentence_column_is_read(
     ("Sentence,Label", "a.csv: no column 'sentence' or 'text' in the header ['Sentence', 'Label'] (is it 'Sentence'?); "
                        "set --text-column"),
     ("text,sentence,label", "a.csv: the header has a 'sentence' and a 'text' column: name the texts' one, set --text-column"),
+    ("sentence1,sentence2,label", "a.csv: no column 'sentence' or 'text' in the header ['sentence1', 'sentence2', 'label'] "
+                                  "(a sentence pair? name its second text too: --text-pair-column sentence2); set --text-column"),
 ])
 def test_a_header_with_no_text_column_or_two_is_refused_without_one_named(header, message):
     with pytest.raises(ValueError) as e:
