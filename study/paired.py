@@ -224,74 +224,56 @@ def choice_gain(in_bag, out_of_bag, anchor):
     return float(np.nanmean(outside[table.argmax(0), np.arange(table.shape[1])] - out_of_bag[anchor]))
 
 
-def by_fold(runs):
-    """{fold: its runs}: one file's folds (a run a fold), or {None: every seed} on the one dev split."""
-    folds = {}
-    for run in runs:
-        folds.setdefault(run.fold, []).append(run)
-    return folds
+def on_one_split(cells):
+    """Whether every run of `cells` ({cell: its runs' Examples}) kept its outputs on the one dev split:
+    not on one file's folds, where cells that ran on different folds were read on different examples."""
+    return all(run is not None and run.fold is None for runs in cells.values() for run in runs)
 
 
-def shared_reading(cells, anchor, best):
-    """The cells a choice between `best` and `anchor` is read among, each on the examples those two
-    share: every cell on the dev split; over one file's folds, the folds both ran, and the cells that
-    ran each of them, on those folds' runs alone (a cell on fold 1 and one on five were read on other
-    examples, and the screen's fold 1 alone holds its luck). {cell: its runs' Examples there}; empty
-    where the two share no fold (a search screens every cell on fold 1: only a folder made otherwise)."""
-    shared = set(by_fold(cells[best])) & set(by_fold(cells[anchor]))
-    return {cell: [run for run in runs if run.fold in shared] for cell, runs in cells.items()
-            if shared and set(by_fold(runs)) >= shared}
-
-
-def gain_over(cells, metric, anchor, best):
-    """choice_gain of `cells` ({cell: its runs' Examples}) on the DRAWS, read where `best` and `anchor`
-    share examples (shared_reading); None where a run kept no outputs or the two share none."""
-    if any(run is None for runs in cells.values() for run in runs):
+def gain_over(cells, metric, anchor):
+    """choice_gain of `cells` ({cell: its runs' Examples}) on the DRAWS; None unless on_one_split."""
+    if not on_one_split(cells):
         return None
-    among = shared_reading(cells, anchor, best)
-    if not among:
-        return None
-    return choice_gain({cell: cell_draws(runs, metric) for cell, runs in among.items()},
-                       {cell: cell_draws(runs, metric, out_of_bag=True) for cell, runs in among.items()}, anchor)
+    return choice_gain({cell: cell_draws(runs, metric) for cell, runs in cells.items()},
+                       {cell: cell_draws(runs, metric, out_of_bag=True) for cell, runs in cells.items()}, anchor)
+
+
+def highest_unless_near(in_bag, anchor, margins):
+    """Each draw's choice by make advise's answer where runs were read on one file's folds: the highest
+    mean, unless it is within its margin of the anchor's (`margins`: {cell: how far it must score
+    above the anchor}: Standing.margin); then the anchor."""
+    cells = list(in_bag)
+    table = np.stack([in_bag[cell] for cell in cells])  # (cells, DRAWS)
+    tops = table.argmax(0)
+    lead = table[tops, np.arange(table.shape[1])] - in_bag[anchor]
+    return [cells[i] if cells[i] == anchor or lead[d] > margins[cells[i]] else anchor for d, i in enumerate(tops)]
 
 
 def highest_unless_no_gain(in_bag, cells, metric, anchor, inner=INNER_DRAWS, chunk=20):
-    """Each draw's choice by make advise's answer (study/search/standing.py's answer_of): the highest
-    on the draw's in-bag examples, unless choosing the highest gains nothing over the anchor
-    (gain_over), read as the search reads it, on those in-bag examples alone: a bootstrap inside each
-    draw (`inner` draws of its in-bag examples, scored on those of them each leaves out), of each fold
-    on its own over one file's folds. `cells`: {cell: its runs' Examples}, whose draws `in_bag` holds."""
-    names, best, rng, chosen = list(in_bag), highest(in_bag), np.random.default_rng(1), []
-    folds = by_fold([run for cell in names for run in cells[cell]])
-    mean = lambda scores, runs: np.mean([scores[id(run)] for run in runs], axis=0)  # a cell's, over its runs
+    """Each draw's choice by make advise's default rule (study/search/standing.py's answer_of): the
+    highest on the draw's in-bag examples, unless choosing the highest gains nothing over the anchor
+    (choice_gain), read as the search reads it, on those in-bag examples alone: a bootstrap inside
+    each draw (`inner` draws of its in-bag examples, scored on those of them each leaves out).
+    `cells`: {cell: its runs' Examples} on one dev split, whose draws `in_bag` holds."""
+    names, best, size = list(in_bag), highest(in_bag), next(iter(cells.values()))[0].size
+    picks, counts, rng, chosen = draw_picks(size), draw_weights(size)[0], np.random.default_rng(1), []
     for start in range(0, DRAWS, chunk):
         rows = np.arange(start, min(start + chunk, DRAWS))
-        inside, outside = {}, {}  # {id(run): its scores (len(rows), inner)}
-        for fold, runs in folds.items():
-            size = runs[0].size
-            in_weights, out_weights = redrawn(draw_picks(size, DRAWS, fold or 0), draw_weights(size, DRAWS, fold or 0)[0],
-                                              rows, inner, rng)
-            with np.errstate(invalid="ignore", divide="ignore"):  # an inner draw that leaves nothing out: nan
-                for run in runs:
-                    inside[id(run)] = run_scores(run, metric, in_weights).reshape(len(rows), inner)
-                    outside[id(run)] = run_scores(run, metric, out_weights).reshape(len(rows), inner)
-        read = {}  # {the folds the draw's best ran: each cell's mean scores there, in-bag and out}, once a chunk
+        in_weights, out_weights = redrawn(picks, counts, rows, inner, rng)
+        with np.errstate(invalid="ignore", divide="ignore"):  # an inner draw that leaves nothing out: nan
+            inside = {cell: cell_scores(cells[cell], metric, in_weights).reshape(len(rows), inner) for cell in names}
+            outside = {cell: cell_scores(cells[cell], metric, out_weights).reshape(len(rows), inner) for cell in names}
         for j, d in enumerate(rows):
-            key = frozenset(by_fold(cells[best[d]]))
-            if key not in read:
-                among = shared_reading(cells, anchor, best[d])
-                read[key] = ({cell: mean(inside, runs) for cell, runs in among.items()},
-                             {cell: mean(outside, runs) for cell, runs in among.items()})
-            in_draw, out_draw = read[key]
-            gain = choice_gain({cell: v[j] for cell, v in in_draw.items()}, {cell: v[j] for cell, v in out_draw.items()},
-                               anchor) if in_draw else 0.0  # no fold shared with the anchor: nothing read to gain
+            gain = choice_gain({cell: inside[cell][j] for cell in names}, {cell: outside[cell][j] for cell in names}, anchor)
             chosen.append(best[d] if gain > 0 else anchor)
     return chosen
 
 
-def run_scores(run, metric, weights):
-    """A run's score under each row of example weights (its Examples): Examples.draws under weights of one's own."""
-    return weighted_scores(run.outputs.truth, run.outputs.predicted, weights, run.num_labels, metric)
+def cell_scores(runs, metric, weights):
+    """A cell's mean score under each row of example weights (its runs' Examples): cell_draws under
+    weights of one's own, where cell_draws reads the DRAWS each run keeps."""
+    return np.mean([weighted_scores(run.outputs.truth, run.outputs.predicted, weights, run.num_labels, metric)
+                    for run in runs], axis=0)
 
 
 def redrawn(picks, counts, rows, inner, rng):

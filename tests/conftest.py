@@ -4,14 +4,12 @@ import shutil
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 # tests import the top-level modules (model, data, loop, ...) the way freeze_study.py does
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 import result  # noqa: E402  the project's modules, from ROOT
-from study import paired  # noqa: E402
 GLUE_DIR = os.environ.get("GLUE_DIR") or os.path.join(ROOT, "..", "shared", "glue")
 
 
@@ -295,22 +293,3 @@ def cli(*argv, env=None, **kwargs):
     return subprocess.Popen([sys.executable, os.path.join(ROOT, "freeze_study.py"), *argv],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, **(env or {})}, **kwargs)
-
-
-# ----------------------------------------------------------------------------------------------
-# Runs' outputs on the same examples, as study/paired.py reads them
-
-def examples(truth, predicted, classes=2, fold=None):
-    """A run's paired.Examples: its predictions on `truth`, the dev split's (fold None) or a fold's."""
-    return paired.Examples(result.Outputs(np.asarray(truth), np.asarray(predicted), None), classes, fold)
-
-
-def two_cells(size=400, disagree=20, seed=0):
-    """Two classifiers right on 70% of the same examples, that differ on `disagree` of them."""
-    rng = np.random.default_rng(seed)
-    truth = rng.integers(0, 2, size)
-    right = rng.random(size) < 0.7
-    a = np.where(right, truth, 1 - truth)
-    b = a.copy()
-    b[:disagree] = 1 - b[:disagree]
-    return truth, a, b

@@ -37,7 +37,7 @@ def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
     by_cell = runs_by_cell(s.folder, s.size, found.space)
     rows, state = cell_rows(observed, by_cell, metric, dev_size, waiting_cells,
                             label=lambda cell: label_of(cell, len(models) > 1), prefer=found.space.prefer)
-    words, short = verdict(waiting, s.budget_seconds, spent(observed), found.space.prefer)
+    words, short = verdict(waiting, s.budget_seconds, spent(observed), found.space.prefer, state.on_folds)
     honest = honest_of(found.space, observed, metric, dev_size, chosen)
     constant = constant_of(by_cell[chosen], metric)
     checkpoints = " or ".join(map(result.model_label, models)) if models != [""] else \
@@ -103,8 +103,11 @@ def honest_of(space, observed, metric, dev_size, pick):
     search's own rule (space.prefer); None for runs from before outputs were kept."""
     cells = {cell: examples_of(runs) for cell, runs in observed.items() if runs}
     state, anchor = standing(observed, metric, dev_size), anchor_of(space)
-    if space.prefer == "best" and anchor in cells:  # standing.answer_of: the best unless it gains nothing out of bag
+    if space.prefer == "best" and anchor in cells and paired.on_one_split(cells):
         return paired.honest_score(cells, metric, lambda in_bag: paired.highest_unless_no_gain(in_bag, cells, metric, anchor), pick)
+    if space.prefer == "best" and anchor in cells:  # one file's folds: the margin (standing.answer_of)
+        margins = {cell: state.margin(cell, anchor) if cell != anchor else 0.0 for cell in cells}
+        return paired.honest_score(cells, metric, lambda in_bag: paired.highest_unless_near(in_bag, anchor, margins), pick)
     if space.prefer == "best":
         return paired.honest_score(cells, metric, paired.highest, pick)
     return paired.honest_score(cells, metric, lambda in_bag: paired.cheapest_in_band(
@@ -139,11 +142,14 @@ def stop_reason(cell, state, observed, waiting=None):
     return "open: next to run when the search stopped" if cell in waiting else "open: the search stopped first"
 
 
-def verdict(waiting, budget_seconds, spent_seconds, prefer="cost"):
+def verdict(waiting, budget_seconds, spent_seconds, prefer="cost", on_folds=False):
     """(the report's words on whether the search decided, the printed line's). `waiting`: None for a
-    decided search, else the policy.Round it stopped before; `prefer`: the answer sought (space.Space)."""
+    decided search, else the policy.Round it stopped before; `prefer`: the answer sought (space.Space);
+    `on_folds`: the runs were read on one file's folds (standing.answer_of's margin, not the gain)."""
     if waiting is None and prefer == "best":
-        return ("decided: the best cell unless choosing it gains nothing over the defaults a user would run "
+        unless = "the margin of their difference does not tell it from" if on_folds else \
+            "choosing it gains nothing over"
+        return (f"decided: the best cell unless {unless} the defaults a user would run "
                 "alone, every other out of its reach or tied with it (more seeds could not tell them apart)"), "decided"
     if waiting is None:
         return "decided: the cheapest cell within noise of the best, as the report's rule reads it", "decided"
@@ -263,13 +269,13 @@ def report_lines(title, chosen, verdict_words, cells, spending, keep_line, judge
 
 def anchor_kept_words(state, anchor, lead):
     """Why the best cell, `lead` above the pick, was not taken over the defaults the pick keeps
-    (standing.answer_of): no gain out of bag (over one file's folds, on the folds the two share), or
-    for runs that kept no outputs, within the margin."""
+    (standing.answer_of): no gain out of bag, or for runs read on one file's folds or that kept no
+    outputs, within the margin."""
     gain = state.gain_over(anchor)
-    where = " on the folds it shares with the defaults" if state.on_folds else ""
-    why = f"choosing the best gains nothing over it{where} on the examples each choice left out (BBC: {gain:+.3f})" \
+    why = f"choosing the best gains nothing over it on the examples each choice left out (BBC: {gain:+.3f})" \
         if gain is not None else f"no more than the {state.margin(state.best, anchor):.3f} that would tell them apart " \
-        "(runs that kept no outputs: no gain out of bag is read)"
+        + ("(read on one file's folds, cells on other folds read other examples)" if state.on_folds else
+           "(runs that kept no outputs: no gain out of bag is read)")
     return f" It leads the pick by {lead:.3f}, but {why}: the pick stays with the defaults a user would run alone."
 
 

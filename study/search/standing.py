@@ -112,9 +112,9 @@ class Standing:
 
     def gain_over(self, anchor):
         """What choosing the best gains over keeping `anchor`, the choice's luck left out
-        (paired.gain_over: every cell that ran, on the same draws; over one file's folds, the cells
-        that ran the folds the best and the anchor share, on those); None where a run kept no outputs."""
-        return gain_over({cell: examples_of(runs) for cell, runs in self.runs.items()}, self.metric, anchor, self.best)
+        (paired.gain_over: every cell that ran, on the same draws); None where a run kept no outputs
+        or the runs were read on one file's folds."""
+        return gain_over({cell: examples_of(runs) for cell, runs in self.runs.items()}, self.metric, anchor)
 
     def apart(self, a, b):
         """Whether `a` scores above `b` by more than the margin that tells them apart."""
@@ -308,12 +308,11 @@ def answer_of(state, space):
     """Where the answer is the best: the best cell, unless choosing the best gains nothing over the
     anchor, the defaults the user would have run alone, on the examples each choice left out
     (Standing.gain_over: BBC); then the anchor. Among many cells the best on the dev split is the
-    luckiest too, and this reads what choosing it is worth with that luck left out: over one file's
-    folds, on the folds the best and the anchor share, among the cells that ran them. For runs that
-    kept no outputs, whether it is told apart from the anchor (Standing.apart). Over 19 searches'
-    runs on a dev split it differed from that rule on 4, and its answer scored higher on each test
-    file (+0.009 to +0.061; docs/findings-advise.md); over one file's folds, see
-    docs/findings-one-file.md."""
+    luckiest too, and this reads what choosing it is worth with that luck left out. For runs that
+    kept no outputs, or ran on one file's folds (a cell on fold 1 alone and one on all five were read
+    on other examples), whether it is told apart from the anchor (Standing.apart). Over 19 searches'
+    runs it differed from that rule, the one before it, on 4, and its answer scored higher on each
+    test file (+0.009 to +0.061; docs/findings-advise.md)."""
     anchor = anchor_of(space)
     if anchor is None or anchor not in state.means or state.best == anchor:
         return state.best

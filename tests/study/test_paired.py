@@ -10,7 +10,6 @@ import pytest
 
 import metrics
 import result
-from conftest import examples, two_cells
 from study import paired
 from study.search import policy
 from study.search.advise_report import stop_reason
@@ -45,6 +44,21 @@ def test_pearson_under_weights_is_the_pearson_of_the_resampled_split():
     weights, picks = resampled(200, 6)
     assert np.allclose(paired.weighted_scores(truth, predicted, weights, 1, "pearson"),
                        [metrics.pearson(truth[i], predicted[i]) for i in picks])
+
+
+def examples(truth, predicted, classes=2):
+    return paired.Examples(result.Outputs(np.asarray(truth), np.asarray(predicted), None), classes)
+
+
+def two_cells(size=400, disagree=20, seed=0):
+    """Two classifiers right on 70% of the same examples, that differ on `disagree` of them."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 2, size)
+    right = rng.random(size) < 0.7
+    a = np.where(right, truth, 1 - truth)
+    b = a.copy()
+    b[:disagree] = 1 - b[:disagree]
+    return truth, a, b
 
 
 def test_the_paired_error_is_the_difference_s_far_below_either_level_s():
@@ -248,11 +262,10 @@ def test_choosing_the_best_is_read_with_its_luck_left_out():
     cells = alike_and(truth, rng)
     dev = {cell: float(np.mean(runs[0].outputs.predicted == truth)) for cell, runs in cells.items()}
     best = max(dev, key=dev.get)
-    assert paired.gain_over(cells, "accuracy", anchor, best) < (dev[best] - dev[anchor]) / 2
+    assert paired.gain_over(cells, "accuracy", anchor) < (dev[best] - dev[anchor]) / 2
     for anchor_share, winner, pick in ((0.85, None, anchor), (0.7, 0.85, Cell("probe", 6, None))):
         cells = alike_and(truth, rng, anchor_share, winner, count=30)
-        best = max(cells, key=lambda cell: float(np.mean(cells[cell][0].outputs.predicted == truth)))
-        assert (paired.gain_over(cells, "accuracy", anchor, best) > 0) == (pick != anchor)
+        assert (paired.gain_over(cells, "accuracy", anchor) > 0) == (pick != anchor)
         honest = paired.honest_score(cells, "accuracy", lambda in_bag: paired.highest_unless_no_gain(
             in_bag, cells, "accuracy", anchor, inner=30), pick)
         assert honest.agreement > 0.9 and abs(honest.score - 0.85) < 3 * honest.error
@@ -260,7 +273,8 @@ def test_choosing_the_best_is_read_with_its_luck_left_out():
 
 def test_the_rule_inside_a_draw_reads_only_its_in_bag_examples():
     """highest_unless_no_gain's inner draws: each draws again from its draw's in-bag examples, as many
-    as the split has, and leaves out only examples of them."""
+    as the split has, and leaves out only examples of them. Over one file's folds there is no gain to
+    read (a cell on one fold and one on three were read on other examples): the margin decides."""
     counts, _ = paired.draw_weights(40, paired.DRAWS, 0)
     assert np.array_equal(counts, resampled(40, paired.DRAWS)[0])  # draw_picks' draws, counted
     inside, outside = paired.redrawn(paired.draw_picks(40), counts, np.arange(3, 6), 7, np.random.default_rng(0))
@@ -268,3 +282,52 @@ def test_the_rule_inside_a_draw_reads_only_its_in_bag_examples():
     assert inside.shape == outside.shape == (21, 40) and np.all(inside.sum(1) == 40)
     assert not np.any(inside[outer == 0]) and not np.any(outside[outer == 0])  # none outside the draw's in-bag
     assert np.array_equal(outside > 0, (inside == 0) & (outer > 0))
+    truths, a, b = zip(*(two_cells(size=40, disagree=8, seed=f) for f in range(3)))
+    anchor = Cell("setfit-fast", 0, 5e-5)
+    cells = {anchor: folds_of(a, truths), Cell("finetune", 0, 5e-5): folds_of(b, truths)[:1]}
+    assert paired.gain_over(cells, "accuracy", anchor) is None and not paired.on_one_split(cells)
+
+
+# ----------------------------------------------------------------------------------------------
+# One labelled file's folds: a fold a seed
+
+def on_fold(truth, predicted, fold):
+    return paired.Examples(result.Outputs(np.asarray(truth), np.asarray(predicted), None), 2, fold)
+
+
+def folds_of(cell_predictions, truths):
+    """A cell's runs over folds 1..: each fold's own examples (`truths[f]`) and its predictions there."""
+    return [on_fold(truths[f], predicted, f + 1) for f, predicted in enumerate(cell_predictions)]
+
+
+def test_over_folds_cells_pair_fold_by_fold_and_two_folds_examples_are_drawn_apart():
+    truths, a, b = zip(*(two_cells(size=40, disagree=2, seed=f) for f in range(3)))
+    cell_a, cell_b = folds_of(a, truths), folds_of(b, truths)
+    shared = paired.paired_error(cell_a, cell_b, "accuracy")
+    assert 0 < shared < 0.03  # two cells that differ on 2 of each fold's 40 examples: about √6 / 120
+    # a cell on folds 1-3 against one on fold 1 alone: folds 2 and 3 pair with nothing, and their
+    # examples' noise (a fold of 40 at 70%: 0.072 each) stays in the difference
+    alone = paired.paired_error(cell_a, cell_b[:1], "accuracy")
+    assert 0.03 < alone < 0.08 and alone > 2 * shared
+    assert paired.paired_error(cell_a[:1], cell_b[1:2], "accuracy") is None  # no fold in common
+    assert paired.paired_error(cell_a, [examples(truths[0], b[0])], "accuracy") is None  # a fold against a dev split
+    # each fold's draws are its own stream, the same for every cell read on it: same fold, same weights
+    assert not np.array_equal(paired.draw_weights(40, 10, 1)[0], paired.draw_weights(40, 10, 2)[0])
+    assert np.array_equal(paired.draw_weights(40, 10, 2)[0], paired.draw_weights(40, 10, 2)[0])
+
+
+def test_over_folds_the_seeds_spread_is_read_less_what_a_folds_examples_account_for():
+    """A fold's score moves with its examples as well as with training: the band and the margins read
+    what training alone moves it by, and more folds are never 'settled' (they bring more examples)."""
+    truths, a, b = zip(*(two_cells(size=40, disagree=4, seed=f) for f in range(5)))
+    cells = {Cell("finetune", 0, 5e-5): folds_of(a, truths), Cell("probe", 6, None): folds_of(b, truths)}
+    observed = {cell: [seen(metrics.scores(run.outputs.truth, run.outputs.predicted, 2), "accuracy", 10.0, run)
+                       for run in runs] for cell, runs in cells.items()}
+    state = standing(observed, "accuracy", 200)
+    assert state.on_folds and state.train_std < state.seed_std  # the folds' spread is mostly their examples'
+    assert state.gain_over(Cell("finetune", 0, 5e-5)) is None  # the answer by the margin (Standing.apart)
+    dev_split = {cell: [(score, seconds, outcome, None) for score, seconds, outcome, _ in runs]
+                 for cell, runs in observed.items()}
+    plain = standing(dev_split, "accuracy", 200)  # the same scores without outputs: read as seeds on one split
+    assert not plain.on_folds and plain.train_std == plain.seed_std
+    assert not any(state.settled(cell) for cell in cells)
