@@ -88,8 +88,8 @@ TEXT_COLUMNS = ("sentence", "text")
 def text_column_of(path, header, set_by="--text-column"):
     """The one of TEXT_COLUMNS that a header names; two or none is refused (set_by: how to name it)."""
     found = [name for name in TEXT_COLUMNS if name in header]
-    pair = [name for name in header if name not in TEXT_COLUMNS and name.rstrip("12") in TEXT_COLUMNS]  # sentence1, sentence2
     if not found:
+        pair = sorted(name for name in header if name not in TEXT_COLUMNS and name.rstrip("12") in TEXT_COLUMNS)  # sentence1, sentence2
         raise ValueError(f"{path}: no column 'sentence' or 'text' in the header {header}{written_as(header, TEXT_COLUMNS)}"
                          + (f" (a sentence pair? name its second text too: --text-pair-column {pair[1]})" if len(pair) == 2 else "")
                          + f"; set {set_by}")
