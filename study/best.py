@@ -37,7 +37,8 @@ def best_flags(folder, size, seed=None):
     if seed is None:
         seed = best_seed(pick["records"], lambda run: fair_score(run, metric))
         score = next(fair_score(r, metric) for r in pick["records"] if r["config"]["seed"] == seed)
-        why = f"seed {seed}, the best of its {counted(pick['runs'], 'run')} on the dev split ({metric} {score:.3f} there)"
+        which = f"the best of its {counted(pick['runs'], 'run')}" if pick["runs"] > 1 else "its only run"
+        why = f"seed {seed}, {which} on the dev split ({metric} {score:.3f} there)"
     else:
         why = f"seed {seed}, as asked"
     flags = name_of(dict(config, seed=seed)).flags() + own_options(config) + ["--pooling", config["pooling"]]

@@ -166,7 +166,7 @@ def test_make_best_trains_the_recommended_cell_again_and_keeps_it(grid, tmp_path
     done = subprocess.run([arg if arg != "grid" else "best" for arg in command] +
                           [f"RESULTS={folder}", "SIZE=8", f"SAVE={saved}"], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "make best: --freeze" in done.stdout and "seed 1, the best of its 1 run on the dev split" in done.stderr
+    assert "make best: --freeze" in done.stdout and "seed 1, its only run on the dev split" in done.stderr
     kept = json.loads((tmp_path / "saved.json").read_text())
     assert kept["config"]["save"] == str(saved) and kept["config"]["size"] == 8
     seed = kept["config"]["seed"]

@@ -84,8 +84,9 @@ def to_keep(s, chosen, kept, save, final, flags):
         own = saved[0] == path_of(s.folder, chosen, s.size, kept.seed)
         return replace(kept, saved=saved, how="saved as the search ran it" if own else "trained again"), 0
     path = kept_path(s.folder, chosen, s.size, kept.seed, final)
+    which = f"the best of its {kept.of}" if kept.of > 1 else "its only run"
     s.echo(f"advise: keeping the pick's seed {kept.seed}" + (" trained on every label" if final else
-                                                            f", the best of its {kept.of} on the dev split, trained again"))
+                                                            f", {which} on the dev split, trained again"))
     shutil.rmtree(path[:-len(".json")], ignore_errors=True)  # what a keep killed before it ended left
     if os.path.exists(path):
         os.remove(path)
