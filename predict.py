@@ -9,7 +9,11 @@ read into our encoder as any checkpoint is: a classifier (the fine-tune, LoRA, B
 its own head; a sentence embedder with a fitted head (SetFit, the probe: head.json beside it) pools
 each sentence as its sentence-transformers files say, and the head scores that embedding. The
 texts are read from the columns the flags name, else those the model was trained on (its
-inputs.json), else the header's 'sentence' or 'text'.
+inputs.json), else the header's 'sentence' or 'text'. From Python (a notebook, after make advise's
+`advise(...)`), the same predictions without a file:
+
+    from predict import predictions
+    predictions(advice.saved, ["a fine film", "dull"])     # e.g. ['pos', 'neg']; pairs=[...] for sentence pairs
 """
 
 import argparse
@@ -78,32 +82,72 @@ def labelled_rows(args):
     if args.out.endswith(".tsv"):
         check_tab_separable(args.input, [(1, table[0])] + numbered)
     column = lambda name: [row[header.index(name)] for row in rows] if name else None
-    texts, pairs, device = column(text_column), column(pair_column), torch.device(args.device)
+    labels = predicted(folder, column(text_column), column(pair_column), torch.device(args.device))
+    as_field = lambda label: f"{label:.4f}" if isinstance(label, float) else str(label)
+    return table[0] + [PREDICTION], [row + [as_field(label)] for row, label in zip(rows, labels)]  # the header as written
+
+
+def predictions(model, texts, pairs=None, device="cpu"):
+    """The saved `model`'s prediction for each of `texts` (a list of strings; `pairs`: the second
+    texts, for a model trained on sentence pairs): the class's name (its number where the model has
+    no names), or the predicted score of a regression. What predict.py writes in its column, from
+    Python; bad input is one ValueError line, before the model is read."""
+    texts, pairs = listed_texts("texts", texts), pairs if pairs is None else listed_texts("pairs", pairs)
+    if pairs is not None and len(pairs) != len(texts):
+        raise ValueError(f"{len(pairs)} pairs for {len(texts)} texts: give each text its second text")
+    folder = saved_model_folder(model)
+    check_pairs(f"the model {model}", checkpoint.read_inputs(folder) or {}, pairs is not None,
+                "pass their second texts as pairs=[...]", "drop pairs")
+    return predicted(folder, texts, pairs, torch.device(device))
+
+
+def listed_texts(name, given):
+    """`given` as a list of texts, each a string holding more than spaces; else ValueError's line."""
+    if isinstance(given, str):
+        raise ValueError(f"{name} is one string: pass a list of texts ({name}=[...])")
+    given = list(given)
+    if not given:
+        raise ValueError(f"{name}: no texts to label")
+    for i, text in enumerate(given):
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{name}[{i}] is {text!r}: each text must be a string with words")
+    return given
+
+
+def predicted(folder, texts, pairs, device):
+    """The model in `folder`'s prediction for each of the (checked) texts: class names (or numbers),
+    or a regression's floats."""
     head = checkpoint.read_head(folder)  # SetFit's and the probe's fitted head, or None: a classifier
     if head:
-        predictions, num_labels, names = predict_with_head(folder, texts, pairs, device, head)
+        outputs, num_labels, names = predict_with_head(folder, texts, pairs, device, head)
     else:
-        predictions, num_labels, names = predict_with_classifier(folder, texts, pairs, device)
-    labels = [f"{p:.4f}" for p in predictions] if num_labels == 1 else [names[p] if names else str(p) for p in predictions]
-    return table[0] + [PREDICTION], [row + [label] for row, label in zip(rows, labels)]  # the header as written
+        outputs, num_labels, names = predict_with_classifier(folder, texts, pairs, device)
+    return [float(p) for p in outputs] if num_labels == 1 else [names[p] if names else int(p) for p in outputs]
 
 
 def columns_to_read(args, header, trained):
     """(the texts' column, the second text's or None): as the flags name them, else as the model was
     trained (trained: checkpoint.read_inputs, your file's columns where the input's header has
-    them), else the header's 'sentence' or 'text'. A model trained on sentence pairs given no second
-    text, or on single texts given one, is refused: it would label every row, and wrongly."""
+    them), else the header's 'sentence' or 'text'; the wrong texts for the model refused (check_pairs)."""
     trained = trained or {}
     text, pair = trained.get("columns") or (None, None)
     text_column = args.text_column or (text if text in header else None) or tables.text_column_of(args.input, header)
     pair_column = args.text_pair_column or (pair if pair in header and text_column != pair else None)
-    if trained.get("pairs") and pair_column is None:
-        named = f" (trained on the columns {text!r} and {pair!r})" if pair else ""
-        raise ValueError(f"--model {args.model} reads sentence pairs{named}: name the input's second text "
-                         "with --text-pair-column")
-    if trained.get("pairs") is False and pair_column is not None:
-        raise ValueError(f"--model {args.model} was trained on single texts: drop --text-pair-column")
+    check_pairs(f"--model {args.model}", trained, pair_column is not None,
+                "name the input's second text with --text-pair-column", "drop --text-pair-column")
     return text_column, pair_column
+
+
+def check_pairs(model, trained, given_pairs, to_name, to_drop):
+    """A model trained on sentence pairs given no second texts, or on single texts given some, is
+    refused (its ValueError tells how to mend it: to_name, to_drop): it would label every row, and
+    wrongly. trained: checkpoint.read_inputs ({} for a model saved before it was written)."""
+    if trained.get("pairs") and not given_pairs:
+        text, pair = trained.get("columns") or (None, None)
+        named = f" (trained on the columns {text!r} and {pair!r})" if pair else ""
+        raise ValueError(f"{model} reads sentence pairs{named}: {to_name}")
+    if trained.get("pairs") is False and given_pairs:
+        raise ValueError(f"{model} was trained on single texts: {to_drop}")
 
 
 def check_tab_separable(path, numbered):

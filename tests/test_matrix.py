@@ -76,6 +76,8 @@ def test_a_run_saves_what_predict_reads_as_the_run_scored_it(task, tiny, family,
     labels, predicted = np.array([int(r["label"]) for r in labelled]), np.array([int(r["prediction"]) for r in labelled])
     from metrics import scores
     assert scores(labels, predicted, 3) == pytest.approx({k: record["at_score"][k] for k in ("accuracy", "mcc", "macro_f1")})
+    from_python = predict.predictions(str(saved), [r["text"] for r in labelled])  # a notebook's way in
+    assert [str(label) for label in from_python] == [r["prediction"] for r in labelled]
 
     if checkpoint.read_head(str(saved)) is None:  # a classifier: transformers reads it to our logits
         import transformers

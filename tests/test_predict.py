@@ -2,6 +2,7 @@
 scoring the dev split as the run did, and labelling a CSV."""
 
 import csv
+import re
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ import data
 import methods
 import predict
 import tables
-from conftest import assert_refused_in_one_line, files_in, run, sentiment_csvs
+from conftest import assert_refused_in_one_line, files_in, pair_scores_csv, run, sentiment_csvs
 
 
 @pytest.mark.parametrize("method", ["finetune", "lora", "bitfit"])  # LoRA's update merged into the weights it adapts
@@ -51,6 +52,9 @@ def test_every_method_saved_on_the_device_labels_the_dev_split_as_its_run_scored
     right = sum(row["prediction"] == row["label"] for row in rows)
     assert len(rows) == len(task.dev_texts)
     assert abs(right - result["at_score"]["accuracy"] * len(rows)) <= (0.5 if device.type == "cpu" else 2)
+    # the notebook's way in: the same model on the same texts, no file between
+    labels = predict.predictions(str(tmp_path / "saved"), task.dev_texts, device=str(device))
+    assert [str(label) for label in labels] == [row["prediction"] for row in rows]
 
 
 def test_a_classifier_saved_reads_the_first_token(tmp_path, tiny_bert, glue_dir):
@@ -108,6 +112,43 @@ def test_predict_reads_the_columns_the_model_was_trained_on_and_refuses_the_wron
                                 "--text-pair-column", "second", "--out", str(tmp_path / "bad.csv")],
                                "was trained on single texts: drop --text-pair-column", capsys, predict.main)
     assert not (tmp_path / "bad.csv").exists()
+    # from Python: the pairs as the file's rows gave them, and the same two refusals
+    first, second = zip(*[(row["premise"], row["hypothesis"]) for row in labelled])
+    assert predict.predictions(str(tmp_path / "pairs"), first, pairs=second) == [row["prediction"] for row in labelled]
+    with pytest.raises(ValueError, match=r"reads sentence pairs \(trained on the columns 'premise' and 'hypothesis'\): "
+                                         r"pass their second texts as pairs=\[...\]"):
+        predict.predictions(str(tmp_path / "pairs"), first)
+    with pytest.raises(ValueError, match="was trained on single texts: drop pairs"):
+        predict.predictions(str(tmp_path / "single"), ["good fun"], pairs=["fine plot"])
+
+
+def test_a_regression_kept_predicts_its_scores_from_a_file_and_from_python(tmp_path, tiny_bert_regression):
+    """Scores to predict, on pairs: predict.py writes each to four decimals, predictions() hands the
+    same floats, and they correlate with the labels as the run's dev score said."""
+    scores_file = pair_scores_csv(tmp_path)
+    result = run(tmp_path, tiny_bert_regression, str(tmp_path), "--train-file", scores_file, "--dev-file", scores_file,
+                 "--text-column", "question", "--text-pair-column", "answer", "--label-column", "score", "--regression",
+                 "--size", "32", "--freeze", "1", "--precision", "fp32", "--save", str(tmp_path / "saved"))
+    predict.main(["--model", str(tmp_path / "saved"), "--input", scores_file, "--out", str(tmp_path / "out.csv")])
+    with open(tmp_path / "out.csv", newline="") as f:
+        labelled = list(csv.DictReader(f))
+    floats = predict.predictions(str(tmp_path / "saved"), [r["question"] for r in labelled], [r["answer"] for r in labelled])
+    assert all(isinstance(x, float) for x in floats) and [f"{x:.4f}" for x in floats] == [r["prediction"] for r in labelled]
+    truth = np.array([float(r["score"]) for r in labelled])
+    assert np.corrcoef(floats, truth)[0, 1] == pytest.approx(result["at_score"]["pearson"], abs=1e-4)
+
+
+@pytest.mark.parametrize("texts, pairs, words", [
+    ("a good film", None, "texts is one string: pass a list of texts"),
+    ([], None, "texts: no texts to label"),
+    (["good", "  "], None, "texts[1] is '  ': each text must be a string with words"),
+    (["good", None], None, "texts[1] is None"),
+    (["good", "dull"], ["fine"], "1 pairs for 2 texts: give each text its second text"),
+    (["good"], "fine", "pairs is one string"),
+])
+def test_predictions_from_python_refuse_bad_texts_before_reading_the_model(tmp_path, texts, pairs, words):
+    with pytest.raises(ValueError, match=re.escape(words)):
+        predict.predictions(str(tmp_path / "no-such-model"), texts, pairs)  # the texts' line, not the folder's
 
 
 def test_predict_never_replaces_a_file_unasked_nor_its_input(tmp_path, tiny_bert, capsys):

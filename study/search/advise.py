@@ -246,8 +246,9 @@ def advise(data, models, size, budget, folder, **settings):
     data and settings resume it, one that make advise began too). `data`: (train CSV, dev CSV), or
     ((texts, labels), (texts, labels)) (lists, numpy arrays or pandas Series), kept as
     FOLDER/train.csv and FOLDER/dev.csv; or one labelled file, a CSV or (texts, labels), cross-validated (study/search/folds.py). `settings`: SETTINGS'
-    (final="all": the pick kept trained on train and dev together). Returns the Advice; ValueError
-    with one line where the search cannot run."""
+    (final="all": the pick kept trained on train and dev together). Returns the Advice (its kept
+    model labels texts: predict.predictions(advice.saved, texts)); ValueError with one line where
+    the search cannot run."""
     unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
         raise ValueError(f"advise() takes no {', '.join(unknown)}: its settings are {', '.join(SETTINGS)}")
