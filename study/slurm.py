@@ -33,9 +33,7 @@ from result import log_of
 from study import grid
 from study.progress import last_log_line, progress_line
 from study.stats import counted
-from study.worker import job_of
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the Makefile's folder
+from study.worker import ROOT, job_of
 
 
 def queue():

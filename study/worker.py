@@ -40,6 +40,10 @@ import methods
 import result
 from study import grid
 from study.progress import last_log_line, make_jobs, progress_line, time_left
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the project's folder (the Makefile's)
+
+
 # ----------------------------------------------------------------------------------------------
 # The worker: one process, many runs
 
@@ -166,7 +170,7 @@ class Workers:
 
     def __init__(self, jobs):
         self.jobs, self.idle = jobs, queue.Queue()
-        self.environment = dict(os.environ, **threads_each(jobs))  # each its share, however many start
+        self.environment = dict(os.environ, **threads_each(jobs), **importable(os.environ))  # each its share, however many start
         self.started, self.running, self.stopped = [], {}, set()  # running: {result path: its worker}
         self.stopped_after = {}  # {result path: the seconds it ran before it was stopped}
         self.lock = threading.Lock()  # a run ends and is stopped one at a time: a signalled worker is never reused
@@ -178,7 +182,8 @@ class Workers:
         if kind is not None:  # interrupted (a user's kill of make advise reaches it alone) or failed:
             self.stop(list(self.running))  # its runs under way are stopped, not waited for (an RTE run: minutes)
         for process in self.started:
-            process.stdin.close()
+            with contextlib.suppress(BrokenPipeError):  # a worker that died starting
+                process.stdin.close()
         for process in self.started:
             process.wait()
 
@@ -261,8 +266,11 @@ class Workers:
         stopped. A job of several runs leaves its log beside each one's result."""
         os.makedirs(os.path.dirname(os.path.abspath(paths[0])), exist_ok=True)
         began = time.perf_counter()
-        worker.stdin.write(json.dumps(job) + "\n")
-        answer = worker.stdout.readline()
+        try:
+            worker.stdin.write(json.dumps(job) + "\n")
+            answer = worker.stdout.readline()
+        except BrokenPipeError:  # it died starting (its error is on stderr): the run fails, nothing waits on it
+            answer = ""
         for path in paths[1:] if os.path.exists(job["log"]) else ():
             shutil.copyfile(job["log"], result.log_of(path))
         with self.lock:
@@ -275,6 +283,13 @@ class Workers:
             elif answer.strip():
                 self.idle.put(worker)  # before the run counts as ended: the next one may take it
         ended.put((paths, int(answer) if answer.strip() else 1))
+
+
+def importable(environment):
+    """{PYTHONPATH: the project's folder first}: `python -m study.worker` finds the project from any
+    folder, as the process that starts it did (a notebook's advise() run in a folder of its own,
+    the project on its sys.path)."""
+    return {"PYTHONPATH": os.pathsep.join([ROOT] + ([environment["PYTHONPATH"]] if environment.get("PYTHONPATH") else []))}
 
 
 def threads_each(workers):

@@ -18,8 +18,8 @@ import sys
 from dataclasses import dataclass, replace
 
 import methods
-from study.slurm import ROOT
 from study.search.search_folder import kept_path, kept_run, options_of, path_of
+from study.worker import ROOT
 
 
 def check_save(save, size, tasks):

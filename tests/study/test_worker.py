@@ -137,6 +137,26 @@ def test_a_pool_s_workers_take_one_default_precision_the_first_one_s(tiny_bert, 
         assert [json.loads(open(path).read())["config"]["precision"] for path in runs] == [precision, precision]
 
 
+def test_a_pool_started_in_another_folder_finds_the_project_and_a_worker_that_dies_fails_its_run(
+        tiny_bert, tmp_path, monkeypatch):
+    """A notebook's advise() in a folder of its own, the project on its sys.path alone: the workers
+    import it all the same (their PYTHONPATH). One that dies starting fails its run, and the pool
+    goes on to answer rather than wait on it."""
+    tiny_task(tmp_path)
+    shared = dict(epochs=1, protocol=None, splits_dir=str(tmp_path / "splits"))
+    options = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
+               "--dev-file", str(tmp_path / "dev.tsv"), "--cache-dir", str(tmp_path / "cache"), "--device", "cpu"]
+    (tmp_path / "notebook").mkdir()
+    monkeypatch.chdir(tmp_path / "notebook")
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    run = tmp_path / "runs" / "freeze3_size8_seed1_probe.json"
+    assert worker.run_grid([str(run)], shared, options, jobs=1, echo=lambda line: None) == 0 and run.exists()
+    monkeypatch.setattr(sys, "executable", "/bin/false")  # a worker that exits before it reads a run
+    lines, failed = [], tmp_path / "runs" / "freeze2_size8_seed1_probe.json"
+    assert worker.run_grid([str(failed)], shared, options, jobs=1, echo=lines.append, warn=lines.append) == 1
+    assert not failed.exists() and "failed (exit code 1)" in lines[-1]
+
+
 def test_a_search_killed_stops_its_runs_under_way_rather_than_wait_for_them(tiny_bert, tmp_path):
     """A kill of make advise's process alone (SIGTERM: worker.interrupted, as advise.py sets it) stops
     the runs its workers have under way; before, it waited for each to end, minutes on RTE's pairs."""
