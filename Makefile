@@ -2,7 +2,10 @@
 # runs N at once (spread over the GPUs when there are several), and a stopped grid resumes with
 # the same command. `make help` lists the targets.
 PYTHON ?= .venv/bin/python
-DATASET ?= sst2
+# GLUE's task (sst2 cola mrpc stsb rte), or your own task's name: by default, with TRAIN_FILE, the train
+# file's name, or its folder's where the file is named train (tasks/emotion/train.csv: emotion)
+TRAIN_NAME = $(basename $(notdir $(TRAIN_FILE)))
+DATASET ?= $(if $(TRAIN_FILE),$(if $(filter train,$(TRAIN_NAME)),$(notdir $(patsubst %/,%,$(dir $(abspath $(TRAIN_FILE))))),$(TRAIN_NAME)),sst2)
 MODEL ?= roberta-base
 SIZES ?= 50 100 200 500 1000
 SEEDS ?= 1 2 3 4 5
@@ -96,7 +99,7 @@ help:
 	@echo "make best DATASET=sst2 SIZE=n  the report's recommended cell at n, trained again and kept in SAVE (--save)"
 	@echo "make clean                    the caches and the runs' logs (never results, subsets or docs/)"
 	@echo "                              (SLURM_RUNS_PER_TASK, SLURM_MAX tasks at once, SLURM_PARTITION, SLURM_TIME, SLURM_GPUS, SBATCH_FLAGS)"
-	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name) MODEL (roberta-base, minilm, a folder) FREEZE"
+	@echo "variables: DATASET (sst2 cola mrpc stsb rte, or your task's name: TRAIN_FILE's by default) MODEL (roberta-base, minilm, a folder) FREEZE"
 	@echo "           SIZES (or all) SEEDS PROTOCOL (blog, lee) EPOCHS LR LRS (a line search) REINITS PROBE METHOD (python -m methods)"
 	@echo "           NUM_ITERATIONS (SetFit's pairs per example, for its runs alone)"
 	@echo "           PRECISION (fp32, bf16, fp16; default: fp16 on CUDA, bf16 on a CPU where it is faster, else fp32) METRIC (macro_f1, ...)"

@@ -269,7 +269,8 @@ def advise(data, models, size, budget, folder, **settings):
             *option("--splits-dir", "splits_dir"),
             *option("--epochs", "epochs"), *option("--num-iterations", "num_iterations"),
             *(["--methods", *given["methods"]] if given["methods"] else [])]
-    run_flags = ["--train-file", files[0], *(["--dev-file", files[1]] if len(files) > 1 else []), "--text-column", columns[0],
+    run_flags = ["--dataset", os.path.basename(os.path.normpath(folder)),  # the task's name in the report: the folder's
+                 "--train-file", files[0], *(["--dev-file", files[1]] if len(files) > 1 else []), "--text-column", columns[0],
                  "--label-column", columns[1], *option("--cache-dir", "cache_dir"), *option("--precision", "precision"),
                  *option("--metric", "metric"), *given["run_options"]]
     p = parser()

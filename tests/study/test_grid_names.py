@@ -39,3 +39,15 @@ def test_flags_are_the_options_a_name_stands_for():
         result.RunName(4, 50, 1, method="setfit")
     bad = flags("freeze4_size50_seed1_lr0.0001.json")
     assert bad.returncode != 0 and "3e-4" in bad.stderr and bad.stdout == ""
+
+
+def test_your_own_task_is_named_by_its_train_file_or_the_folder_of_a_train_csv():
+    """make's DATASET, where TRAIN_FILE is given and DATASET is not: it names RESULTS and SAVE, and the
+    runs' task in make advise's report (GLUE's sst2 otherwise, and before: a user's file named sst2)."""
+    named = lambda *variables: subprocess.run(
+        ["make", "-C", ROOT, "--no-print-directory", "-f", "Makefile", "-f", "-", "print-results", *variables],
+        input="print-results:\n\t@echo $(DATASET) $(RESULTS)\n", capture_output=True, text=True, check=True).stdout.split()
+    assert named("TRAIN_FILE=../shared/tasks/emotion/train.csv", "MODEL=minilm") == ["emotion", "results/emotion/minilm"]
+    assert named("TRAIN_FILE=data/reviews.tsv", "MODEL=minilm") == ["reviews", "results/reviews/minilm"]
+    assert named("TRAIN_FILE=data/reviews.tsv", "DATASET=mine", "MODEL=minilm") == ["mine", "results/mine/minilm"]
+    assert named("MODEL=minilm") == ["sst2", "results/sst2/minilm"]
