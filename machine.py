@@ -18,6 +18,18 @@ import numpy as np
 import torch
 
 
+def checked_device(name):
+    """torch.device(name), or pick_device's where name is None; ValueError's one line for a name
+    torch does not know or a CUDA device on a machine without one (before any model is read)."""
+    try:
+        device = torch.device(name or pick_device())
+    except RuntimeError:
+        raise ValueError(f"unknown --device {name!r}: use cpu, cuda or cuda:N") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda, but no CUDA GPU is available")
+    return device
+
+
 def pick_device():
     """cuda if there is a GPU; with several, the first one no other run of ours holds (a lock
     file per GPU, released when its run ends), so `make -j N` spreads runs over the GPUs."""

@@ -275,12 +275,7 @@ def check_options(args, method, task):
 
 def device_and_precision(args):
     """Where the run runs, and in which precision: (device, precision)."""
-    try:
-        device = torch.device(args.device or machine.pick_device())
-    except RuntimeError:
-        raise ValueError(f"unknown --device {args.device!r}: use cpu, cuda or cuda:N") from None
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError("--device cuda, but no CUDA GPU is available")
+    device = machine.checked_device(args.device)
     precision = args.precision or machine.default_precision(device)
     if precision == "fp16" and device.type != "cuda":
         raise ValueError("--precision fp16 needs a CUDA device; use fp32 (or bf16) on the CPU")

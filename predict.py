@@ -22,7 +22,6 @@ import io
 import os
 import sys
 
-import torch
 
 import atomic
 import checkpoint
@@ -67,6 +66,7 @@ def check_out(args):
 def labelled_rows(args):
     """The input's header and rows, each with its prediction appended."""
     check_out(args)
+    device = machine.checked_device(args.device)
     folder = saved_model_folder(args.model)
     table = tables.read_table(args.input)
     header = tables.check_header(args.input, table, {args.text_column: "--text-column", args.text_pair_column: "--text-pair-column"})
@@ -82,7 +82,7 @@ def labelled_rows(args):
     if args.out.endswith(".tsv"):
         check_tab_separable(args.input, [(1, table[0])] + numbered)
     column = lambda name: [row[header.index(name)] for row in rows] if name else None
-    labels = predicted(folder, column(text_column), column(pair_column), torch.device(args.device))
+    labels = predicted(folder, column(text_column), column(pair_column), device)
     as_field = lambda label: f"{label:.4f}" if isinstance(label, float) else str(label)
     return table[0] + [PREDICTION], [row + [as_field(label)] for row, label in zip(rows, labels)]  # the header as written
 
@@ -95,10 +95,10 @@ def predictions(model, texts, pairs=None, device="cpu"):
     texts, pairs = listed_texts("texts", texts), pairs if pairs is None else listed_texts("pairs", pairs)
     if pairs is not None and len(pairs) != len(texts):
         raise ValueError(f"{len(pairs)} pairs for {len(texts)} texts: give each text its second text")
-    folder = saved_model_folder(model)
+    device, folder = machine.checked_device(device), saved_model_folder(model)
     check_pairs(f"the model {model}", checkpoint.read_inputs(folder) or {}, pairs is not None,
                 "pass their second texts as pairs=[...]", "drop pairs")
-    return predicted(folder, texts, pairs, torch.device(device))
+    return predicted(folder, texts, pairs, device)
 
 
 def listed_texts(name, given):

@@ -90,3 +90,14 @@ def test_one_default_precision_is_handed_on_and_the_caller_s_environment_left_as
         with machine.one_default_precision():
             assert os.environ[machine.BF16_PAYS] == answer  # every run: the search's own measure
         assert os.environ.get(machine.BF16_PAYS) == before
+
+
+def test_a_device_is_checked_before_any_model_is_read(monkeypatch):
+    """freeze_study.py's --device, predict.py's and predictions()'s: one line for a name torch does
+    not know, or for CUDA where there is none (a traceback from .to() otherwise)."""
+    assert machine.checked_device("cpu") == torch.device("cpu")
+    with pytest.raises(ValueError, match="unknown --device 'gpu': use cpu, cuda or cuda:N"):
+        machine.checked_device("gpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ValueError, match="--device cuda, but no CUDA GPU is available"):
+        machine.checked_device("cuda:0")

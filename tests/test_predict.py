@@ -151,6 +151,15 @@ def test_predictions_from_python_refuse_bad_texts_before_reading_the_model(tmp_p
         predict.predictions(str(tmp_path / "no-such-model"), texts, pairs)  # the texts' line, not the folder's
 
 
+def test_predict_refuses_a_device_this_machine_lacks_in_one_line(tmp_path, tiny_bert, capsys):
+    (tmp_path / "in.csv").write_text("text\ngood\n")
+    argv = ["--model", tiny_bert, "--input", str(tmp_path / "in.csv"), "--out", str(tmp_path / "out.csv"), "--device"]
+    assert_refused_in_one_line(argv + ["gpu"], "unknown --device 'gpu'", capsys, predict.main)
+    with pytest.raises(ValueError, match="unknown --device 'gpu'"):
+        predict.predictions(tiny_bert, ["good"], device="gpu")
+    assert not (tmp_path / "out.csv").exists()
+
+
 def test_predict_never_replaces_a_file_unasked_nor_its_input(tmp_path, tiny_bert, capsys):
     checkpoint.save_pretrained(checkpoint.from_pretrained(tiny_bert).eval(), str(tmp_path / "saved"), label_names=["neg", "pos"])
     (tmp_path / "in.csv").write_text("text\ngood\n")
