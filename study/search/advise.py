@@ -269,7 +269,7 @@ def advise(data, models, size, budget, folder, **settings):
             *option("--splits-dir", "splits_dir"),
             *option("--epochs", "epochs"), *option("--num-iterations", "num_iterations"),
             *(["--methods", *given["methods"]] if given["methods"] else [])]
-    run_flags = ["--dataset", os.path.basename(os.path.normpath(folder)),  # the task's name in the report: the folder's
+    run_flags = ["--dataset", os.path.basename(os.path.abspath(folder)),  # the task's name in the report: the folder's
                  "--train-file", files[0], *(["--dev-file", files[1]] if len(files) > 1 else []), "--text-column", columns[0],
                  "--label-column", columns[1], *option("--cache-dir", "cache_dir"), *option("--precision", "precision"),
                  *option("--metric", "metric"), *given["run_options"]]
