@@ -91,7 +91,8 @@ def predictions(model, texts, pairs=None, device="cpu"):
     """The saved `model`'s prediction for each of `texts` (a list of strings; `pairs`: the second
     texts, for a model trained on sentence pairs): the class's name (its number where the model has
     no names), or the predicted score of a regression. What predict.py writes in its column, from
-    Python; bad input is one ValueError line, before the model is read."""
+    Python; bad input is one ValueError line, before the model is read. Each call reads the model
+    from its folder: hand it every text at once, not one a call."""
     texts, pairs = listed_texts("texts", texts), pairs if pairs is None else listed_texts("pairs", pairs)
     if pairs is not None and len(pairs) != len(texts):
         raise ValueError(f"{len(pairs)} pairs for {len(texts)} texts: give each text its second text")
