@@ -169,13 +169,14 @@ def save_pretrained(model: Classifier, folder: str, label_names=None, inputs=Non
 # ----------------------------------------------------------------------------------------------
 # What a saved model read, beside it (either kind)
 
-INPUTS_FILE = "inputs.json"  # what the run read its texts as: predict.py's defaults and its checks
+INPUTS_FILE = "inputs.json"  # what the run read its texts as, and its precision: predict.py's defaults and its checks
 
 
-def inputs_of(task):
-    """What a run on `task` read (data.Task): {pairs: whether sentence pairs, columns: your own
-    files' [texts' column, second text's or None], None for GLUE's}."""
-    return dict(pairs=task.train_pairs is not None, columns=task.columns and list(task.columns))
+def inputs_of(task, precision):
+    """What a run on `task` read (data.Task), and how it computed: {pairs: whether sentence pairs,
+    columns: your own files' [texts' column, second text's or None], None for GLUE's, precision:
+    the run's, which predict.py scores in where it can (machine.scored_as_trained)}."""
+    return dict(pairs=task.train_pairs is not None, columns=task.columns and list(task.columns), precision=precision)
 
 
 def write_inputs(folder: str, inputs):

@@ -98,7 +98,7 @@ def finish(plan, task, classifier, inputs, history, max_length, prefix_seconds, 
                           processor=machine.processor_name(plan.device), versions=machine.versions())
     result.write(plan.out, record)  # first: a save that fails costs no finished run
     if plan.save:  # as the method is kept: a classifier, or a sentence embedder and its fitted head
-        plan.method.save(classifier, history, plan.save, task.label_names, max_length, checkpoint.inputs_of(task))
+        plan.method.save(classifier, history, plan.save, task.label_names, max_length, checkpoint.inputs_of(task, plan.precision))
     log(result.summary_line(record, plan.out))
     return record
 

@@ -219,6 +219,16 @@ def autocast(device, precision):
     return torch.autocast(device.type, dtype=dtype, enabled=dtype is not None)
 
 
+def scored_as_trained(precision, device):
+    """The precision a kept model predicts in on `device`: its run's (`precision`; None for a model
+    kept before it was recorded), so that predict.py labels a file as the run scored it, where this
+    device computes it natively (fp16: CUDA; bf16: CUDA that has it, or a CPU that multiplies it),
+    else fp32."""
+    native = {"fp16": device.type == "cuda",
+              "bf16": torch.cuda.is_bf16_supported() if device.type == "cuda" else multiplies_bf16()}
+    return precision if native.get(precision) else "fp32"
+
+
 def prepare(device):
     """The process-wide settings a run wants: freed memory kept for reuse and, on CUDA, cuDNN's
     attention off (it plans anew for every batch shape, and ours change length at every step)."""

@@ -7,7 +7,8 @@ writes the input's rows with one more column, `prediction`: the class's name (or
 score, for a regression head), as a CSV, or split by tabs where --out ends in .tsv. The model is
 read into our encoder as any checkpoint is: a classifier (the fine-tune, LoRA, BitFit) scores with
 its own head; a sentence embedder with a fitted head (SetFit, the probe: head.json beside it) pools
-each sentence as its sentence-transformers files say, and the head scores that embedding. The
+each sentence as its sentence-transformers files say, and the head scores that embedding. Either
+computes in its run's precision (inputs.json), where this device has it: the run's scores. The
 texts are read from the columns the flags name, else those the model was trained on (its
 inputs.json), else the header's 'sentence' or 'text'. From Python (a notebook, after make advise's
 `advise(...)`), the same predictions without a file:
@@ -118,11 +119,12 @@ def listed_texts(name, given):
 def predicted(folder, texts, pairs, device):
     """The model in `folder`'s prediction for each of the (checked) texts: class names (or numbers),
     or a regression's floats."""
+    precision = machine.scored_as_trained((checkpoint.read_inputs(folder) or {}).get("precision"), device)
     head = checkpoint.read_head(folder)  # SetFit's and the probe's fitted head, or None: a classifier
     if head:
-        outputs, num_labels, names = predict_with_head(folder, texts, pairs, device, head)
+        outputs, num_labels, names = predict_with_head(folder, texts, pairs, device, head, precision)
     else:
-        outputs, num_labels, names = predict_with_classifier(folder, texts, pairs, device)
+        outputs, num_labels, names = predict_with_classifier(folder, texts, pairs, device, precision)
     return [float(p) for p in outputs] if num_labels == 1 else [names[p] if names else int(p) for p in outputs]
 
 
@@ -185,26 +187,25 @@ def token_ids(folder, model, texts, pairs, max_length=None):
     return data.tokenize(tokenizer, texts, limit, pairs)
 
 
-def predict_with_classifier(folder, texts, pairs, device):
-    """A saved classifier's predictions: (per text, the number of labels, the class names or None)."""
+def predict_with_classifier(folder, texts, pairs, device, precision):
+    """A saved classifier's predictions, in `precision`: (per text, the number of labels, the class
+    names or None)."""
     config = families.read_config_json(folder)
     num_labels = config.get("num_labels", len(config.get("id2label", {})) or 2)
     names = [config["id2label"][str(i)] for i in range(num_labels)] if "id2label" in config else None
     model = checkpoint.from_pretrained(folder, num_labels=num_labels).to(device)
-    return loop.predict(model, token_ids(folder, model, texts, pairs), None, device), num_labels, names
+    return loop.predict(model, token_ids(folder, model, texts, pairs), None, device, precision), num_labels, names
 
 
-def predict_with_head(folder, texts, pairs, device, head):
+def predict_with_head(folder, texts, pairs, device, head, precision):
     """A saved sentence embedder's predictions through its fitted head (checkpoint.save_embedder),
-    in fp32 (the probe's run scored so; SetFit's runs embed in the run's precision, so a bf16 run's
-    score and these can differ by a few predictions: 0.610 against 0.613 on emotion's 1,421 test
-    tweets): (per text, the number of labels, the class names)."""
+    the embeddings in `precision`: (per text, the number of labels, the class names)."""
     weight, bias, names = head
     spec = checkpoint.sentence_embedding_spec(folder)
     model = checkpoint.from_pretrained(folder).to(device)
     model.pooling, model.normalize = spec["pooling"], spec["normalize"]
     ids = token_ids(folder, model, texts, pairs, spec["max_length"])
-    embeddings = probe.all_sentence_embeddings(model, ids, None, device, "fp32")
+    embeddings = probe.all_sentence_embeddings(model, ids, None, device, precision)
     num_labels = 1 if len(bias) == 1 else len(bias)
     return probe.predict((weight, bias), embeddings, num_labels), num_labels, names
 

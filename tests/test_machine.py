@@ -101,3 +101,11 @@ def test_a_device_is_checked_before_any_model_is_read(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(ValueError, match="--device cuda, but no CUDA GPU is available"):
         machine.checked_device("cuda:0")
+
+
+def test_a_kept_model_predicts_in_its_run_s_precision_where_the_device_computes_it(monkeypatch):
+    cpu = torch.device("cpu")
+    monkeypatch.setattr(machine, "multiplies_bf16", lambda: True)
+    assert [machine.scored_as_trained(p, cpu) for p in ("bf16", "fp32", "fp16", None)] == ["bf16", "fp32", "fp32", "fp32"]
+    monkeypatch.setattr(machine, "multiplies_bf16", lambda: False)  # torch would emulate it, slowly
+    assert machine.scored_as_trained("bf16", cpu) == "fp32"

@@ -11,9 +11,13 @@ import transformers
 
 import checkpoint
 import data
+import loop
+import machine
 import methods
 import predict
+import probe
 import tables
+from result import unpacked
 from conftest import assert_refused_in_one_line, files_in, pair_scores_csv, run, sentiment_csvs
 
 
@@ -57,6 +61,29 @@ def test_every_method_saved_on_the_device_labels_the_dev_split_as_its_run_scored
     assert [str(label) for label in labels] == [row["prediction"] for row in rows]
 
 
+@pytest.mark.skipif(not machine.multiplies_bf16(), reason="this CPU does not multiply bf16: its runs are fp32")
+@pytest.mark.parametrize("method", methods.NAMES)
+def test_a_bf16_run_kept_predicts_each_dev_row_as_its_run_did(tmp_path, tiny_bert, glue_dir, method, monkeypatch):
+    """A run in bf16 (a CPU's default where it pays) keeps its precision beside its model, and
+    predict scores in it: each dev sentence's label is the one the run recorded (in fp32 a few can
+    differ: 2 of emotion's 1,421 test tweets for the probe, docs/records/predict-precision-2026-12-06;
+    a tiny random model's rarely do, so the precision it computed in is read too)."""
+    depth = str(transformers.AutoConfig.from_pretrained(tiny_bert).num_hidden_layers) \
+        if methods.get(method).every_layer_frozen else "1"
+    result = run(tmp_path, tiny_bert, glue_dir, "--freeze", depth, "--precision", "bf16", "--method", method,
+                 "--save", str(tmp_path / "saved"))
+    assert checkpoint.read_inputs(str(tmp_path / "saved"))["precision"] == "bf16"
+    task = data.load_glue("sst2", glue_dir)
+    recorded = result["predictions"]["dev"]
+    ran = unpacked(recorded["predicted"], "<u2", (recorded["n"],))
+    computed_in = []
+    for module in (loop, probe):  # each imports machine.autocast by name
+        monkeypatch.setattr(module, "autocast", lambda device, precision: computed_in.append(precision) or
+                            machine.autocast(device, precision))
+    assert [int(label) for label in predict.predictions(str(tmp_path / "saved"), task.dev_texts)] == ran.tolist()
+    assert set(computed_in) == {"bf16"}
+
+
 def test_a_classifier_saved_reads_the_first_token(tmp_path, tiny_bert, glue_dir):
     # BERT's *ForSequenceClassification reads the first token (SetFit and the probe keep their own
     # pooling in a sentence embedder: tests/test_matrix.py)
@@ -95,7 +122,8 @@ def test_predict_reads_the_columns_the_model_was_trained_on_and_refuses_the_wron
     result = run(tmp_path, tiny_bert, str(tmp_path), "--train-file", str(tmp_path / "train.csv"), "--dev-file",
                  str(tmp_path / "dev.csv"), "--text-column", "premise", "--text-pair-column", "hypothesis",
                  "--size", "24", "--precision", "fp32", "--save", str(tmp_path / "pairs"))
-    assert checkpoint.read_inputs(str(tmp_path / "pairs")) == {"pairs": True, "columns": ["premise", "hypothesis"]}
+    assert checkpoint.read_inputs(str(tmp_path / "pairs")) == {"pairs": True, "columns": ["premise", "hypothesis"],
+                                                               "precision": "fp32"}
     predict.main(["--model", str(tmp_path / "pairs"), "--input", str(tmp_path / "dev.csv"), "--out", str(tmp_path / "out.csv")])
     with open(tmp_path / "out.csv", newline="") as f:
         labelled = list(csv.DictReader(f))
