@@ -218,8 +218,8 @@ def stratified_order(labels, length, seed=0):
 def check_size(size, labels):
     num_classes = len(np.unique(labels))
     if not num_classes <= size <= len(labels):
-        raise ValueError(f"--size {size} is outside [{num_classes}, {len(labels)}]: a subset needs "
-                         "one example of each class and cannot be larger than the train split")
+        raise ValueError(f"--size {size} is outside [{num_classes}, {len(labels)}]: a subset needs one example of each "
+                         "class and cannot be larger than the train split (all of it: --size all; make: SIZE=all)")
 
 
 def make_subsets(labels, sizes=DEFAULT_SIZES, seed=0):
