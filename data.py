@@ -295,13 +295,13 @@ def check_folds(task: Task, subset, folds, source):
     if len(labels) < folds * len(classes):
         raise ValueError(f"{source}: {len(labels)} examples cannot make {folds} folds that each hold one of each of "
                          f"its {len(classes)} classes: that needs {folds * len(classes)} at least, or fewer folds "
-                         "(--folds; make advise: FOLDS=)")
+                         "(--folds; make advise: FOLDS=; advise(): seeds=)")
     if counts.min() < folds:
         c, fewest = classes[counts.argmin()], int(counts.min())
         name = task.label_names[c] if task.label_names else int(c)
         raise ValueError(f"{source}: the class {name!r} has {fewest} example{'s' * (fewest > 1)}, fewer "
                          f"than the {folds} folds, each of which is scored on one of each class: give more of it, or "
-                         "fewer folds (--folds; make advise: FOLDS=)")
+                         "fewer folds (--folds; make advise: FOLDS=; advise(): seeds=)")
 
 
 def fold_positions(task: Task, subset, folds, fold):
