@@ -116,10 +116,14 @@ def searchable(s):
     left = policy.screen(space, observed)
     floor = spent(observed) + len(left) * cheapest
     if left and floor > s.budget_seconds:
+        # the budget to name: what the screen should cost (each cell at its expected seconds here),
+        # not the floor, which at the floor's budget stops the search after a round or two
+        screen = spent(observed) + sum(max(expected_seconds(cell, observed, space), cheapest) for cell in left)
         raise BudgetTooSmall(f"a budget of {s.budget_seconds / 3600:.2g} h cannot finish screening the "
                              f"{len(policy.screen(space, {}))} cells: {len(left)} left take at least "
-                             f"{floor / 3600:.2g} h with what ran ({cheapest:.0f} s the cheapest run); its runs are kept: "
-                             f"give BUDGET={math.ceil(10 * floor / 3600) / 10:g} or more, or fewer METHODS")
+                             f"{floor / 3600:.2g} h with what ran ({cheapest:.0f} s the cheapest run), about "
+                             f"{screen / 3600:.2g} h at each one's expected seconds; its runs are kept: "
+                             f"give BUDGET={math.ceil(10 * screen / 3600) / 10:g} or more, or fewer METHODS")
     return available_in(space, s.folder, s.size, s.seeds, s.held)
 
 

@@ -7,6 +7,8 @@ import json
 import os
 from dataclasses import replace
 
+import pytest
+
 import methods
 from conftest import result_record
 from study.search import policy, rounds
@@ -286,3 +288,21 @@ def test_the_defaults_seeds_save_their_models_from_the_screen_on_where_the_answe
         assert saved(asked[0]) == ({own} if saves else set()), (keeps_ahead, prefer)
         if saves:  # where the keep looks for it
             assert dict(asked[0])[own]["save"] == kept_folder(str(tmp_path), own)
+
+
+def test_a_budget_too_small_for_the_screen_names_one_that_pays_for_it(tmp_path):
+    """Refused where even the cheapest run for each cell left overruns it; the budget the line names
+    is the screen at each cell's expected seconds, which the floor's (each at the cheapest run's)
+    falls short of (minilm and mpnet from 50 tweets: named 0.1 h by the floor, the search ran one
+    round and stopped undecided)."""
+    screen = screened(tmp_path)  # one fine-tune run of 10 s; the screen's cells cost more or less
+    observed = read_folder(str(tmp_path), 200, SPACE)[1]
+    s = rounds.Search(str(tmp_path), 200, SPACE, 30.0, {}, [], Asking(lambda ask: None), echo=lambda line: None)
+    with pytest.raises(rounds.BudgetTooSmall) as refused:
+        rounds.searchable(s)
+    words = str(refused.value)
+    named = float(words.split("give BUDGET=")[1].split()[0])
+    expected = rounds.spent(observed) + sum(max(expected_seconds(cell, observed, SPACE), 10.0) for cell in screen)
+    floor = rounds.spent(observed) + 10.0 * len(screen)
+    assert expected > floor and named * 3600 >= expected and f"about {expected / 3600:.2g} h" in words
+    rounds.searchable(replace(s, budget_seconds=named * 3600))  # that budget is not refused
