@@ -6,6 +6,7 @@ kept's words (study/search/keep.py keeps it), and the pick's seeds scored on the
 """
 
 import json
+import math
 import os
 from dataclasses import dataclass
 
@@ -17,7 +18,7 @@ from study.answer import fair_score
 from study.search import prior
 from study.search.rounds import spent
 from study.search.search_folder import halves_read, reading, rounds_of, runs_by_cell, stopped_seconds
-from study.search.space import grid_seconds, models_of
+from study.search.space import expected_seconds, grid_seconds, models_of
 from study.search.standing import PICK_SEEDS, anchor_of, by_cost, examples_of, label_of, rate_text, standing
 from study.stats import counted
 
@@ -37,7 +38,8 @@ def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
     by_cell = runs_by_cell(s.folder, s.size, found.space)
     rows, state = cell_rows(observed, by_cell, metric, dev_size, waiting_cells,
                             label=lambda cell: label_of(cell, len(models) > 1), prefer=found.space.prefer)
-    words, short = verdict(waiting, s.budget_seconds, spent(observed), found.space.prefer, state.on_folds)
+    next_seconds = waiting and sum(expected_seconds(cell, observed, found.space) for cell in waiting.cells)
+    words, short = verdict(waiting, s.budget_seconds, spent(observed), found.space.prefer, state.on_folds, next_seconds)
     honest = honest_of(found.space, observed, metric, dev_size, chosen)
     constant = constant_of(by_cell[chosen], metric)
     checkpoints = " or ".join(map(result.model_label, models)) if models != [""] else \
@@ -142,10 +144,11 @@ def stop_reason(cell, state, observed, waiting=None):
     return "open: next to run when the search stopped" if cell in waiting else "open: the search stopped first"
 
 
-def verdict(waiting, budget_seconds, spent_seconds, prefer="cost", on_folds=False):
+def verdict(waiting, budget_seconds, spent_seconds, prefer="cost", on_folds=False, next_seconds=None):
     """(the report's words on whether the search decided, the printed line's). `waiting`: None for a
     decided search, else the policy.Round it stopped before; `prefer`: the answer sought (space.Space);
-    `on_folds`: the runs were read on one file's folds (standing.answer_of's margin, not the gain)."""
+    `on_folds`: the runs were read on one file's folds (standing.answer_of's margin, not the gain);
+    `next_seconds`: what the waiting round's runs should cost (the budget that resumes it names it)."""
     if waiting is None and prefer == "best":
         unless = "the margin of their difference does not tell it from" if on_folds else \
             "choosing it gains nothing over"
@@ -157,9 +160,12 @@ def verdict(waiting, budget_seconds, spent_seconds, prefer="cost", on_folds=Fals
     if not waiting.cells:  # every cell that could decide it has all the seeds the folder allows
         return f"**not decided**: no run that could decide it can run here (--seeds); {rule}", "NOT decided (no run left)"
     first, count = waiting.cells[0], len(waiting.cells)
+    resume = next_seconds and f"BUDGET={math.ceil(10 * (spent_seconds + next_seconds) / 3600) / 10:g}"
+    more = f" (about {next_seconds / 3600:.2g} h: {resume} resumes the search to run it)" if resume else ""
     return (f"**not decided**: its next round ({waiting.step}, {count} run{'s' * (count > 1)}, the first "
-            f"{methods.get(first.method).label} at freeze {first.freeze}) did not fit the budget, "
-            f"{spent_seconds / 3600:.2f} of {budget_seconds / 3600:.2g} h spent; {rule}"), "NOT decided (budget spent)"
+            f"{methods.get(first.method).label} at freeze {first.freeze}){more} did not fit the budget, "
+            f"{spent_seconds / 3600:.2f} of {budget_seconds / 3600:.2g} h spent; {rule}"), \
+        "NOT decided (budget spent" + (f"; {resume} runs its next round)" if resume else ")")
 
 
 @dataclass

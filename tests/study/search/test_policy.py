@@ -213,6 +213,9 @@ def test_an_undecided_search_says_what_it_stopped_before_and_no_cell_reads_as_de
     words, short = verdict(waiting, 3600, 1800)
     assert words.startswith("**not decided**: its next round (in/out, 1 run, the first probe at freeze 3) did not "
                             "fit the budget, 0.50 of 1 h spent") and short == "NOT decided (budget spent)"
+    words, short = verdict(waiting, 3600, 1800, next_seconds=2000)  # 0.5 h spent and 0.56 h to come: 1.1 h
+    assert "the first probe at freeze 3) (about 0.56 h: BUDGET=1.1 resumes the search to run it) did not fit" in words
+    assert short == "NOT decided (budget spent; BUDGET=1.1 runs its next round)"
     assert verdict(policy.Round("best", []), 3600, 1800)[1] == "NOT decided (no run left)"
     assert verdict(None, 3600, 1800)[1] == "decided"
 
