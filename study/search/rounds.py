@@ -116,8 +116,8 @@ def searchable(s):
     left = policy.screen(space, observed)
     floor = spent(observed) + len(left) * cheapest
     if left and floor > s.budget_seconds:
-        # the budget to name: what the screen should cost (each cell at its expected seconds here),
-        # not the floor, which at the floor's budget stops the search after a round or two
+        # the budget to name: the screen as the rounds budget it (each cell at its expected seconds:
+        # space.fits), not the floor: given the floor, the rounds stop early, expecting overruns
         screen = spent(observed) + sum(max(expected_seconds(cell, observed, space), cheapest) for cell in left)
         raise BudgetTooSmall(f"a budget of {s.budget_seconds / 3600:.2g} h cannot finish screening the "
                              f"{len(policy.screen(space, {}))} cells: {len(left)} left take at least "
