@@ -74,7 +74,8 @@ def labelled_rows(args):
     if PREDICTION in header:  # two columns of one name: a reader of --out would take one for the other
         raise ValueError(f"{args.input} has a column {PREDICTION!r} already (labelled before?): rename or drop it, "
                          "as predict.py adds its own")
-    text_column, pair_column = columns_to_read(args, header, checkpoint.read_inputs(folder))
+    trained = checkpoint.read_inputs(folder) or {}  # what the model read, and its run's precision
+    text_column, pair_column = columns_to_read(args, header, trained)
     numbered = list(tables.numbered_rows(args.input, table, len(header), header=True))
     tables.check_texts(args.input, numbered, [header.index(name) for name in (text_column, pair_column) if name])
     rows = [row for _, row in numbered]
@@ -83,7 +84,7 @@ def labelled_rows(args):
     if args.out.endswith(".tsv"):
         check_tab_separable(args.input, [(1, table[0])] + numbered)
     column = lambda name: [row[header.index(name)] for row in rows] if name else None
-    labels = predicted(folder, column(text_column), column(pair_column), device)
+    labels = predicted(folder, trained, column(text_column), column(pair_column), device)
     as_field = lambda label: f"{label:.4f}" if isinstance(label, float) else str(label)
     return table[0] + [PREDICTION], [row + [as_field(label)] for row, label in zip(rows, labels)]  # the header as written
 
@@ -98,9 +99,9 @@ def predictions(model, texts, pairs=None, device="cpu"):
     if pairs is not None and len(pairs) != len(texts):
         raise ValueError(f"{len(pairs)} pairs for {len(texts)} texts: give each text its second text")
     device, folder = machine.checked_device(device), saved_model_folder(model)
-    check_pairs(f"the model {model}", checkpoint.read_inputs(folder) or {}, pairs is not None,
-                "pass their second texts as pairs=[...]", "drop pairs")
-    return predicted(folder, texts, pairs, device)
+    trained = checkpoint.read_inputs(folder) or {}
+    check_pairs(f"the model {model}", trained, pairs is not None, "pass their second texts as pairs=[...]", "drop pairs")
+    return predicted(folder, trained, texts, pairs, device)
 
 
 def listed_texts(name, given):
@@ -116,10 +117,10 @@ def listed_texts(name, given):
     return given
 
 
-def predicted(folder, texts, pairs, device):
-    """The model in `folder`'s prediction for each of the (checked) texts: class names (or numbers),
-    or a regression's floats."""
-    precision = machine.scored_as_trained((checkpoint.read_inputs(folder) or {}).get("precision"), device)
+def predicted(folder, trained, texts, pairs, device):
+    """The model in `folder`'s prediction for each of the (checked) texts, computed as its run did
+    (trained: checkpoint.read_inputs, its precision): class names (or numbers), or a regression's floats."""
+    precision = machine.scored_as_trained(trained.get("precision"), device)
     head = checkpoint.read_head(folder)  # SetFit's and the probe's fitted head, or None: a classifier
     if head:
         outputs, num_labels, names = predict_with_head(folder, texts, pairs, device, head, precision)
@@ -132,7 +133,6 @@ def columns_to_read(args, header, trained):
     """(the texts' column, the second text's or None): as the flags name them, else as the model was
     trained (trained: checkpoint.read_inputs, your file's columns where the input's header has
     them), else the header's 'sentence' or 'text'; the wrong texts for the model refused (check_pairs)."""
-    trained = trained or {}
     text, pair = trained.get("columns") or (None, None)
     text_column = args.text_column or (text if text in header else None) or tables.text_column_of(args.input, header)
     pair_column = args.text_pair_column or (pair if pair in header and text_column != pair else None)
