@@ -29,7 +29,7 @@ from study.answer import answer_cells, fair_scores, judged_by, recommend
 from study.folder import load_results
 from study.search.search_folder import reading
 from study.search.standing import PICK_SEEDS, Cell, label_of, rate_text, seen, standing
-from study.search.space import Space, fits, joined, space_for
+from study.search.space import Space, first_cell, fits, joined, models_of, space_for
 
 
 def search_cost(run):
@@ -171,6 +171,10 @@ def replay(folder, size, budget_seconds=float("inf"), jobs=1, stop=None, made=No
         return run
 
     (scores_of, dev_size, examples_of), within_budget = reading(runs), True
+    for cell in [first_cell(space, model) for model in models_of(space)]:  # each alone first, as the search makes it
+        run = run_of(cell)
+        if run is not None:
+            trace.wall += round_seconds([take(trace, cell, run, metric, None, "first", scores_of, examples_of)], jobs)
     while within_budget and not trace.missing:
         wanted = policy.next_runs(space, trace.observed, metric, dev_size, jobs)
         if not wanted.cells:

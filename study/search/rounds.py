@@ -3,7 +3,7 @@ The search's loop (make advise; study/search/advise.py is its command line and i
 after round, the runs policy.py asks for, made as ordinary runs in ordinary results folders, until
 the answer is decided or the budget spent.
 
-    first    per checkpoint with no run yet (in the zero-training step's order), its cheapest run
+    first    per checkpoint with no run yet (in the zero-training step's order), its probe run
              alone: it times a run here
     rounds   policy.next_runs(what ran) ─► result files ─► workers.run_asked (N at once, or Slurm)
              ─► each run's fair score and outputs on the dev split ─► the next round, asked
@@ -23,22 +23,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
-import methods
 from study.search import policy
 from study.search.search_folder import (available_in, drop_beaten_keeps, kept_folder, kept_path, kept_run, kept_seed, log_round,
                                         log_stopped, options_of, path_of, read_folder, reading, round_paths, runs_of)
-from study.search.standing import Cell, anchor_of
-from study.search.space import Space, expected_seconds, fits, models_of
+from study.search.standing import anchor_of
+from study.search.space import Space, expected_seconds, first_cell, fits, models_of
 
 SEED_STEPS = ("in/out", "best", "ahead")  # the policy's steps that ask for a cell's next seeds
-
-
-def first_cell(space, model=""):
-    """The checkpoint's cheapest run there is, made alone first: it measures a run here and learns the task."""
-    own = [key for key in space.depths if key[0] == model]
-    fitted = [key for key in own if methods.get(key[1]).every_layer_frozen]  # the probe: a fit alone
-    key = (fitted or own)[0]
-    return Cell(key[1], max(space.depths[key]), space.default_rate[key], model=model)
 
 
 @dataclass
@@ -88,8 +79,8 @@ def search(s):
 
 
 def first_run(s):
-    """For each checkpoint with no run at this size yet, its cheapest run alone: it times a run of
-    the checkpoint here and learns the task. Returns 0, or a failed run's exit code."""
+    """For each checkpoint with no run at this size yet, its first run alone (space.first_cell): it
+    times a run of the checkpoint here and learns the task. Returns 0, or a failed run's exit code."""
     timed = {cell.model for cell, runs in s.read()[1].items() if runs}  # the folders read once: a first run adds to its own
     for model in models_of(s.space):
         if model in timed:

@@ -1,9 +1,9 @@
 """
 The space a search (make advise) may run, and what a run of it costs: each checkpoint's methods,
-their depths and the rates of their ladders at one size, which cells can still run, and each
-cell's cost before it has run (prior_cost) and once runs like it have (expected_seconds). The
-policy (study/search/policy.py) decides which of these cells run next; the loop
-(study/search/rounds.py) and the report read their costs here.
+their depths and the rates of their ladders at one size, which cells can still run, each
+checkpoint's first run (first_cell), and each cell's cost before it has run (prior_cost) and once
+runs like it have (expected_seconds). The policy (study/search/policy.py) decides which of these
+cells run next; the loop (study/search/rounds.py) and the report read their costs here.
 """
 
 from dataclasses import dataclass, replace
@@ -61,13 +61,25 @@ def ordered(space, models):
     return replace(space, depths=by_model("depths"), default_rate=by_model("default_rate"), ladder=by_model("ladder"))
 
 
+def first_cell(space, model=""):
+    """The checkpoint's first run, made alone: the probe where the space has it (a fit over every
+    frozen layer, whose cache the later runs read; its seconds price the first screen round:
+    expected_seconds), else the first method at its deepest depth. It times a run here and learns the task."""
+    own = [key for key in space.depths if key[0] == model]
+    fitted = [key for key in own if methods.get(key[1]).every_layer_frozen]  # the probe: a fit alone
+    key = (fitted or own)[0]
+    return Cell(key[1], max(space.depths[key]), space.default_rate[key], model=model)
+
+
 def prior_cost(cell, space):
-    """Before a cell has run, how its cost compares with others': the layers it trains and the head,
-    times the method's cost_factor (SetFit's pairs about four times a fine-tune's steps), the probe a fit alone. It only orders a
-    round, so that a budget spent mid-round has bought the cheap runs."""
+    """Before a cell has run, how its cost compares with others': the layers it trains and the head
+    (a tenth of a layer: the fine-tune of TweetEval emotion's head alone took 0.3 s, of two layers
+    and the head 10.6), times the method's cost_factor (SetFit fast's pairs about three times a
+    fine-tune's steps), the probe a fit alone. It orders a round, so that a budget spent mid-round
+    has bought the cheap runs, and scales the seconds of the runs that ran (expected_seconds)."""
     if methods.get(cell.method).every_layer_frozen:  # the probe
         return 0.5
-    return (deepest(space, cell.model) - max(cell.freeze, 0) + 1) * methods.get(cell.method).cost_factor
+    return (deepest(space, cell.model) - max(cell.freeze, 0) + 0.1) * methods.get(cell.method).cost_factor
 
 
 def deepest(space, model=""):
@@ -75,17 +87,47 @@ def deepest(space, model=""):
     return max(k for (owner, _), depths in space.depths.items() if owner == model for k in depths)
 
 
+# a layer trained costs about this many times the probe's seconds per layer (mostly one forward pass
+# over every text the runs read: train, dev and a test file's). A rough proxy: the factor that would
+# have priced a first screen round right ran from 1.8 to 9.1 over 25 searches. The high end, since a
+# run priced too high only waits for the next worker free, which prices it from the trained runs
+# that ended by then, and one priced too low overruns the budget for good
+# (docs/records/expected-seconds-2026-12-06)
+PROBE_TO_TRAINED = 9.0
+
+
 def expected_seconds(cell, observed, space):
     """What a run of `cell` should cost: the median of its work's runs so far; for a work not yet
-    run, its prior_cost at the seconds per unit of prior cost the works of its checkpoint that ran
-    took (of any checkpoint where none of its own has; 0: none ran)."""
+    run, its prior_cost at the seconds per unit the trained runs of its checkpoint took (of its own
+    method where one ran); before any, at PROBE_TO_TRAINED times the probe's seconds per layer (read
+    per unit of prior cost, the probe's seconds, mostly a one-time prefix, put the first screen
+    rounds at 3.7 times their seconds); else at what any run took per unit (0: none ran)."""
     seconds = [s for other, runs in observed.items() if same_work(other) == same_work(cell) for _, s, *_ in runs]
     if seconds:
         return float(np.median(seconds))
-    per_unit = lambda mine: [s / prior_cost(other, space) for other, runs in observed.items()
-                             if not mine or other.model == cell.model for _, s, *_ in runs]
-    timed = per_unit(True) or per_unit(False)
-    return prior_cost(cell, space) * float(np.median(timed)) if timed else 0.0
+    fitted = lambda other: methods.get(other.method).every_layer_frozen  # the probe
+    own = lambda other: other.model == cell.model
+    per_unit = lambda keep: seconds_per_unit(observed, space, keep)
+    if not fitted(cell):
+        timed = per_unit(lambda other: own(other) and other.method == cell.method) or per_unit(
+            lambda other: own(other) and not fitted(other))
+        if timed:
+            return prior_cost(cell, space) * timed
+        probed = [s / deepest(space, cell.model) for other, runs in observed.items() if own(other) and fitted(other)
+                  for _, s, *_ in runs]
+        if probed:
+            return prior_cost(cell, space) * PROBE_TO_TRAINED * float(np.median(probed))
+    timed = per_unit(own) or per_unit(lambda other: True)
+    return prior_cost(cell, space) * timed if timed else 0.0
+
+
+def seconds_per_unit(observed, space, keep):
+    """The seconds of the runs of the cells `keep` takes over their prior costs, each summed (None:
+    none ran). Not a median of ratios: a head trained alone is a tenth of a unit, so its run's
+    fixed seconds would read as ten times a layer's (mpnet on SST-2: 6.9 s, then 333 s expected
+    of a fine-tune at k = 4 that took 79)."""
+    timed = [(s, prior_cost(other, space)) for other, runs in observed.items() if keep(other) for _, s, *_ in runs]
+    return sum(s for s, _ in timed) / sum(units for _, units in timed) if timed else None
 
 
 def grid_seconds(space, observed, seeds):

@@ -55,10 +55,10 @@ def test_each_checkpoint_is_costed_from_its_own_runs():
     large = space_for(200, 12, [-1, 0, 2, 4, 8, 10, 12], ["finetune"], model="large")
     space = joined([small, large])
     assert models_of(space) == ["small", "large"] and deepest(space, "large") == 12
-    observed = {Cell("finetune", 4, 5e-5, model="small"): [(0.8, 30.0)],  # 3 units: 10 s a unit
-                Cell("finetune", 8, 5e-5, model="large"): [(0.9, 500.0)]}  # 5 units: 100 s a unit
-    assert expected_seconds(Cell("finetune", 2, 5e-5, model="small"), observed, space) == 50.0
-    assert expected_seconds(Cell("finetune", 10, 5e-5, model="large"), observed, space) == 300.0
+    observed = {Cell("finetune", 4, 5e-5, model="small"): [(0.8, 21.0)],  # 2.1 units: 10 s a unit
+                Cell("finetune", 8, 5e-5, model="large"): [(0.9, 410.0)]}  # 4.1 units: 100 s a unit
+    assert expected_seconds(Cell("finetune", 2, 5e-5, model="small"), observed, space) == pytest.approx(41.0)
+    assert expected_seconds(Cell("finetune", 10, 5e-5, model="large"), observed, space) == pytest.approx(210.0)
     screen = policy.screen(space, observed)
     assert {cell.model for cell in screen} == {"small", "large"} and all(cell.lr == 5e-5 for cell in screen)
     # the zero-training step's order: one checkpoint's screen, the cheapest first, then the other's

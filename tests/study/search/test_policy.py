@@ -1,19 +1,17 @@
 """make advise's policy, on made-up scores: which runs each round asks for (the screen, refine,
-the rates' line search, seeds for the in/out and best steps), which cells stand in the band, and
-what a run or the grid a search stands in for is expected to cost (study/search/policy.py, standing.py,
-space.py)."""
+the rates' line search, seeds for the in/out and best steps) and which cells stand in the band
+(study/search/policy.py, standing.py; what a run costs: test_space.py)."""
 
 import math
 import os
 
 import numpy as np
-import pytest
 
 from study.search import policy, search_folder
 from study.search.advise_report import stop_reason
 from study.answer import answer_cells, recommend
 from study.search.standing import PICK_SEEDS, PRIOR_SEED_STD, Cell, standing
-from study.search.space import Space, expected_seconds, fits, grid_seconds, space_for
+from study.search.space import Space, space_for
 
 
 def space(depths=(-1, 0, 1, 2, 3), names=("finetune", "probe"), size=200, available=lambda cell: True):
@@ -313,33 +311,3 @@ def test_a_cell_named_twice_in_a_round_takes_its_next_two_missing_seeds(tmp_path
     paths = search_folder.round_paths(str(tmp_path), [cell, cell, probe], 200, 5)
     assert [os.path.basename(p) for p in paths] == ["freeze2_size200_seed2.json", "freeze2_size200_seed3.json",
                                                     "freeze3_size200_seed1_probe.json"]
-
-
-def test_a_run_that_would_overrun_the_budget_is_not_started():
-    observed = observed_of({("finetune", 2, 5e-5): [0.8, 0.8], ("finetune", 1, 5e-5): [0.8]}, SECONDS)
-    finetune_2, finetune_0 = Cell("finetune", 2, 1e-4), Cell("finetune", 0, 5e-5)
-    assert expected_seconds(finetune_2, observed, space()) == 20.0  # its work's runs, at any rate
-    # a work not yet run: its prior cost at the seconds per unit the others took (20 / 2 and 30 / 3)
-    assert expected_seconds(finetune_0, observed, space()) == 40.0
-    assert fits(finetune_2, observed, space(), 80.0, 100.0) and not fits(finetune_2, observed, space(), 81.0, 100.0)
-    assert expected_seconds(finetune_0, {}, space()) == 0.0  # nothing ran: nothing to go by
-
-
-def test_the_grid_a_search_stands_in_for_is_costed_at_this_machine_s_seconds():
-    space = Space(depths={("", "finetune"): [0, 2], ("", "probe"): [2]},
-                         default_rate={("", "finetune"): 5e-5, ("", "probe"): None},
-                         ladder={("", "finetune"): [5e-5], ("", "probe"): []}, available=lambda cell: True)
-    observed = {Cell("finetune", 2, 5e-5): [(0.7, 10.0)], Cell("probe", 2, None): [(0.6, 1.0)]}
-    # k = 0 has not run: its prior cost (3 layers and the head against k = 2's 1) at the median seconds per
-    # unit of prior cost the others took (10 / 1 and 1 / 0.5: 6), so 18 s; five seeds of the three cells
-    assert grid_seconds(space, observed, seeds=5) == pytest.approx(5 * (18.0 + 10.0 + 1.0))
-
-
-def test_a_search_that_made_every_run_of_the_grid_spent_all_of_it():
-    """The runs the search made count at their own seconds: five probe runs, the first paying a
-    worker's start, cost what they took (8 s), not five medians (5 s: 160% of the grid)."""
-    space = Space(depths={("", "probe"): [2]}, default_rate={("", "probe"): None}, ladder={("", "probe"): []},
-                  available=lambda cell: True)
-    observed = {Cell("probe", 2, None): [(0.6, 4.0), (0.6, 1.0), (0.6, 1.0), (0.6, 1.0), (0.6, 1.0)]}
-    assert grid_seconds(space, observed, seeds=5) == pytest.approx(8.0)
-    assert grid_seconds(space, observed, seeds=3) == pytest.approx(6.0)  # the grid's seeds, not the search's

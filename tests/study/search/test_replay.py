@@ -21,7 +21,8 @@ def test_replay_reaches_a_clear_grids_answer_for_less_than_the_grid(tmp_path, ca
     outcome = replay(str(tmp_path), 200)  # the band: the dev split's ± 0.013 at 0.82, so k = 5 is out, k = 4 in
     assert outcome["same"] and outcome["pick"] == dict(method="finetune", freeze=4, lr=5e-5)
     assert outcome["runs"] < outcome["grid_runs"] and outcome["seconds"] < outcome["grid_seconds"]
-    assert [order for order in outcome["order"] if order[0].freeze == 6] == [(Cell("finetune", 6, 5e-5), 1, 20.0, "screen")]
+    # k = 6, the grid's cheapest (no probe), runs once: first and alone, as the search makes it
+    assert [order for order in outcome["order"] if order[0].freeze == 6] == [(Cell("finetune", 6, 5e-5), 1, 20.0, "first")]
     budgeted = replay(str(tmp_path), 200, budget_seconds=outcome["seconds"] / 2)  # it ends before a run would overrun
     assert 0 < budgeted["seconds"] <= outcome["seconds"] / 2 and not budgeted["decided"]
     advise.main(["--replay", str(tmp_path), "--size", "200", "--prefer", "cost"])
