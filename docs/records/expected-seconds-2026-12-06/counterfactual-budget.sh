@@ -1,0 +1,18 @@
+#!/bin/bash
+# make advise on Amazon counterfactual (minilm, n = 200, -j 2, no test file) at two small budgets,
+# with this code (TREE=.) and with the code before (TREE=a worktree at c0108653, .venv linked):
+# the budget a too-small BUDGET names, then a search at 0.05 h. Output under OUT/<name>/.
+#     git worktree add /tmp/oldtree c0108653 && ln -s $PWD/.venv /tmp/oldtree/.venv
+#     bash docs/records/expected-seconds-2026-12-06/counterfactual-budget.sh /tmp/cf . /tmp/oldtree
+OUT=$1; shift
+T=$(cd ../shared/tasks/counterfactual && pwd)
+for tree in "$@"; do
+  name=$( [ "$tree" = . ] && echo new || echo before ); R=$OUT/$name
+  rm -rf "$R"; mkdir -p "$R"
+  for budget in 0.01 0.05; do
+    start=$(date +%s)
+    (cd "$tree" && make advise -j 2 MODEL=minilm SIZE=200 BUDGET=$budget TRAIN_FILE=$T/train.csv DEV_FILE=$T/dev.csv \
+       RESULTS=$R/runs SAVE=$R/saved-$budget CACHE_DIR=$R/cache SPLITS_DIR=$R/splits) > "$R/budget-$budget.txt" 2>&1
+    echo "exit $?, $(( $(date +%s) - start )) s of wall clock" >> "$R/budget-$budget.txt"
+  done
+done
