@@ -9,12 +9,13 @@ import sys
 sys.path.insert(0, os.getcwd())
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import estimates  # noqa: E402
+import methods  # noqa: E402
 import old  # noqa: E402
 from study.search import space as sp  # noqa: E402
 
 rows = estimates.runs_in_order(sys.argv[1])
 space = estimates.space_of([cell for _, cell, _ in rows])
-probed = {cell: [(0.0, s)] for _, cell, s in rows if cell.method == "probe"}
+probed = {cell: [(0.0, s)] for _, cell, s in rows if methods.get(cell.method).every_layer_frozen}
 sums = [0.0, 0.0, 0.0]
 for _, cell, s in [row for row in rows if row[0] == 1]:  # the round after the first run
     now, before = sp.expected_seconds(cell, probed, space), old.expected_seconds(cell, probed, space)
