@@ -204,8 +204,9 @@ best:
 # TRAIN_FILE without DEV_FILE: one labelled file, cross-validated (a fold a seed) and the pick kept trained on all of
 # it (study/search/folds.py), FOLDS of them (the most seeds a cell gets, 5); with DEV_FILE, FINAL=all keeps the pick
 # trained on both files together. A killed search
-# resumes with the same command. SLURM=1: each round's runs as one Slurm job array (a task a run, at
-# most SLURM_MAX at once, the SLURM_ settings above), read when the array has left the queue
+# resumes with the same command; make -C DIR advise names the paths it prints from where make was called.
+# SLURM=1: each round's runs as one Slurm job array (a task a run, at most SLURM_MAX at once, the SLURM_
+# settings above), read when the array has left the queue
 SLURM ?=
 BUDGET ?= 2
 # the answer: empty or best, the cell of the highest mean unless choosing it gains nothing over SetFit fast's
@@ -220,7 +221,7 @@ ONE_MODEL = $(filter 1,$(words $(MODEL)))
 advise:
 	@$(if $(ONE_MODEL),$(DEPTH_CHECK)) \
 	$(PYTHON) -m study.search.advise $(RESULTS) --size $(SIZE) --budget $(BUDGET) --models $(MODEL) \
-	  $(if $(ONE_MODEL),--depths $$freeze) --save $(SAVE) \
+	  $(if $(ONE_MODEL),--depths $$freeze) --save $(SAVE) $(if $(filter-out $(CURDIR),$(PWD)),--shown-from '$(PWD)') \
 	  $(if $(METHODS),--methods $(METHODS)) $(if $(TEST_FILE),--test-file $(TEST_FILE)) $(if $(FINAL),--final $(FINAL)) $(if $(FOLDS),--seeds $(FOLDS)) $(if $(PREFER),--prefer $(PREFER)) $(SHARED_FLAGS) \
 	  $(if $(SLURM),--slurm --slurm-max $(SLURM_MAX) $(if $(SLURM_PARTITION),--slurm-partition $(SLURM_PARTITION)) \
 	    $(if $(SLURM_TIME),--slurm-time $(SLURM_TIME)) $(if $(SLURM_GPUS),--slurm-gpus $(SLURM_GPUS)) --slurm-sbatch '$(SBATCH_FLAGS)') \

@@ -84,6 +84,8 @@ def parser():
                    "always so")
     p.add_argument("--replay", nargs="+", metavar="FOLDER", help="drive the policy with this grid's runs instead of "
                    "new ones (several grids, one checkpoint each: the checkpoint is chosen too)")
+    p.add_argument("--shown-from", metavar="DIR", help="the folder the paths it prints are named from (make -C: the "
+                   "folder make was called in); default: here")
     p.add_argument("--slurm", action="store_true", help="each round's runs as a Slurm job array (make advise SLURM=1)")
     slurm.add_options(p, prefix="slurm-")
     grid.add_shared_options(p)
@@ -162,7 +164,8 @@ def search_and_keep(args, run_flags, size, space):
         with runners(args) as workers:
             final = folds.one_file(run_flags) or args.final == "all"  # kept: the pick trained on every label
             s = Search(args.folder, size, space, args.budget * 3600, shared,
-                       run_flags + ["--evaluations", "last"] + scores_test, workers, args.seeds, keeps_ahead=not final)
+                       run_flags + ["--evaluations", "last"] + scores_test, workers, args.seeds, keeps_ahead=not final,
+                       shown_from=args.shown_from)
             found = search(s)
             if found.code:
                 raise RunFailed(found.code)
@@ -177,7 +180,7 @@ def search_and_keep(args, run_flags, size, space):
             if code:
                 raise RunFailed(code)
         final, seed = final and not unlearnt, kept.seed
-        keep_line, command = keep(chosen, run_flags, save, kept)
+        keep_line, command = keep(chosen, run_flags, save, kept, args.shown_from)
         keep_line = f"{unlearnt} {keep_line}" if unlearnt else keep_line
         drop_kept(args.folder)
         examples, kept_test = folds.final_of(save, found.metric) if final else (None, kept_test_score(save, metric))

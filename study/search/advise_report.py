@@ -16,6 +16,7 @@ from atomic import write_atomically
 from study import figures, paired
 from study.answer import fair_score
 from study.search import prior
+from study.search.keep import named_from
 from study.search.rounds import spent
 from study.search.search_folder import halves_read, reading, rounds_of, runs_by_cell, stopped_seconds
 from study.search.space import expected_seconds, grid_seconds, models_of
@@ -71,7 +72,7 @@ def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
     on_test = (f"test file {kept_test:.3f} ({model}; the pick's runs {test[1]:.3f}), " if kept_test is not None
                else f"test file {test[1]:.3f}, " if test else "")
     print(f"advise: {short}: {row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)} | " + on_test + read
-          + f" | {total / 3600:.2f} h of runs, {total / grid_cost:.0%} of the grid's estimated | {report}")
+          + f" | {total / 3600:.2f} h of runs, {total / grid_cost:.0%} of the grid's estimated | {named_from(report, s.shown_from)}")
     return row
 
 

@@ -94,21 +94,31 @@ def to_keep(s, chosen, kept, save, final, flags):
     return replace(kept, saved=(path, path[:-len(".json")]), how="trained on every label" if final else "trained again"), code
 
 
-def predict_py():
+def named_from(path, shown_from=None):
+    """`path` as the user names it from `shown_from`, the folder they typed the command in (None:
+    here; make -C DIR: the folder make was called in): relative where it lies below, else whole."""
+    folder = os.path.abspath(shown_from or os.getcwd())
+    whole = os.path.abspath(path)
+    return os.path.relpath(whole, folder) if whole.startswith(folder.rstrip(os.sep) + os.sep) else whole
+
+
+def predict_py(shown_from=None):
     """How to run predict.py as the search ran: with this Python (the project's .venv under make, where
-    a bare `python` may lack torch) and the project's script, each named from here where it lies below."""
-    here = lambda path: os.path.relpath(path) if os.path.abspath(path).startswith(os.getcwd() + os.sep) else path
-    return f"{shlex.quote(here(sys.executable))} {shlex.quote(here(os.path.join(ROOT, 'predict.py')))}"
+    a bare `python` may lack torch) and the project's script, each named from `shown_from`."""
+    return f"{shlex.quote(named_from(sys.executable, shown_from))} " \
+           f"{shlex.quote(named_from(os.path.join(ROOT, 'predict.py'), shown_from))}"
 
 
-def keep(chosen, run_flags, save, kept):
+def keep(chosen, run_flags, save, kept, shown_from=None):
     """The pick kept with --save, as the search ran it: to its last evaluation, the score the search
     read (make best keeps the best of every evaluation, the study's). `kept` (a Kept): the run that
     saved it, moved into place. An earlier pick of the same search there (check_save) is replaced
-    once the new one is kept. (line for the report, the command to label a CSV with it)."""
-    command = f"{predict_py()} --model {shlex.quote(save)} --input YOUR.csv{text_columns(run_flags)} --out labelled.csv"
+    once the new one is kept. (line for the report, the command to label a CSV with it, its paths
+    named from `shown_from`: named_from)."""
+    model = shlex.quote(named_from(save, shown_from))
+    command = f"{predict_py(shown_from)} --model {model} --input YOUR.csv{text_columns(run_flags)} --out labelled.csv"
     if kept.saved is None:
-        return f"Saved in {save} (seed {kept.seed}) by an earlier search; label a CSV with `{command}`", command
+        return f"Saved in {named_from(save, shown_from)} (seed {kept.seed}) by an earlier search; label a CSV with `{command}`", command
     earlier = earlier_pick(save)  # another pick of this search, kept before
     into = save + ".new" if earlier else save
     if earlier:  # what a keep killed before its swap left
@@ -126,7 +136,7 @@ def keep(chosen, run_flags, save, kept):
         os.replace(into, save)
         replaced = f"; it replaces the earlier pick kept there ({methods.get(earlier['method']).label}, freeze {earlier['freeze']})"
     which = f", the best of the pick's {kept.of} on the dev split" if kept.of > 1 else ""
-    return f"Saved in {save} (seed {kept.seed}{which}, {kept.how}){replaced}; label a CSV with `{command}`", command
+    return f"Saved in {named_from(save, shown_from)} (seed {kept.seed}{which}, {kept.how}){replaced}; label a CSV with `{command}`", command
 
 
 def text_columns(run_flags):

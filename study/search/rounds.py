@@ -46,6 +46,7 @@ class Search:
     seeds: int = 5  # the most seeds a cell gets
     keeps_ahead: bool = False  # the likely pick's seeds save their models (or a free worker trains its best to keep)
     echo: Callable = print
+    shown_from: str | None = None  # the folder printed paths are named from (keep.named_from; None: here)
     held: Callable | None = None  # a replay's (clocked.py): cell -> the seeds its grid has (None: any can run)
     rounds: list = field(default_factory=list)
 

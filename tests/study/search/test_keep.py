@@ -1,6 +1,7 @@
 """The pick kept (study/search/keep.py): moved into place where a run saved it as the search ran,
 else trained again by the search's own workers; an earlier pick of the same search replaced only once
-the new one is in place; a --save holding anything else refused before any run."""
+the new one is in place; a --save holding anything else refused before any run; the command that
+labels a CSV with it named from the folder the user typed make in."""
 
 import json
 import os
@@ -118,3 +119,30 @@ def test_the_printed_predict_command_runs_with_the_search_s_own_python(tmp_path,
     assert command == ".venv/bin/python predict.py --model saved/mine --input YOUR.csv --text-column tweet --out labelled.csv"
     monkeypatch.chdir(tmp_path)  # a notebook elsewhere: whole paths
     assert predict_py() == f"{venv_python} {os.path.join(ROOT, 'predict.py')}"
+
+
+def test_make_c_names_the_printed_paths_from_the_folder_make_was_called_in(tmp_path, monkeypatch):
+    """make -C DIR advise runs the search in DIR while the user's shell stays where make was called:
+    the predict.py command and the report's path are named from there (--shown-from), relative where
+    they lie below it, else whole."""
+    from study.search.keep import named_from, predict_py
+    venv_python = os.path.join(ROOT, ".venv", "bin", "python")
+    monkeypatch.setattr(sys, "executable", venv_python)
+    monkeypatch.chdir(ROOT)
+    above, project = os.path.split(ROOT)
+    _, command = keep(Cell("finetune", 2, 5e-5), [], "saved/mine", Kept(1, 1), shown_from=above)
+    assert command == (f"{project}/.venv/bin/python {project}/predict.py --model {project}/saved/mine "
+                       "--input YOUR.csv --out labelled.csv")
+    assert predict_py(str(tmp_path)) == f"{venv_python} {os.path.join(ROOT, 'predict.py')}"
+    assert named_from("results/advise.md", str(tmp_path)) == os.path.join(ROOT, "results", "advise.md")
+    assert named_from("results/advise.md") == "results/advise.md"  # typed here: as given
+    assert named_from(ROOT + "x/saved", ROOT) == ROOT + "x/saved"  # a sibling that shares the name's start
+
+
+def test_make_advise_passes_the_folder_it_was_called_in_only_from_elsewhere(tmp_path):
+    def recipe(cwd):
+        done = subprocess.run(["make", "-C", ROOT, "-n", "advise", "SIZE=8", "MODEL=minilm"], cwd=cwd,
+                              env=dict(os.environ, PWD=str(cwd)), capture_output=True, text=True)
+        return done.stdout
+    assert f"--shown-from '{tmp_path}'" in recipe(tmp_path)
+    assert "--shown-from" not in recipe(ROOT)
