@@ -130,7 +130,8 @@ def prefix_cache_path(cache_dir, checkpoint_id, name, token_ids, k, device, prec
 
 
 def cached_frozen_prefix(model, token_ids, k, device, precision, path):
-    """frozen_prefix, read from `path` when a good file is there, else computed and written."""
+    """frozen_prefix, read from `path` when a good file is there, else computed and written: (the
+    states, whether they were computed here; a search prices its runs by their seconds)."""
     lengths = [len(t) for t in token_ids]
 
     def read(path):
@@ -139,8 +140,8 @@ def cached_frozen_prefix(model, token_ids, k, device, precision, path):
 
     states = read_back(path, read)
     if states is not None:
-        return states
+        return states, False
     states = frozen_prefix(model, token_ids, k, device, precision)
     flat = {"lengths": torch.tensor(lengths), "hidden": torch.cat(states).cpu()}  # (sum T_i, H)
     write_atomically(path, lambda f: torch.save(flat, f))
-    return states
+    return states, True

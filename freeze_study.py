@@ -65,11 +65,11 @@ def run(args, log=print):
     indices = checked_subset(plan, task)
     machine.prepare(plan.device)
     task, indices, held = one_file_splits(plan, task, indices)
-    classifier, inputs, max_length, prefix_seconds = prepare(plan, task, indices, held)
+    classifier, inputs, max_length, prefix_cost = prepare(plan, task, indices, held)
     if plan.device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(plan.device)
     history = plan.method.train(classifier, plan.train_config, inputs, (lambda line: None) if plan.quiet else log)
-    return finish(plan, task, classifier, inputs, history, max_length, prefix_seconds, time.perf_counter() - began, log)
+    return finish(plan, task, classifier, inputs, history, max_length, prefix_cost, time.perf_counter() - began, log)
 
 
 def checked_subset(plan, task):
@@ -85,7 +85,7 @@ def checked_subset(plan, task):
     return data.load_subset(task, plan.size, plan.splits_dir)
 
 
-def finish(plan, task, classifier, inputs, history, max_length, prefix_seconds, seconds, log, at_once=None):
+def finish(plan, task, classifier, inputs, history, max_length, prefix_cost, seconds, log, at_once=None):
     """The trained run's record, written to plan.out, then its model kept where --save asks; returns
     the record. seconds: the run's, start to end (at_once: several seeds trained at once, each
     recorded with its share of their seconds)."""
@@ -93,7 +93,7 @@ def finish(plan, task, classifier, inputs, history, max_length, prefix_seconds, 
               **({"at_once": at_once} if at_once else {})}
     record = result.build(config, task, history,
                           *trained_parameters(classifier, plan.method, task.num_labels),
-                          seconds=dict(prefix=prefix_seconds, total=seconds),
+                          seconds=dict(prefix_cost, total=seconds),
                           peak_memory_mb=machine.peak_memory_mb(plan.device),
                           processor=machine.processor_name(plan.device), versions=machine.versions())
     result.write(plan.out, record)  # first: a save that fails costs no finished run
@@ -117,13 +117,14 @@ def one_file_splits(plan, task, indices):
 
 def prepare(plan, task, indices, held=None):
     """The run's model, built from its seed and frozen as planned, and what it trains on: (model,
-    loop.RunInputs, the longest sequence, the seconds the frozen prefix took). `held`: (the positions
-    of `indices` trained on, those of the fold scored on), whose frozen prefix is the whole subset's,
-    computed once for every fold."""
+    loop.RunInputs, the longest sequence, what the frozen prefix cost: {prefix: its seconds,
+    prefix_texts: the texts it ran through the frozen layers, 0 where the cache held them all}).
+    `held`: (the positions of `indices` trained on, those of the fold scored on), whose frozen
+    prefix is the whole subset's, computed once for every fold."""
     classifier = build_and_freeze(plan, task)
     token_ids, max_length = tokenize_task(plan, classifier, task, indices, with_dev=held is None)
     prefix_began = time.perf_counter()
-    states = frozen_prefix_states(plan, classifier, task, token_ids)
+    states, computed = frozen_prefix_states(plan, classifier, task, token_ids)
     labels = task.train_labels[indices]
     if held is not None:
         trained, scored = held
@@ -131,7 +132,7 @@ def prepare(plan, task, indices, held=None):
         states["train"], labels = [states["train"][i] for i in trained], labels[trained]
     inputs = loop.RunInputs(states["train"], labels, states["dev"], task.dev_labels, plan.cached_depth,
                             plan.device, states.get("test"), task.test_labels)
-    return classifier, inputs, max_length, time.perf_counter() - prefix_began
+    return classifier, inputs, max_length, dict(prefix=time.perf_counter() - prefix_began, prefix_texts=computed)
 
 
 def load_task(args):
@@ -187,15 +188,19 @@ def tokenize_task(plan, classifier, task, indices, with_dev=True):
 
 def frozen_prefix_states(plan, classifier, task, token_ids):
     """What the trained layers read, per set: the frozen prefix's output, computed once and cached,
-    or the token ids themselves when nothing is frozen or the run does not cache."""
+    or the token ids themselves when nothing is frozen or the run does not cache; and how many
+    texts went through the frozen layers here (the rest the cache held)."""
     if plan.cached_depth is None:
-        return token_ids
+        return token_ids, 0
     weights_id = checkpoint.checkpoint_id(classifier.folder)
     cache_name = {"train": f"{task.name}-train{plan.size}", "dev": f"{task.name}-dev", "test": f"{task.name}-test"}
-    return {name: cache.cached_frozen_prefix(classifier, ids, plan.freeze, plan.device, plan.precision,
-                                             cache.prefix_cache_path(plan.cache_dir, weights_id, cache_name[name], ids,
-                                                                     plan.freeze, plan.device, plan.precision))
-            for name, ids in token_ids.items()}
+    states, computed = {}, 0
+    for name, ids in token_ids.items():
+        path = cache.prefix_cache_path(plan.cache_dir, weights_id, cache_name[name], ids, plan.freeze, plan.device,
+                                       plan.precision)
+        states[name], fresh = cache.cached_frozen_prefix(classifier, ids, plan.freeze, plan.device, plan.precision, path)
+        computed += len(ids) if fresh else 0
+    return states, computed
 
 
 # ----------------------------------------------------------------------------------------------

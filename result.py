@@ -178,6 +178,9 @@ def build(config, task, history, trainable, total, seconds, peak_memory_mb, proc
             optimizer=round(history.optimizer_state_bytes / 2**20, 3)),
         seconds=dict(prefix=round(seconds["prefix"], 3), train=round(history.train_seconds, 3),
                      eval=round(history.eval_seconds, 3), total=round(seconds["total"], 3)),
+        # the texts the frozen prefix ran through in its seconds (0: the cache held them): they price
+        # a trained layer before any has run (study/search/space.py's layer_seconds)
+        prefix_texts=seconds["prefix_texts"],
         peak_memory_mb=round(peak_memory_mb, 1), processor=processor, versions=versions,
     )
     if not task.regression:  # the blog study's figures: the best accuracy (and MCC) of the run

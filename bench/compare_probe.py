@@ -32,7 +32,7 @@ def embeddings(args, size):
     plan = freeze_study.plan_run(run, task)
     classifier = freeze_study.build_and_freeze(plan, task)
     token_ids, _ = freeze_study.tokenize_task(plan, classifier, task, indices)
-    states = freeze_study.frozen_prefix_states(plan, classifier, task, token_ids)
+    states, _ = freeze_study.frozen_prefix_states(plan, classifier, task, token_ids)
     embed = lambda states: probe.all_sentence_embeddings(classifier, states, depth, plan.device,
                                                          plan.precision).astype(np.float64)
     return embed(states["train"]), task.train_labels[indices], embed(states["dev"]), task.dev_labels

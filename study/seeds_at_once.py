@@ -328,7 +328,7 @@ def run_seeds(runs_args, log=print):
     histories = train_seeds([model for model, *_ in prepared], [plan.train_config for plan in plans],
                             [inputs for _, inputs, *_ in prepared], streams, train_log)
     share, count = (time.perf_counter() - began) / len(plans), len(plans)  # each seed's share of the seconds
-    return [freeze_study.finish(plan, its_task, classifier, inputs, history, max_length, prefix_seconds, share, log,
+    return [freeze_study.finish(plan, its_task, classifier, inputs, history, max_length, prefix_cost, share, log,
                                 at_once=count)
-            for plan, its_task, (classifier, inputs, max_length, prefix_seconds), history
+            for plan, its_task, (classifier, inputs, max_length, prefix_cost), history
             in zip(plans, tasks, prepared, histories)]

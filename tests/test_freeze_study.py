@@ -160,7 +160,9 @@ def test_result_file_holds_the_run(tmp_path, tiny_bert, glue_dir):
 
 
 def test_cache_file_is_reused_and_a_truncated_one_rebuilt(tmp_path, tiny_bert, glue_dir, monkeypatch, capsys):
-    run(tmp_path, tiny_bert, glue_dir, "--freeze", "2")
+    """...and each run's record says how many texts its frozen prefix computed (what prices a
+    search's trained runs before any has run: the cache's reads time no pass)."""
+    assert run(tmp_path, tiny_bert, glue_dir, "--freeze", "2")["prefix_texts"] == 50 + 872
     files = sorted(f for f in (tmp_path / "cache").rglob("*.pt") if f.parent.name != "tokens")
     assert len(files) == 2  # the training subset and the dev split
     assert len(list((tmp_path / "cache" / "tokens").glob("sst2-50_*.pt"))) == 1  # their tokens, in one file
@@ -170,12 +172,12 @@ def test_cache_file_is_reused_and_a_truncated_one_rebuilt(tmp_path, tiny_bert, g
     with monkeypatch.context() as m:
         m.setattr(cache, "frozen_prefix", must_not_run)
         m.setattr(checkpoint, "load_tokenizer", must_not_run)
-        run(tmp_path, tiny_bert, glue_dir, "--freeze", "2", "--seed", "2")
+        assert run(tmp_path, tiny_bert, glue_dir, "--freeze", "2", "--seed", "2")["prefix_texts"] == 0
 
     dev_file = max(files, key=lambda f: f.stat().st_size)
     size = dev_file.stat().st_size
     dev_file.write_bytes(dev_file.read_bytes()[: size // 2])
-    run(tmp_path, tiny_bert, glue_dir, "--freeze", "2")
+    assert run(tmp_path, tiny_bert, glue_dir, "--freeze", "2")["prefix_texts"] == 872  # the dev split's alone
     assert "is unreadable" in capsys.readouterr().err
     assert dev_file.stat().st_size == size  # rebuilt whole
     with monkeypatch.context() as m:

@@ -25,9 +25,10 @@ from typing import Callable
 
 from study.search import policy
 from study.search.search_folder import (available_in, drop_beaten_keeps, kept_folder, kept_path, kept_run, kept_seed, log_round,
-                                        log_stopped, options_of, path_of, read_folder, reading, round_paths, runs_of)
+                                        log_stopped, options_of, path_of, read_folder, reading, round_paths, runs_of,
+                                        runs_by_cell)
 from study.search.standing import anchor_of
-from study.search.space import Space, expected_seconds, first_cell, fits, models_of
+from study.search.space import Space, expected_seconds, first_cell, fits, models_of, with_layer_seconds
 
 SEED_STEPS = ("in/out", "best", "ahead")  # the policy's steps that ask for a cell's next seeds
 
@@ -98,12 +99,13 @@ def first_run(s):
 
 def searchable(s):
     """The space the rounds search, once a run has timed this machine (study/search/asked.py left
-    SetFit out for a regression task): each cell's seeds as the folder has them; refused in one
-    line where the budget cannot finish screening it. The runs already made count toward the screen
+    SetFit out for a regression task): each cell's seeds as the folder has them, each checkpoint's
+    trained layer priced from its probe (space.with_layer_seconds); refused in one line where the
+    budget cannot finish screening it. The runs already made count toward the screen
     (the first, timing run is one of its cells), so a folder whose screen is done is never refused,
     and a refused search keeps its runs for the same command with a larger BUDGET."""
     runs, observed, _ = s.read()
-    space = s.space
+    space = with_layer_seconds(s.space, runs_by_cell(s.folder, s.size, s.space))
     cheapest = min(run["seconds"]["total"] for run in runs)  # a resumed search's runs: the cheapest of them
     left = policy.screen(space, observed)
     floor = spent(observed) + len(left) * cheapest

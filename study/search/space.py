@@ -1,12 +1,13 @@
 """
 The space a search (make advise) may run, and what a run of it costs: each checkpoint's methods,
 their depths and the rates of their ladders at one size, which cells can still run, each
-checkpoint's first run (first_cell), and each cell's cost before it has run (prior_cost) and once
-runs like it have (expected_seconds). The policy (study/search/policy.py) decides which of these
+checkpoint's first run (first_cell), and each cell's cost before it has run (prior_cost), before
+any run has trained (layer_seconds, from the probe's frozen prefix) and once runs like it have
+(expected_seconds). The policy (study/search/policy.py) decides which of these
 cells run next; the loop (study/search/rounds.py) and the report read their costs here.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -28,6 +29,9 @@ class Space:
     # choosing it gains nothing over the anchor out of bag (answer_of), its contenders seeded until
     # they are out or the examples can no longer tell them apart
     prefer: str = "cost"
+    # {model: a trained layer's seconds before any trained run, from its probe's frozen prefix}
+    # (with_layer_seconds; a checkpoint without one is priced by PROBE_TO_TRAINED)
+    layer_seconds: dict = field(default_factory=dict)
 
 
 def space_for(size, num_layers, depths, method_names, available=lambda cell: PICK_SEEDS, model=""):
@@ -87,21 +91,48 @@ def deepest(space, model=""):
     return max(k for (owner, _), depths in space.depths.items() if owner == model for k in depths)
 
 
-# a layer trained costs about this many times the probe's seconds per layer (mostly one forward pass
-# over every text the runs read: train, dev and a test file's). A rough proxy: the factor that would
-# have priced a first screen round right ran from 1.8 to 9.1 over 25 searches. The high end, since a
-# run priced too high only waits for the next worker free, which prices it from the trained runs
-# that ended by then, and one priced too low overruns the budget for good
-# (docs/records/expected-seconds-2026-12-06)
+# Before any trained run, a trained layer costs the passes a run makes over its texts at the
+# probe's seconds per layer and text (its frozen prefix: one forward pass over each): three per
+# training example and epoch (the forward, and the backward at twice its cost), one per text it
+# only scores (dev, a test file). The first screen rounds of 19 searches took 0.95 to 1.17 times
+# that; it is priced at the high end, as a run priced too low overruns the budget for good, and one
+# priced too high only waits for the next worker free, which prices it from the trained runs that
+# ended by then (docs/records/layer-seconds-2026-12-06)
+PASSES_PER_TRAINING_EXAMPLE = 3
+FIRST_ROUND_MARGIN = 1.2
+# where the probe's prefix came from the cache (no pass timed): a trained layer at this many times
+# the probe's seconds per layer. A rough proxy: the factor that would have priced a first screen
+# round right ran from 1.8 to 9.1 over 25 searches; the high end (docs/records/expected-seconds-2026-12-06)
 PROBE_TO_TRAINED = 9.0
+
+
+def layer_seconds(probe_run, num_layers):
+    """A trained layer's seconds before any trained run, from the record of the probe's run over
+    `num_layers` frozen layers (PASSES_PER_TRAINING_EXAMPLE); None where the cache held its prefix
+    (or a record from before prefix_texts): no pass was timed."""
+    texts = probe_run.get("prefix_texts")
+    if not texts or not probe_run["seconds"]["prefix"]:
+        return None
+    trained, epochs = probe_run["config"]["train_examples"], probe_run["config"]["epochs"]
+    per_pass = probe_run["seconds"]["prefix"] / (num_layers * texts)
+    return FIRST_ROUND_MARGIN * per_pass * (PASSES_PER_TRAINING_EXAMPLE * epochs * trained + texts - trained)
+
+
+def with_layer_seconds(space, runs_by_cell):
+    """The space with each checkpoint's layer_seconds from its probe's first run among
+    `runs_by_cell` ({Cell: its runs' records}), where one timed its prefix."""
+    timed = {cell.model: layer_seconds(runs[0], cell.freeze) for cell, runs in runs_by_cell.items()
+             if runs and methods.get(cell.method).every_layer_frozen}
+    return replace(space, layer_seconds={model: seconds for model, seconds in timed.items() if seconds})
 
 
 def expected_seconds(cell, observed, space):
     """What a run of `cell` should cost: the median of its work's runs so far; for a work not yet
     run, its prior_cost at the seconds per unit the trained runs of its checkpoint took (of its own
-    method where one ran); before any, at PROBE_TO_TRAINED times the probe's seconds per layer (read
-    per unit of prior cost, the probe's seconds, mostly a one-time prefix, put the first screen
-    rounds at 3.7 times their seconds); else at what any run took per unit (0: none ran)."""
+    method where one ran); before any, at its checkpoint's layer_seconds, or PROBE_TO_TRAINED times
+    the probe's seconds per layer (read per unit of prior cost, the probe's seconds, mostly a
+    one-time prefix, put the first screen rounds at 3.7 times their seconds); else at what any run
+    took per unit (0: none ran)."""
     seconds = [s for other, runs in observed.items() if same_work(other) == same_work(cell) for _, s, *_ in runs]
     if seconds:
         return float(np.median(seconds))
@@ -113,6 +144,8 @@ def expected_seconds(cell, observed, space):
             lambda other: own(other) and not fitted(other))
         if timed:
             return prior_cost(cell, space) * timed
+        if cell.model in space.layer_seconds:
+            return prior_cost(cell, space) * space.layer_seconds[cell.model]
         probed = [s / deepest(space, cell.model) for other, runs in observed.items() if own(other) and fitted(other)
                   for _, s, *_ in runs]
         if probed:

@@ -15,7 +15,9 @@ from study import worker
 # in the next
 NAMES = ["freeze1_size8_seed1_setfit.json", "freeze0_size8_seed2.json", "freeze3_size8_seed1_probe.json",
          "freeze1_size8_seed1.json"]
-MEASURES = ("seconds", "peak_memory_mb")  # of the machine, not of the run: a worker pays no start-up
+# of the machine and its cache, not of the run: a worker pays no start-up, and the runs alone and
+# the worker's share one cache (whichever computed a prefix first counts its texts)
+MEASURES = ("seconds", "peak_memory_mb", "prefix_texts")
 
 
 def tiny_task(folder):

@@ -1,11 +1,13 @@
 """What a search's run is expected to cost (study/search/space.py): before it has run, at the
-seconds the runs of its checkpoint took per unit of prior cost; whether it fits what is left of the
-budget; and what the grid the search stands in for would cost."""
+seconds the runs of its checkpoint took per unit of prior cost, and before any trained, at the
+passes a run makes over its texts at the probe's seconds a pass; whether it fits what is left of
+the budget; and what the grid the search stands in for would cost."""
 
 import pytest
 
 import methods
-from study.search.space import PROBE_TO_TRAINED, Space, expected_seconds, fits, grid_seconds, space_for
+from study.search.space import (FIRST_ROUND_MARGIN, PROBE_TO_TRAINED, Space, expected_seconds, fits, grid_seconds,
+                                space_for, with_layer_seconds)
 from study.search.standing import Cell
 
 
@@ -33,6 +35,30 @@ def test_before_any_run_trained_a_cell_costs_the_probe_s_seconds_per_layer_times
     assert expected_seconds(finetune_0, probed, space()) == pytest.approx(3.1 * PROBE_TO_TRAINED * 4.0)
     trained = {**probed, Cell("finetune", 2, 5e-5): [(0.7, 11.0)]}  # 10 s a unit: the probe goes by no more
     assert expected_seconds(finetune_0, trained, space()) == pytest.approx(3.1 * 10.0)
+
+
+def probe_record(prefix_seconds, prefix_texts, train_examples=200, epochs=10):
+    return dict(config=dict(train_examples=train_examples, epochs=epochs), prefix_texts=prefix_texts,
+                seconds=dict(prefix=prefix_seconds, total=prefix_seconds + 5.0))
+
+
+def test_before_any_run_trained_a_layer_costs_the_passes_a_run_makes_at_the_probe_s_seconds_a_pass():
+    """The probe's prefix timed one forward pass per layer over 1,000 texts (200 to train, 800 to
+    score): 3 layers in 6 s, 2 ms a pass. A trained layer makes 3 passes per example and epoch and
+    one per text scored: 3 x 10 x 200 + 800 = 6,800 passes, 13.6 s, at the first round's margin."""
+    probe = Cell("probe", 3, None)
+    priced = with_layer_seconds(space(), {probe: [probe_record(6.0, 1000)]})
+    assert priced.layer_seconds == {"": pytest.approx(FIRST_ROUND_MARGIN * 13.6)}
+    finetune_0 = Cell("finetune", 0, 5e-5)
+    probed = {probe: [(0.6, 11.0)]}
+    assert expected_seconds(finetune_0, probed, priced) == pytest.approx(3.1 * FIRST_ROUND_MARGIN * 13.6)
+    trained = {**probed, Cell("finetune", 2, 5e-5): [(0.7, 11.0)]}  # 10 s a unit: the trained runs price it
+    assert expected_seconds(finetune_0, trained, priced) == pytest.approx(3.1 * 10.0)
+    # a prefix the cache held timed no pass (nor does a record from before prefix_texts): the probe's seconds a layer
+    for record in (probe_record(0.2, 0), {k: v for k, v in probe_record(6.0, 1000).items() if k != "prefix_texts"}):
+        unpriced = with_layer_seconds(space(), {probe: [record]})
+        assert unpriced.layer_seconds == {}
+        assert expected_seconds(finetune_0, probed, unpriced) == pytest.approx(3.1 * PROBE_TO_TRAINED * 11.0 / 3)
 
 
 def test_a_method_is_costed_from_its_own_runs_once_one_ran():
