@@ -105,7 +105,8 @@ def searchable(s):
     (the first, timing run is one of its cells), so a folder whose screen is done is never refused,
     and a refused search keeps its runs for the same command with a larger BUDGET."""
     runs, observed, _ = s.read()
-    space = with_layer_seconds(s.space, runs_by_cell(s.folder, s.size, s.space))
+    epochs = s.shared.get("epochs")  # make's EPOCHS as the command line gave it, checked by the first run
+    space = with_layer_seconds(s.space, runs_by_cell(s.folder, s.size, s.space), int(epochs) if epochs else None)
     cheapest = min(run["seconds"]["total"] for run in runs)  # a resumed search's runs: the cheapest of them
     left = policy.screen(space, observed)
     floor = spent(observed) + len(left) * cheapest

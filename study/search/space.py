@@ -106,22 +106,24 @@ FIRST_ROUND_MARGIN = 1.2
 PROBE_TO_TRAINED = 9.0
 
 
-def layer_seconds(probe_run, num_layers):
+def layer_seconds(probe_run, num_layers, epochs=None):
     """A trained layer's seconds before any trained run, from the record of the probe's run over
-    `num_layers` frozen layers (PASSES_PER_TRAINING_EXAMPLE); None where the cache held its prefix
-    (or a record from before prefix_texts): no pass was timed."""
+    `num_layers` frozen layers (PASSES_PER_TRAINING_EXAMPLE), the runs training `epochs` (None:
+    the protocol's, as the probe's record has them; the probe takes no --epochs); None where the
+    cache held its prefix (or a record from before prefix_texts): no pass was timed."""
     texts = probe_run.get("prefix_texts")
     if not texts or not probe_run["seconds"]["prefix"]:
         return None
-    trained, epochs = probe_run["config"]["train_examples"], probe_run["config"]["epochs"]
+    trained, epochs = probe_run["config"]["train_examples"], epochs or probe_run["config"]["epochs"]
     per_pass = probe_run["seconds"]["prefix"] / (num_layers * texts)
     return FIRST_ROUND_MARGIN * per_pass * (PASSES_PER_TRAINING_EXAMPLE * epochs * trained + texts - trained)
 
 
-def with_layer_seconds(space, runs_by_cell):
+def with_layer_seconds(space, runs_by_cell, epochs=None):
     """The space with each checkpoint's layer_seconds from its probe's first run among
-    `runs_by_cell` ({Cell: its runs' records}), where one timed its prefix."""
-    timed = {cell.model: layer_seconds(runs[0], cell.freeze) for cell, runs in runs_by_cell.items()
+    `runs_by_cell` ({Cell: its runs' records}), where one timed its prefix; `epochs`: make's
+    EPOCHS, where given."""
+    timed = {cell.model: layer_seconds(runs[0], cell.freeze, epochs) for cell, runs in runs_by_cell.items()
              if runs and methods.get(cell.method).every_layer_frozen}
     return replace(space, layer_seconds={model: seconds for model, seconds in timed.items() if seconds})
 
