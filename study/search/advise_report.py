@@ -72,7 +72,8 @@ def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
     on_test = (f"test file {kept_test:.3f} ({model}; the pick's runs {test[1]:.3f}), " if kept_test is not None
                else f"test file {test[1]:.3f}, " if test else "")
     print(f"advise: {short}: {row['label']}, freeze {chosen.freeze}, rate {rate_text(chosen)} | " + on_test + read
-          + f" | {total / 3600:.2f} h of runs, {total / grid_cost:.0%} of the grid's estimated | {named_from(report, s.shown_from)}")
+          + f" | {total / 3600:.2f} h of runs, {total / grid_cost:.0%} of the grid's estimated"
+          + f" | {named_from(report, s.shown_from)}")
     return row
 
 

@@ -115,10 +115,11 @@ def keep(chosen, run_flags, save, kept, shown_from=None):
     saved it, moved into place. An earlier pick of the same search there (check_save) is replaced
     once the new one is kept. (line for the report, the command to label a CSV with it, its paths
     named from `shown_from`: named_from)."""
-    model = shlex.quote(named_from(save, shown_from))
-    command = f"{predict_py(shown_from)} --model {model} --input YOUR.csv{text_columns(run_flags)} --out labelled.csv"
+    shown = named_from(save, shown_from)
+    command = (f"{predict_py(shown_from)} --model {shlex.quote(shown)} --input YOUR.csv{text_columns(run_flags)}"
+               " --out labelled.csv")
     if kept.saved is None:
-        return f"Saved in {named_from(save, shown_from)} (seed {kept.seed}) by an earlier search; label a CSV with `{command}`", command
+        return f"Saved in {shown} (seed {kept.seed}) by an earlier search; label a CSV with `{command}`", command
     earlier = earlier_pick(save)  # another pick of this search, kept before
     into = save + ".new" if earlier else save
     if earlier:  # what a keep killed before its swap left
@@ -136,7 +137,7 @@ def keep(chosen, run_flags, save, kept, shown_from=None):
         os.replace(into, save)
         replaced = f"; it replaces the earlier pick kept there ({methods.get(earlier['method']).label}, freeze {earlier['freeze']})"
     which = f", the best of the pick's {kept.of} on the dev split" if kept.of > 1 else ""
-    return f"Saved in {named_from(save, shown_from)} (seed {kept.seed}{which}, {kept.how}){replaced}; label a CSV with `{command}`", command
+    return f"Saved in {shown} (seed {kept.seed}{which}, {kept.how}){replaced}; label a CSV with `{command}`", command
 
 
 def text_columns(run_flags):

@@ -120,12 +120,15 @@ def layer_seconds(probe_run, num_layers, epochs=None):
 
 
 def with_layer_seconds(space, runs_by_cell, epochs=None):
-    """The space with each checkpoint's layer_seconds from its probe's first run among
-    `runs_by_cell` ({Cell: its runs' records}), where one timed its prefix; `epochs`: make's
-    EPOCHS, where given."""
-    timed = {cell.model: layer_seconds(runs[0], cell.freeze, epochs) for cell, runs in runs_by_cell.items()
-             if runs and methods.get(cell.method).every_layer_frozen}
-    return replace(space, layer_seconds={model: seconds for model, seconds in timed.items() if seconds})
+    """The space with each checkpoint's layer_seconds from the first of its probe's runs among
+    `runs_by_cell` ({Cell: its runs' records}) that timed its prefix; `epochs`: make's EPOCHS,
+    where given."""
+    timed = {}
+    for cell, runs in runs_by_cell.items():
+        if methods.get(cell.method).every_layer_frozen:
+            priced = [seconds for seconds in (layer_seconds(run, cell.freeze, epochs) for run in runs) if seconds]
+            timed.update({cell.model: priced[0]} if priced else {})
+    return replace(space, layer_seconds=timed)
 
 
 def expected_seconds(cell, observed, space):

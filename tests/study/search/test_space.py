@@ -62,6 +62,9 @@ def test_before_any_run_trained_a_layer_costs_the_passes_a_run_makes_at_the_prob
         unpriced = with_layer_seconds(space(), {probe: [record]})
         assert unpriced.layer_seconds == {}
         assert expected_seconds(finetune_0, probed, unpriced) == pytest.approx(3.1 * PROBE_TO_TRAINED * 11.0 / 3)
+    # a resumed folder: of the probe's seeds, the first whose prefix was computed prices it
+    resumed = with_layer_seconds(space(), {probe: [probe_record(0.2, 0), probe_record(6.0, 1000)]})
+    assert resumed.layer_seconds == priced.layer_seconds
 
 
 def test_a_method_is_costed_from_its_own_runs_once_one_ran():
