@@ -29,8 +29,8 @@ class Space:
     # choosing it gains nothing over the anchor out of bag (answer_of), its contenders seeded until
     # they are out or the examples can no longer tell them apart
     prefer: str = "cost"
-    # {model: a trained layer's seconds before any trained run, from its probe's frozen prefix}
-    # (with_layer_seconds; a checkpoint without one is priced by PROBE_TO_TRAINED)
+    # {(model, method name): a trained layer's seconds before any trained run, from the checkpoint's
+    # probe's frozen prefix} (with_layer_seconds; a checkpoint without one: PROBE_TO_TRAINED)
     layer_seconds: dict = field(default_factory=dict)
 
 
@@ -120,15 +120,19 @@ def layer_seconds(probe_run, num_layers, epochs=None):
 
 
 def with_layer_seconds(space, runs_by_cell, epochs=None):
-    """The space with each checkpoint's layer_seconds from the first of its probe's runs among
-    `runs_by_cell` ({Cell: its runs' records}) that timed its prefix; `epochs`: make's EPOCHS,
-    where given."""
-    timed = {}
+    """The space with each checkpoint's methods' layer_seconds, from the first of its probe's runs
+    among `runs_by_cell` ({Cell: its runs' records}) that timed its prefix. `epochs`: make's EPOCHS,
+    where given, for the methods that take them (SetFit's bodies train by their own steps, their
+    cost_factor against a fine-tune of the protocol's epochs)."""
+    probes = {}  # {model: (its probe's run that timed its prefix, the layers it ran through)}
     for cell, runs in runs_by_cell.items():
-        if methods.get(cell.method).every_layer_frozen:
-            priced = [seconds for seconds in (layer_seconds(run, cell.freeze, epochs) for run in runs) if seconds]
-            timed.update({cell.model: priced[0]} if priced else {})
-    return replace(space, layer_seconds=timed)
+        timed = [run for run in runs if layer_seconds(run, cell.freeze)] if methods.get(cell.method).every_layer_frozen else []
+        if timed:
+            probes.setdefault(cell.model, (timed[0], cell.freeze))
+    takes = lambda name: "epochs" not in methods.get(name).ignores
+    trained = [(model, name) for model, name in space.depths if model in probes and not methods.get(name).every_layer_frozen]
+    return replace(space, layer_seconds={(model, name): layer_seconds(*probes[model], epochs if takes(name) else None)
+                                         for model, name in trained})
 
 
 def expected_seconds(cell, observed, space):
@@ -149,8 +153,8 @@ def expected_seconds(cell, observed, space):
             lambda other: own(other) and not fitted(other))
         if timed:
             return prior_cost(cell, space) * timed
-        if cell.model in space.layer_seconds:
-            return prior_cost(cell, space) * space.layer_seconds[cell.model]
+        if (cell.model, cell.method) in space.layer_seconds:
+            return prior_cost(cell, space) * space.layer_seconds[cell.model, cell.method]
         probed = [s / deepest(space, cell.model) for other, runs in observed.items() if own(other) and fitted(other)
                   for _, s, *_ in runs]
         if probed:

@@ -48,15 +48,18 @@ def test_before_any_run_trained_a_layer_costs_the_passes_a_run_makes_at_the_prob
     one per text scored: 3 x 10 x 200 + 800 = 6,800 passes, 13.6 s, at the first round's margin."""
     probe = Cell("probe", 3, None)
     priced = with_layer_seconds(space(), {probe: [probe_record(6.0, 1000)]})
-    assert priced.layer_seconds == {"": pytest.approx(FIRST_ROUND_MARGIN * 13.6)}
+    assert priced.layer_seconds == {("", "finetune"): pytest.approx(FIRST_ROUND_MARGIN * 13.6)}
     finetune_0 = Cell("finetune", 0, 5e-5)
     probed = {probe: [(0.6, 11.0)]}
     assert expected_seconds(finetune_0, probed, priced) == pytest.approx(3.1 * FIRST_ROUND_MARGIN * 13.6)
     trained = {**probed, Cell("finetune", 2, 5e-5): [(0.7, 11.0)]}  # 10 s a unit: the trained runs price it
     assert expected_seconds(finetune_0, trained, priced) == pytest.approx(3.1 * 10.0)
-    # make's EPOCHS=20 (the probe takes none: its record holds the protocol's 10): 12,800 passes
-    longer = with_layer_seconds(space(), {probe: [probe_record(6.0, 1000)]}, epochs=20)
-    assert longer.layer_seconds == {"": pytest.approx(FIRST_ROUND_MARGIN * 25.6)}
+    # make's EPOCHS=20 (the probe takes none: its record holds the protocol's 10): 12,800 passes a
+    # fine-tune's layer; SetFit's body trains by its own steps, its cost_factor against the protocol's
+    three = space(("finetune", "setfit-fast", "probe"))
+    longer = with_layer_seconds(three, {probe: [probe_record(6.0, 1000)]}, epochs=20)
+    assert longer.layer_seconds == {("", "finetune"): pytest.approx(FIRST_ROUND_MARGIN * 25.6),
+                                    ("", "setfit-fast"): pytest.approx(FIRST_ROUND_MARGIN * 13.6)}
     # a prefix the cache held timed no pass (nor does a record from before prefix_texts): the probe's seconds a layer
     for record in (probe_record(0.2, 0), {k: v for k, v in probe_record(6.0, 1000).items() if k != "prefix_texts"}):
         unpriced = with_layer_seconds(space(), {probe: [record]})
