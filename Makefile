@@ -217,11 +217,18 @@ METHODS ?=
 TEST_FILE ?=
 FINAL ?=
 FOLDS ?=
+# make -C DIR: the folder make was called in, where it is not DIR (empty otherwise). Every path is
+# read from DIR, as make reads them; a file of yours named from the folder make was called in, and
+# not in DIR, is refused before any work with its whole path
+CALLED_FROM := $(filter-out $(CURDIR),$(PWD))
+$(foreach file,TRAIN_FILE DEV_FILE TEST_FILE,$(if $(and $(CALLED_FROM),$(filter-out /%,$($(file))),\
+  $(if $(wildcard $($(file))),,$(wildcard $(CALLED_FROM)/$($(file))))),\
+  $(error make -C: $(file)=$($(file)) is read from $(CURDIR), where there is none: give $(CALLED_FROM)/$($(file)))))
 ONE_MODEL = $(filter 1,$(words $(MODEL)))
 advise:
 	@$(if $(ONE_MODEL),$(DEPTH_CHECK)) \
 	$(PYTHON) -m study.search.advise $(RESULTS) --size $(SIZE) --budget $(BUDGET) --models $(MODEL) \
-	  $(if $(ONE_MODEL),--depths $$freeze) --save $(SAVE) $(if $(filter-out $(CURDIR),$(PWD)),--shown-from '$(PWD)') \
+	  $(if $(ONE_MODEL),--depths $$freeze) --save $(SAVE) $(if $(CALLED_FROM),--shown-from '$(CALLED_FROM)') \
 	  $(if $(METHODS),--methods $(METHODS)) $(if $(TEST_FILE),--test-file $(TEST_FILE)) $(if $(FINAL),--final $(FINAL)) $(if $(FOLDS),--seeds $(FOLDS)) $(if $(PREFER),--prefer $(PREFER)) $(SHARED_FLAGS) \
 	  $(if $(SLURM),--slurm --slurm-max $(SLURM_MAX) $(if $(SLURM_PARTITION),--slurm-partition $(SLURM_PARTITION)) \
 	    $(if $(SLURM_TIME),--slurm-time $(SLURM_TIME)) $(if $(SLURM_GPUS),--slurm-gpus $(SLURM_GPUS)) --slurm-sbatch '$(SBATCH_FLAGS)') \

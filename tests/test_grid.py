@@ -219,3 +219,15 @@ def test_make_refuses_a_bad_variable_in_one_line_of_its_own(grid, tmp_path, vari
     ours = [line for line in done.stderr.splitlines() if not line.startswith("make: ***") and "*** [" not in line]
     assert done.returncode == 2 and ours == [ours[0]] and message in ours[0] and done.stdout == "", done.stdout + done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_make_c_refuses_a_file_named_from_the_folder_it_was_called_in(tmp_path):
+    """make -C DIR reads every path from DIR, as make does: a TRAIN_FILE beside the caller and not in
+    DIR is one line naming its whole path, before any work (no folder written)."""
+    (tmp_path / "train.csv").write_text("text,label\ngood,1\n")
+    done = subprocess.run(["make", "-C", ROOT, "--no-print-directory", "advise", "TRAIN_FILE=train.csv", "SIZE=8",
+                           f"RESULTS={tmp_path / 'results'}"], cwd=tmp_path, env=dict(os.environ, PWD=str(tmp_path)),
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == "" and len(done.stderr.splitlines()) == 1, done.stderr
+    assert f"TRAIN_FILE=train.csv is read from {ROOT}, where there is none: give {tmp_path}/train.csv" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train.csv"]
