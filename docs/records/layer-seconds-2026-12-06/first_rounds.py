@@ -8,7 +8,6 @@ times the probe's seconds a layer), against what it took.
 A record from before prefix_texts is read as its probe's prefix having computed every text it read:
 its subset, the dev split and the test file (seed 1's probe, the first run of a fresh folder).
 """
-import csv
 import glob
 import json
 import os
@@ -20,18 +19,15 @@ import numpy as np
 sys.path.insert(0, os.getcwd())
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "expected-seconds-2026-12-06"))
 import estimates  # noqa: E402
+import tables  # noqa: E402
 from study.search import space as sp  # noqa: E402
 from study.search.standing import Cell  # noqa: E402
 
 
-def rows_of(path):
-    """A CSV's examples, where the file is here (as the record names it, or ../shared/tasks/<task>/)."""
-    task_file = os.path.join("..", "shared", "tasks", os.path.basename(os.path.dirname(path)), os.path.basename(path))
-    for candidate in (path, task_file):
-        if os.path.exists(candidate):
-            with open(candidate) as f:
-                return sum(1 for _ in csv.reader(f)) - 1
-    raise FileNotFoundError(path)
+def examples_in(path):
+    """A test file's examples, read where the record names it or in ../shared/tasks/<task>/."""
+    shared = os.path.join("..", "shared", "tasks", os.path.basename(os.path.dirname(path)), os.path.basename(path))
+    return len(tables.read_table(path if os.path.exists(path) else shared)) - 1  # less its header
 
 
 def prefix_texts(probe):
@@ -39,7 +35,7 @@ def prefix_texts(probe):
     if "prefix_texts" in probe:
         return probe["prefix_texts"]
     config = probe["config"]
-    test = rows_of(config["test_file"]) if config.get("test_file") else 0
+    test = examples_in(config["test_file"]) if config.get("test_file") else 0
     return (config.get("train_examples") or config["size"]) + probe["dev_size"] + test
 
 
@@ -69,7 +65,8 @@ print(f"{'search':62s} {'runs':>4s}  {'before: mean |.|':>16s} {'sum':>5s}  {'no
 for folder in folders:
     priced = layer_seconds_of(folder)
     rules = (sp.expected_seconds, lambda cell, observed, space: sp.expected_seconds(
-        cell, observed, replace(space, layer_seconds=priced)))
+        cell, observed, replace(space, layer_seconds={(model, name): priced[model] for model, name in space.depths
+                                                      if model in priced})))
     pairs = [first_round(folder, rule) for rule in rules]
     if not pairs[0]:
         continue
