@@ -114,7 +114,8 @@ def keep(chosen, run_flags, save, kept, shown_from=None):
     read (make best keeps the best of every evaluation, the study's). `kept` (a Kept): the run that
     saved it, moved into place. An earlier pick of the same search there (check_save) is replaced
     once the new one is kept. (line for the report, the command to label a CSV with it, its paths
-    named from `shown_from`: named_from)."""
+    named from `shown_from`: named_from). A model trained again says its seconds: no search round
+    counts them (the report's "Spent" is the search's runs)."""
     shown = named_from(save, shown_from)
     command = (f"{predict_py(shown_from)} --model {shlex.quote(shown)} --input YOUR.csv{text_columns(run_flags)}"
                " --out labelled.csv")
@@ -137,7 +138,14 @@ def keep(chosen, run_flags, save, kept, shown_from=None):
         os.replace(into, save)
         replaced = f"; it replaces the earlier pick kept there ({methods.get(earlier['method']).label}, freeze {earlier['freeze']})"
     which = f", the best of the pick's {kept.of} on the dev split" if kept.of > 1 else ""
-    return f"Saved in {shown} (seed {kept.seed}{which}, {kept.how}){replaced}; label a CSV with `{command}`", command
+    how = kept.how if kept.how == Kept.how else f"{kept.how} in {trained_seconds(save):.0f} s"
+    return f"Saved in {shown} (seed {kept.seed}{which}, {how}){replaced}; label a CSV with `{command}`", command
+
+
+def trained_seconds(save):
+    """The seconds of the run that trained the model kept at `save` (its record, SAVE.json)."""
+    with open(save + ".json") as f:
+        return json.load(f)["seconds"]["total"]
 
 
 def text_columns(run_flags):

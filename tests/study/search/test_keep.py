@@ -40,7 +40,7 @@ class Training:
         self.asked.append((runs, shared, run_flags))
         for path in runs:
             os.makedirs(shared["save"])
-            Path(path).write_text(json.dumps(result_record(2, 200, 3, 0.8)))
+            Path(path).write_text(json.dumps(result_record(2, 200, 3, 0.8, seconds=dict(total=36.2))))
         return 0
 
 
@@ -56,7 +56,7 @@ def test_a_seed_to_keep_that_no_run_saved_is_trained_again_by_the_search_s_own_w
     assert workers.asked == [([path], {"model": "minilm", "save": path[:-len(".json")]}, ["--evaluations", "last"])]
     assert code == 0 and kept == Kept(3, 5, (path, path[:-len(".json")]), "trained again")
     line, _ = keep(cell, [], str(tmp_path / "saved"), kept)
-    assert "(seed 3, the best of the pick's 5 on the dev split, trained again)" in line
+    assert "(seed 3, the best of the pick's 5 on the dev split, trained again in 36 s)" in line
     assert to_keep(s, cell, Kept(3, 5), str(tmp_path / "saved"), False, s.flags) == (Kept(3, 5), 0)  # kept already
     assert len(workers.asked) == 1
     final, _ = to_keep(s, cell, Kept(), str(tmp_path / "saved"), True, ["--final"])  # another model: trained
