@@ -1,6 +1,7 @@
 """make grid (the Makefile) end to end: a tiny random checkpoint, a tiny TSV task, one epoch per run.
 Two real grids: the recipe's (run once, resumed, killed and resumed, refused in another precision)
-and one folder of the recipe, probes and SetFit; make best on the first; and Lee et al.'s line search."""
+and one folder of the recipe, probes and SetFit; make best on the first; Lee et al.'s line search;
+and make -C DIR, which reads your files from DIR and hands the search the folder it was called in."""
 
 import json
 import os
@@ -231,3 +232,13 @@ def test_make_c_refuses_a_file_named_from_the_folder_it_was_called_in(tmp_path):
     assert done.returncode == 2 and done.stdout == "" and len(done.stderr.splitlines()) == 1, done.stderr
     assert f"TRAIN_FILE=train.csv is read from {ROOT}, where there is none: give {tmp_path}/train.csv" in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["train.csv"]
+
+
+def test_make_advise_passes_the_folder_it_was_called_in_only_from_elsewhere(tmp_path):
+    """What the search names its printed paths from (study/search/keep.py's named_from)."""
+    def recipe(cwd):
+        done = subprocess.run(["make", "-C", ROOT, "-n", "advise", "SIZE=8", "MODEL=minilm"], cwd=cwd,
+                              env=dict(os.environ, PWD=str(cwd)), capture_output=True, text=True)
+        return done.stdout
+    assert f"--shown-from '{tmp_path}'" in recipe(tmp_path)
+    assert "--shown-from" not in recipe(ROOT)

@@ -137,12 +137,3 @@ def test_make_c_names_the_printed_paths_from_the_folder_make_was_called_in(tmp_p
     assert named_from("results/advise.md", str(tmp_path)) == os.path.join(ROOT, "results", "advise.md")
     assert named_from("results/advise.md") == "results/advise.md"  # typed here: as given
     assert named_from(ROOT + "x/saved", ROOT) == ROOT + "x/saved"  # a sibling that shares the name's start
-
-
-def test_make_advise_passes_the_folder_it_was_called_in_only_from_elsewhere(tmp_path):
-    def recipe(cwd):
-        done = subprocess.run(["make", "-C", ROOT, "-n", "advise", "SIZE=8", "MODEL=minilm"], cwd=cwd,
-                              env=dict(os.environ, PWD=str(cwd)), capture_output=True, text=True)
-        return done.stdout
-    assert f"--shown-from '{tmp_path}'" in recipe(tmp_path)
-    assert "--shown-from" not in recipe(ROOT)
