@@ -111,12 +111,17 @@ def layer_seconds(probe_run, num_layers, epochs=None):
     `num_layers` frozen layers (PASSES_PER_TRAINING_EXAMPLE), the runs training `epochs` (None:
     the protocol's, as the probe's record has them; the probe takes no --epochs); None where the
     cache held its prefix (or a record from before prefix_texts): no pass was timed."""
-    texts = probe_run.get("prefix_texts")
-    if not texts or not probe_run["seconds"]["prefix"]:
+    if not timed_a_pass(probe_run):
         return None
+    texts = probe_run["prefix_texts"]
     trained, epochs = probe_run["config"]["train_examples"], epochs or probe_run["config"]["epochs"]
     per_pass = probe_run["seconds"]["prefix"] / (num_layers * texts)
     return FIRST_ROUND_MARGIN * per_pass * (PASSES_PER_TRAINING_EXAMPLE * epochs * trained + texts - trained)
+
+
+def timed_a_pass(run):
+    """Whether the run's frozen prefix computed texts (not the cache's) in the seconds its record gives."""
+    return bool(run.get("prefix_texts") and run["seconds"]["prefix"])
 
 
 def with_layer_seconds(space, runs_by_cell, epochs=None):
@@ -126,8 +131,8 @@ def with_layer_seconds(space, runs_by_cell, epochs=None):
     cost_factor against a fine-tune of the protocol's epochs)."""
     probes = {}  # {model: (its probe's run that timed its prefix, the layers it ran through)}
     for cell, runs in runs_by_cell.items():
-        timed = [run for run in runs if layer_seconds(run, cell.freeze)] if methods.get(cell.method).every_layer_frozen else []
-        if timed:
+        timed = [run for run in runs if timed_a_pass(run)]
+        if methods.get(cell.method).every_layer_frozen and timed:
             probes.setdefault(cell.model, (timed[0], cell.freeze))
     takes = lambda name: "epochs" not in methods.get(name).ignores
     trained = [(model, name) for model, name in space.depths if model in probes and not methods.get(name).every_layer_frozen]
