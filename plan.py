@@ -36,9 +36,10 @@ def parser():
     p.add_argument("--dataset", default="sst2", help="sst2, cola, mrpc, stsb or rte (GLUE); ignored with --train-file")
     p.add_argument("--model", default="roberta-base",
                    help="hub name, local checkpoint folder, 'minilm' (offline all-MiniLM-L6-v2) or 'mpnet' (all-mpnet-base-v2: make mpnet)")
-    p.add_argument("--freeze", type=int, default=0,
-                   help="-1: embeddings only; 0: nothing; k: embeddings and the first k layers (LoRA never trains the "
-                        "embeddings, so under it -1 is 0's computation with them cached; BitFit at -1 leaves their biases frozen)")
+    p.add_argument("--freeze", type=int,
+                   help="-1: embeddings only; 0: nothing (the default); k: embeddings and the first k layers (LoRA never "
+                        "trains the embeddings, so under it -1 is 0's computation with them cached; BitFit at -1 leaves "
+                        "their biases frozen); a probe's default and only depth: every layer")
     p.add_argument("--size", type=train_size, default=50,
                    help="training examples (a stratified subset), or 'all': the whole train split")
     p.add_argument("--seed", type=int, default=1)
@@ -158,6 +159,8 @@ def plan_run(args, task):
     device, precision = device_and_precision(args)
     folder = hub.checkpoint_folder(args.model)
     config = families.read_config(folder)
+    if args.freeze is None:  # none frozen, or for a method that trains no layer, all of them
+        args = argparse.Namespace(**{**vars(args), "freeze": config.num_layers if method.every_layer_frozen else 0})
     if method.every_layer_frozen and args.freeze != config.num_layers:
         raise ValueError(f"--method {method.name} fits a linear model to the frozen model's features: use it with "
                          f"--freeze {config.num_layers} (every layer of this model frozen)")

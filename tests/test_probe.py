@@ -7,6 +7,7 @@ import torch.nn.functional as F
 
 import freeze_study
 import probe
+from conftest import run
 
 
 def toy(n, seed, dim=20, classes=3):
@@ -118,6 +119,11 @@ def test_probe_needs_every_layer_frozen(tmp_path, tiny_bert, glue_dir, capsys):
                            "--out", str(tmp_path / "r.json"), "--splits-dir", str(tmp_path / "s"), "--quiet"])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.count("\n") == 1 and "use it with --freeze 3" in err
+
+
+def test_a_probe_given_no_depth_reads_every_layer_and_any_other_method_none(tmp_path, tiny_bert, glue_dir):
+    assert run(tmp_path, tiny_bert, glue_dir, "--probe")["config"]["freeze"] == 3  # tiny_bert's 3 layers
+    assert run(tmp_path, tiny_bert, glue_dir, "--method", "bitfit")["config"]["freeze"] == 0
 
 
 def test_probe_run_records_its_fit(tmp_path, tiny_bert, glue_dir):
