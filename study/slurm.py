@@ -33,7 +33,7 @@ from result import log_of
 from study import grid
 from study.progress import last_log_line, progress_line
 from study.stats import counted
-from study.worker import ROOT, job_of
+from study.worker import ROOT, importable, job_of
 
 
 def queue():
@@ -185,7 +185,9 @@ class Rounds:
         if not allowed:
             return 0
         worker = [sys.executable, "-m", "study.worker", "--jobs", "1", *grid.shared_argv(shared)]
-        command = f'env PYTHONPATH={shlex.quote(ROOT)}${{PYTHONPATH:+:$PYTHONPATH}} {shlex.join(worker)} "$TASK" -- {shlex.join(run_flags)}'
+        # the project first on the node's PYTHONPATH, as for a local worker (sbatch passes on this environment)
+        path = "PYTHONPATH=" + importable(os.environ)["PYTHONPATH"]
+        command = f'env {shlex.quote(path)} {shlex.join(worker)} "$TASK" -- {shlex.join(run_flags)}'
         folder = os.path.join(os.path.dirname(allowed[0]), ".slurm")
         self.array = submit_array(allowed, command, folder, self.jobs, self.options)
         self.wait(allowed, runs, echo)
