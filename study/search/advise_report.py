@@ -138,12 +138,22 @@ def stop_reason(cell, state, observed, waiting=None):
         return (f"tied with the best: {state.means[cell]:.3f} against {state.means[state.best]:.3f}, paired error "
                 f"{state.paired[cell]:.3f}: more seeds could not tell them apart")
     if runs >= PICK_SEEDS:  # neither out nor in: its mean just below the band on every seed it can have
-        return f"below the band on its {runs} seeds: {state.means[cell]:.3f} < {state.floor_of(cell):.3f}"
+        return "below the band on its {} seeds: {} < {}".format(runs, *digits_apart(state.means[cell], state.floor_of(cell)))
     if waiting is None and state.reach(cell, runs) <= state.means[state.best]:
         return f"cannot overtake the best: {state.means[cell]:.3f} + {state.rise:.3f}/√{runs} below {state.means[state.best]:.3f}"
     if waiting is None:
         return "open: cheaper cells decided the answer"
     return "open: next to run when the search stopped" if cell in waiting else "open: the search stopped first"
+
+
+def digits_apart(*values):
+    """The values at 3 decimals, or at as many more (up to 6) as shows them apart: a mean just below
+    the band read "0.300 < 0.300" at 3."""
+    for places in range(3, 7):
+        shown = [f"{value:.{places}f}" for value in values]
+        if len(set(shown)) == len(set(values)):
+            return shown
+    return shown
 
 
 def verdict(waiting, budget_seconds, spent_seconds, prefer="cost", on_folds=False, next_seconds=None):

@@ -9,7 +9,7 @@ import numpy as np
 import metrics
 import result
 from study import paired
-from study.search.advise_report import anchor_kept_words, honest_of, verdict
+from study.search.advise_report import anchor_kept_words, digits_apart, honest_of, verdict
 from study.search.space import space_for
 from study.search.standing import Cell, seen, standing
 
@@ -66,3 +66,9 @@ def test_the_honest_score_of_a_tiny_split_reads_the_draws_that_left_examples_out
     assert np.isnan(outside).any()  # some draws leave nothing out
     honest = honest_of(space, runs, "accuracy", 6, ANCHOR)
     assert np.isfinite(honest.score) and 0.0 <= honest.score <= 1.0
+
+
+def test_two_numbers_a_line_sets_against_each_other_are_shown_apart():
+    assert digits_apart(0.2996, 0.3004) == ["0.2996", "0.3004"]  # "0.300 < 0.300" at 3 decimals
+    assert digits_apart(0.785, 0.7902) == ["0.785", "0.790"]
+    assert digits_apart(0.5, 0.5) == ["0.500", "0.500"]  # equal values stay at 3
