@@ -246,7 +246,8 @@ def get(name):
 
 
 def table(sizes=(50, 100, 200, 500, 1000, "all")):
-    """The table as text: each method's default rate and search ladder at each size."""
+    """The table as text: each method's default rate, the rate a search screens it at (its best) and
+    its search's ladder at each size."""
     lines = []
     for method in METHODS:
         lines.append(f"{method.name} ({method.label}): trains by {method.train.__name__.replace('_', '.', 1)}, "
@@ -254,7 +255,8 @@ def table(sizes=(50, 100, 200, 500, 1000, "all")):
         for n in sizes:
             default = method.default_lr(n)
             lines.append(f"  n = {n}: " + ("fitted, no rate" if default is None else
-                         f"default {lr_text(default)}, a search tries {' '.join(map(lr_text, method.ladder(n)))}"))
+                         f"default {lr_text(default)}; a search screens {lr_text(method.best_lr(n))}, tries "
+                         f"{' '.join(map(lr_text, method.ladder(n)))}"))
     return "\n".join(lines)
 
 

@@ -21,7 +21,9 @@ class Space:
     ladder at this size, and which cells can run (the replay can run only what its grid ran). A
     search over one checkpoint names it "" (Cell.model); over several, joined() joins theirs."""
     depths: dict  # {(model, method name): [depths]}
-    default_rate: dict  # {(model, method name): its rate at this size, None for the probe}
+    # {(model, method name): its own rate in a search at this size, where its line searches found the
+    # best (methods.best_lr), None for the probe}: the rate it is screened and anchored at
+    default_rate: dict
     ladder: dict  # {(model, method name): [rates, ascending]} ([] for the probe)
     available: callable  # Cell -> how many more seeds of it can run (0, or False: none)
     # the answer sought: "cost", the cheapest cell within noise of the best (the report's, the blog
@@ -36,10 +38,13 @@ class Space:
 
 def space_for(size, num_layers, depths, method_names, available=lambda cell: PICK_SEEDS, model=""):
     """The grid's space at n = size: every method of `method_names` at the grid's depths (the probe
-    at L only), its default rate, and its ladder; `model`: the checkpoint, where the search has several."""
+    at L only), its own rate, and its ladder; `model`: the checkpoint, where the search has several.
+    A method's own rate is its line searches' best at n, not its run's default: the fine-tune's is
+    the protocol's 5e-5 at every n, where 50 examples take 2e-4 (on Amazon counterfactual, 5e-5
+    predicted one class for all; docs/records/finetune-own-rate-2026-12-06)."""
     chosen = [methods.get(name) for name in method_names]
     return Space(depths={(model, m.name): [num_layers] if m.every_layer_frozen else list(depths) for m in chosen},
-                 default_rate={(model, m.name): m.default_lr(size) for m in chosen},
+                 default_rate={(model, m.name): m.best_lr(size) for m in chosen},
                  ladder={(model, m.name): sorted(set(m.ladder(size)) | {m.default_lr(size)}) if m.default_lr(size) else []
                          for m in chosen},
                  available=available)

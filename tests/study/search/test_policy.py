@@ -25,6 +25,16 @@ def test_the_screen_runs_every_method_at_every_other_depth_down_to_0_at_its_own_
         [("finetune", k, 5e-5) for k in (0, 2, 4, 6)] + [("probe", 6, None)])
 
 
+def test_below_200_examples_the_fine_tune_is_screened_at_its_line_searches_rate_not_the_protocols():
+    """The protocol's 5e-5 at n = 50 predicted one class for all on Amazon counterfactual, where
+    2e-4 scored 0.66 macro-F1 on its test file (docs/records/finetune-own-rate-2026-12-06)."""
+    for size, rate in ((50, 2e-4), (100, 1e-4), (200, 5e-5)):
+        wanted = policy.next_runs(space(depths=(0, 1, 2), names=("finetune",), size=size), {}, "accuracy", 436)
+        assert {(c.freeze, c.lr) for c in wanted.cells} == {(0, rate), (2, rate)}
+        assert search_folder.path_of("r", wanted.cells[0], size, 1).endswith(
+            "_seed1.json" if rate == 5e-5 else f"_seed1_lr{rate:.0e}.json".replace("e-0", "e-"))
+
+
 def test_a_screen_narrower_than_the_workers_takes_the_depths_it_skips_the_cheapest_first():
     wide = space(depths=(-1, 0, 1, 2, 3, 4, 5, 6))
     at = lambda jobs: [(c.method, c.freeze) for c in policy.next_runs(wide, {}, "accuracy", 436, jobs).cells]

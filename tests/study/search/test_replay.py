@@ -34,6 +34,18 @@ def test_replay_reaches_a_clear_grids_answer_for_less_than_the_grid(tmp_path, ca
     assert best["freeze"] in (-1, 0, 1, 2) and best == replay(str(tmp_path), 200, prefer="best")["pick"]
 
 
+def test_a_grid_below_200_examples_is_replayed_at_the_rate_it_ran_each_depth_at(tmp_path):
+    """A grid runs the fine-tune at the protocol's 5e-5 at every depth, its line search at a few; a
+    live search screens it at 2e-4 from 50 examples, which this grid ran at k = 0 alone."""
+    for k in (0, 1, 2, 3):
+        for seed in range(1, 4):
+            write_result(tmp_path, k, 50, seed, 0.70 + 0.01 * k + 0.004 * seed, seconds=dict(total=10.0 * (4 - k), eval=0.0))
+    write_result(tmp_path, 0, 50, 1, 0.60, lr=2e-4, seconds=dict(total=40.0, eval=0.0))
+    outcome = replay(str(tmp_path), 50)
+    screened = {cell for cell, _, _, step in outcome["order"] if step in ("first", "screen")}
+    assert screened and {cell.lr for cell in screened} == {5e-5}
+
+
 def test_a_replay_of_a_searchs_own_runs_reads_them_as_the_search_did_on_the_first_half(tmp_path):
     """A search picks by the dev split's first half, at that half's noise: its own runs (which carry
     both halves) replay so; a grid's runs, which lack them, at the whole split's fair score."""
