@@ -19,10 +19,6 @@ for line in open(os.path.join(out, "clock.txt")):
     clock[task, side] = int(seconds)
 
 
-def test_scores(runs, keep):
-    return [r["test_at_score"][r["metric"]] for r in runs if keep(r["config"])]
-
-
 print("| task | code | pick | the model kept, test | the pick's runs, test | the defaults' runs, test | fine-tune runs (their best cell's dev) | runs | minutes |")
 print("|---|---|---|---|---|---|---|---|---|")
 for task in ("counterfactual", "emotion", "sst5"):
@@ -35,7 +31,9 @@ for task in ("counterfactual", "emotion", "sst5"):
         kept = re.search(r"test file ([0-9.]+)", line).group(1)
         mean = re.search(r"the pick's runs ([0-9.]+)", line)
         runs = [json.load(open(f)) for f in glob.glob(os.path.join(folder, "runs", "freeze*.json"))]
-        sff = test_scores(runs, lambda c: c["method"] == "setfit-fast" and c["freeze"] == 0 and c["lr"] == 5e-4)
+        defaults = [f for f in glob.glob(os.path.join(folder, "runs", "freeze0_*_setfit-fast.json"))
+                    if re.fullmatch(r"freeze0_size\w+_seed\d+_setfit-fast\.json", os.path.basename(f))]  # its own rate
+        sff = [json.load(open(f))["test_at_score"][runs[0]["metric"]] for f in defaults]
         ft = {}
         for r in runs:
             c = r["config"]
