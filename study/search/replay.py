@@ -94,14 +94,19 @@ def space_of_model(cells, size, model, made, depths):
     num_layers, names = first["config"]["num_layers"], sorted({cell.method for cell in cells} | set(made))
     depths = depths or [num_layers]
     space = space_for(size, num_layers, depths, names, model=model)
-    # a method is screened at its run's default rate, which a grid runs at every depth (the fine-tune's
-    # is the protocol's, not its own rate in a search below n = 200), or, where the grid never ran
-    # it, at the rate the grid ran it at the most; a method the replay makes, at its own
     ran_at = lambda name, lr: sum(cell.method == name and cell.lr == lr for cell in cells)
-    grid_rate = lambda name: methods.get(name).default_lr(size)
-    screened = {(model, name): rate if name in made else grid_rate(name) if ran_at(name, grid_rate(name))
-                else max({c.lr for c in cells if c.method == name}, key=lambda lr: ran_at(name, lr))
-                for (_, name), rate in space.default_rate.items()}
+
+    def screened_rate(name, own):
+        """A method the replay makes runs at its own rate; a grid's, at its run's default, which a grid
+        runs at every depth (the fine-tune's is the protocol's, not its own rate in a search below
+        n = 200), or, where the grid never ran that, at the rate the grid ran it at the most."""
+        if name in made:
+            return own
+        if ran_at(name, methods.get(name).default_lr(size)):
+            return methods.get(name).default_lr(size)
+        return max({c.lr for c in cells if c.method == name}, key=lambda lr: ran_at(name, lr))
+
+    screened = {(model, name): screened_rate(name, own) for (_, name), own in space.default_rate.items()}
     ladders = {key: sorted(set(ladder) | {screened[key]}) if ladder else [] for key, ladder in space.ladder.items()}
     return Space(space.depths, screened, ladders, space.available)
 
