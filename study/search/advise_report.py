@@ -134,9 +134,11 @@ def stop_reason(cell, state, observed, waiting=None):
         return "the best"
     if not runs:
         return "not run"
-    if state.settled(cell):
-        return (f"tied with the best: {state.means[cell]:.3f} against {state.means[state.best]:.3f}, paired error "
-                f"{state.paired[cell]:.3f}: more seeds could not tell them apart")
+    if state.settled(cell):  # seeds can no longer shrink their difference's error: the examples hold it
+        against = f"{state.means[cell]:.3f} against {state.means[state.best]:.3f}, paired error {state.paired[cell]:.3f}"
+        tied = state.means[cell] >= state.floor_of(cell)
+        return f"tied with the best: {against}: more seeds could not tell them apart" if tied else \
+            f"below the best by more than its paired error: {against}: more seeds could not narrow that"
     if runs >= PICK_SEEDS:  # neither out nor in: its mean just below the band on every seed it can have
         return "below the band on its {} seeds: {} < {}".format(runs, *digits_apart(state.means[cell], state.floor_of(cell)))
     if waiting is None and state.reach(cell, runs) <= state.means[state.best]:
@@ -164,8 +166,8 @@ def verdict(waiting, budget_seconds, spent_seconds, prefer="cost", on_folds=Fals
     if waiting is None and prefer == "best":
         unless = "the margin of their difference does not tell it from" if on_folds else \
             "choosing it gains nothing over"
-        return (f"decided: the best cell unless {unless} the defaults a user would run "
-                "alone, every other out of its reach or tied with it (more seeds could not tell them apart)"), "decided"
+        return (f"decided: the best cell unless {unless} the defaults a user would run alone, every other out of its "
+                "reach or read against it as closely as these dev examples allow (more seeds could not narrow it)"), "decided"
     if waiting is None:
         return "decided: the cheapest cell within noise of the best, as the report's rule reads it", "decided"
     rule = "the pick is the best over what ran" if prefer == "best" else "the pick is the report's rule over what ran"

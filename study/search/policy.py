@@ -20,8 +20,8 @@ answer, in rounds:
              band, or in it with PICK_SEEDS seeds (two, if they score alike); the  │
              best alone where the answer is the best                               │
     best     seeds for the cells that could be the best, until its level is fixed; ┘
-             where the answer is the best, until each is out of reach or tied
-             with it (more seeds could not tell them apart on these examples)
+             where the answer is the best, until each is out of reach or settled
+             (more seeds could not narrow its difference on these examples)
     decided  the candidate (the cheapest cell not out, or the best) is in, and
              nothing can still change it
 
