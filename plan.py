@@ -50,8 +50,8 @@ def parser():
     p.add_argument("--lr", type=float, help="default: the method's at this train size (python -m methods lists them)")
     p.add_argument("--batch-size", type=int, help="default: the protocol's, 16")
     add_task_options(p)
-    p.add_argument("--out", help="result JSON (default results/<dataset>/<model>/ and the run's name, result.py), "
-                                 "a new file unless --overwrite")
+    p.add_argument("--out", help="result JSON (default results/<task>/<model>/ and the run's name, result.py; the task "
+                                 "is --dataset, or the train file's name and a hash of it), a new file unless --overwrite")
     p.add_argument("--overwrite", action="store_true", help="run again where the result file exists, replacing it")
     p.add_argument("--method", choices=methods.NAMES, default=methods.FINETUNE.name,
                    help="finetune: the protocol's head and fine-tune (the default); lora, bitfit: trainable.py; setfit: "
