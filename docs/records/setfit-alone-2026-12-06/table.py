@@ -1,0 +1,40 @@
+"""The table: SetFit at the setfit library's defaults (alone.sh's runs) beside what make advise kept,
+as its report says it scored on test.csv, and beside SetFit fast's defaults (the anchor the search
+keeps unless the best gains on dev out of bag).
+
+    python table.py OUT TASK:SIZE:ADVISE_MD:DEFAULTS_TEST ...
+
+ADVISE_MD: a search's RESULTS/advise.md (committed in its record); DEFAULTS_TEST: SetFit fast's
+defaults' mean on test.csv over their seeds, as that record gives it (fast.sh's runs on this
+machine follow it, where there are any)."""
+import glob
+import json
+import re
+import sys
+
+import numpy as np
+
+
+def test_scores(pattern):
+    return [json.load(open(f))["test_at_score"]["macro_f1"] for f in sorted(glob.glob(pattern))]
+
+
+def mean_error(scores):
+    return np.mean(scores), np.std(scores, ddof=1) / len(scores) ** 0.5
+
+
+out, rows = sys.argv[1], sys.argv[2:]
+print("| task | n | SetFit alone, the library's defaults (seeds) | SetFit fast's defaults | make advise's pick "
+      "| its runs' mean | − alone | the model kept | − alone |")
+print("|---|---|---|---|---|---|---|---|---|")
+for row in rows:
+    task, size, report, defaults = row.split(":")
+    scores = test_scores(f"{out}/alone/{task}/freeze0_size{size}_seed*_lr2e-5_setfit.json")
+    fast = test_scores(f"{out}/fast/{task}/freeze0_size{size}_seed*_setfit-fast.json")
+    text = open(report).read()
+    pick = re.search(r"\*\*Pick: ([^*]+)\*\*", text).group(1)
+    kept, mean = map(float, re.search(r"On your test file [^:]*: \*\*([0-9.]+)\*\*, the model kept[^;]*; ([0-9.]+), the mean", text).groups())
+    alone, error = mean_error(scores)
+    here = " (here: {:.3f} ± {:.3f}, {})".format(*mean_error(fast), len(fast)) if len(fast) > 1 else ""
+    print(f"| {task} | {size} | {alone:.3f} ± {error:.3f} ({len(scores)}: {' '.join(f'{s:.3f}' for s in scores)}) "
+          f"| {float(defaults):.3f}{here} | {pick} | {mean:.3f} | {mean - alone:+.3f} | {kept:.3f} | {kept - alone:+.3f} |")
