@@ -15,8 +15,10 @@ import sys
 import numpy as np
 
 
-def test_scores(pattern):
-    return [json.load(open(f))["test_at_score"]["macro_f1"] for f in sorted(glob.glob(pattern))]
+def test_scores(pattern, rate=""):
+    """The test.csv scores of the runs `pattern` names, at `rate` ("" the method's own: no _lr in the name)."""
+    return [json.load(open(f))["test_at_score"]["macro_f1"] for f in sorted(glob.glob(pattern))
+            if (f"_lr{rate}_" in f if rate else "_lr" not in f)]
 
 
 def mean_error(scores):
@@ -29,7 +31,7 @@ print("| task | n | SetFit alone, the library's defaults (seeds) | SetFit fast's
 print("|---|---|---|---|---|---|---|---|---|")
 for row in rows:
     task, size, report, defaults = row.split(":")
-    scores = test_scores(f"{out}/alone/{task}/freeze0_size{size}_seed*_lr2e-5_setfit.json")
+    scores = test_scores(f"{out}/alone/{task}/freeze0_size{size}_seed*_setfit.json", "2e-5")
     fast = test_scores(f"{out}/fast/{task}/freeze0_size{size}_seed*_setfit-fast.json")
     text = open(report).read()
     pick = re.search(r"\*\*Pick: ([^*]+)\*\*", text).group(1)
@@ -38,3 +40,9 @@ for row in rows:
     here = " (here: {:.3f} ± {:.3f}, {})".format(*mean_error(fast), len(fast)) if len(fast) > 1 else ""
     print(f"| {task} | {size} | {alone:.3f} ± {error:.3f} ({len(scores)}: {' '.join(f'{s:.3f}' for s in scores)}) "
           f"| {float(defaults):.3f}{here} | {pick} | {mean:.3f} | {mean - alone:+.3f} | {kept:.3f} | {kept - alone:+.3f} |")
+for row in rows:  # SetFit fast at the library's rate (fast.sh with RATE=2e-5), where it ran
+    task, size = row.split(":")[:2]
+    at_library_rate = test_scores(f"{out}/fast/{task}/freeze0_size{size}_seed*_setfit-fast.json", "2e-5")
+    if len(at_library_rate) > 1:
+        print("\n{} at n = {}: SetFit fast at the library's rate, 2e-5: {:.3f} ± {:.3f} ({} seeds: {})".format(
+            task, size, *mean_error(at_library_rate), len(at_library_rate), " ".join(f"{s:.3f}" for s in at_library_rate)))
