@@ -5,8 +5,8 @@ keeps unless the best gains on dev out of bag).
     python table.py OUT TASK:SIZE:ADVISE_MD:DEFAULTS_TEST ...
 
 ADVISE_MD: a search's RESULTS/advise.md (committed in its record); DEFAULTS_TEST: SetFit fast's
-defaults' mean on test.csv over their seeds, as that record gives it (fast.sh's runs on this
-machine follow it, where there are any)."""
+defaults' mean on test.csv over their seeds, as that record gives it (alone.sh's METHOD=setfit-fast
+runs on this machine follow it, where there are any)."""
 import glob
 import json
 import re
@@ -40,7 +40,7 @@ for row in rows:
     here = " (here: {:.3f} ± {:.3f}, {})".format(*mean_error(fast), len(fast)) if len(fast) > 1 else ""
     print(f"| {task} | {size} | {alone:.3f} ± {error:.3f} ({len(scores)}: {' '.join(f'{s:.3f}' for s in scores)}) "
           f"| {float(defaults):.3f}{here} | {pick} | {mean:.3f} | {mean - alone:+.3f} | {kept:.3f} | {kept - alone:+.3f} |")
-for row in rows:  # SetFit fast at the library's rate (fast.sh with RATE=2e-5), where it ran
+for row in rows:  # SetFit fast at the library's rate (alone.sh, METHOD=setfit-fast RATE=2e-5), where it ran
     task, size = row.split(":")[:2]
     at_library_rate = test_scores(f"{out}/fast/{task}/freeze0_size{size}_seed*_setfit-fast.json", "2e-5")
     if len(at_library_rate) > 1:
