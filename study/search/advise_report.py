@@ -34,10 +34,9 @@ def write_report(s, found, chosen, waiting, test, kept, wall_seconds):
     keep_line, final_line, kept_test, seed = kept
     observed, runs, metric = found.observed, found.runs, found.metric
     dev_size = reading(runs)[1]
-    waiting_cells = None if waiting is None else set(waiting.cells)
     models = models_of(found.space)
     by_cell = runs_by_cell(s.folder, s.size, found.space)
-    rows, state = cell_rows(observed, by_cell, metric, dev_size, waiting_cells,
+    rows, state = cell_rows(observed, by_cell, metric, dev_size, waiting and set(waiting.cells),
                             label=lambda cell: label_of(cell, len(models) > 1), prefer=found.space.prefer)
     next_seconds = waiting and sum(expected_seconds(cell, observed, found.space) for cell in waiting.cells)
     words, short = verdict(waiting, s.budget_seconds, spent(observed), found.space.prefer, state.on_folds, next_seconds)
@@ -91,14 +90,14 @@ def cell_rows(observed, by_cell, metric, dev_size, waiting=None, label=lambda ce
     state = standing(observed, metric, dev_size)
     mean = lambda values: sum(values) / len(values)
     halves = halves_read([run for runs in by_cell.values() for run in runs])
-    row = lambda cell, why, cost: dict(
+    row = lambda cell: dict(
         cell=cell, label=label(cell), runs=len(by_cell[cell]), picked=state.means[cell],
         reported=mean([reported_score(r, metric) for r in by_cell[cell]]) if halves else None,
         whole=mean([fair_score(r, metric) for r in by_cell[cell]]),
-        cost=cost, why=why)
+        cost=state.costs[cell], why=stop_reason(cell, state, observed, waiting))
     order = by_cost(state, list(state.means)) if prefer == "cost" else \
         sorted(state.means, key=lambda cell: (-state.means[cell], state.costs[cell], cell))
-    return [row(cell, stop_reason(cell, state, observed, waiting), state.costs[cell]) for cell in order], state
+    return [row(cell) for cell in order], state
 
 
 def honest_of(space, observed, metric, dev_size, pick):
@@ -136,9 +135,9 @@ def stop_reason(cell, state, observed, waiting=None):
         return "not run"
     if state.settled(cell):  # seeds can no longer shrink their difference's error: the examples hold it
         against = f"{state.means[cell]:.3f} against {state.means[state.best]:.3f}, paired error {state.paired[cell]:.3f}"
-        tied = state.means[cell] >= state.floor_of(cell)
-        return f"tied with the best: {against}: more seeds could not tell them apart" if tied else \
-            f"below the best by more than its paired error: {against}: more seeds could not narrow that"
+        if state.means[cell] >= state.floor_of(cell):  # within the band
+            return f"tied with the best: {against}: more seeds could not tell them apart"
+        return f"below the best by more than its paired error: {against}: more seeds could not narrow that"
     if runs >= PICK_SEEDS:  # neither out nor in: its mean just below the band on every seed it can have
         return "below the band on its {} seeds: {} < {}".format(runs, *digits_apart(state.means[cell], state.floor_of(cell)))
     if waiting is None and state.reach(cell, runs) <= state.means[state.best]:
