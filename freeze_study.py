@@ -141,7 +141,7 @@ def load_task(args):
     if args.train_file:
         return data.load_csv_task(args.train_file, args.dev_file, args.text_column, args.label_column,
                                   args.text_pair_column, args.regression, args.test_file)
-    return data.load_glue(args.dataset, args.glue_dir)
+    return data.load_glue(args.dataset or "sst2", args.glue_dir)
 
 
 def load_task_and_subset(args):

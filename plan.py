@@ -33,7 +33,8 @@ def parse_args(argv):
 
 def parser():
     p = argparse.ArgumentParser(description="One run of the layer-freezing study.")
-    p.add_argument("--dataset", default="sst2", help="sst2, cola, mrpc, stsb or rte (GLUE); ignored with --train-file")
+    p.add_argument("--dataset", help="sst2 (the default), cola, mrpc, stsb or rte (GLUE); with --train-file, the task's "
+                   "name in the record (without it, the train file's name and a hash of it)")
     p.add_argument("--model", default="roberta-base",
                    help="hub name, local checkpoint folder, 'minilm' (offline all-MiniLM-L6-v2) or 'mpnet' (all-mpnet-base-v2: make mpnet)")
     p.add_argument("--freeze", type=int,
@@ -166,7 +167,7 @@ def plan_run(args, task):
                          f"--freeze {config.num_layers} (every layer of this model frozen)")
     pooling, normalize, own_max_length = pooling_of(args, method, folder, config)
     check_save(args, method, pooling, config)
-    options = resolved_options(args, method, config)
+    options = resolved_options(args, method, config, task)
     train_config, max_length = protocol.config(options["protocol"], config.model_type,
                                                epochs=args.epochs, batch_size=args.batch_size, lr=options["lr"],
                                                seed=args.seed, precision=precision, metric=args.metric or task.metric,
@@ -302,13 +303,13 @@ def pooling_of(args, method, folder, config):
     return args.pooling or own["pooling"], own["normalize"], own["max_length"]
 
 
-def resolved_options(args, method, config):
-    """The options as the record says them: the method's name, the protocol, the rate and LoRA's
-    default targets (the family's) resolved."""
+def resolved_options(args, method, config, task):
+    """The options as the record says them: the task's name, the method's name, the protocol, the
+    rate and LoRA's default targets (the family's) resolved."""
     targets = args.lora_targets
     if targets == trainable.LORA_DEFAULTS["targets"]:
         targets = list(families.get(config.model_type).lora_targets)
-    return {**vars(args), "method": method.name, "protocol": args.protocol or "blog",
+    return {**vars(args), "dataset": args.dataset or task.name, "method": method.name, "protocol": args.protocol or "blog",
             "lr": args.lr or method.default_lr(args.size), "lora_targets": targets}
 
 

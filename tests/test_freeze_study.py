@@ -246,6 +246,19 @@ def test_a_save_that_fails_after_training_leaves_the_result_whole(tmp_path, tiny
     assert not (tmp_path / "saved").exists()
 
 
+def test_a_run_on_your_own_files_records_its_task_s_name_not_glue_s_default(tmp_path, tiny_bert):
+    """--dataset names GLUE's task, and with your own files only the record's task: the name given
+    (make passes DATASET), else the train file's name and a hash of it, as results/ names it."""
+    train, dev, _ = sentiment_csvs(tmp_path)
+    argv = ["--model", tiny_bert, "--train-file", train, "--dev-file", dev, "--text-column", "text", "--size", "24",
+            "--freeze", "3", "--probe", "--quiet", "--precision", "fp32", "--splits-dir", str(tmp_path / "splits"),
+            "--cache-dir", str(tmp_path / "cache")]
+    named = freeze_study.run(freeze_study.parse_args(argv + ["--dataset", "reviews", "--out", str(tmp_path / "a.json")]))
+    unnamed = freeze_study.run(freeze_study.parse_args(argv + ["--out", str(tmp_path / "b.json")]))
+    assert named["config"]["dataset"] == "reviews"
+    assert unnamed["config"]["dataset"] == data.file_name(train) != "sst2"
+
+
 # ----------------------------------------------------------------------------------------------
 # One labelled file: its folds, and the final model on every label
 
