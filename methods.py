@@ -165,7 +165,8 @@ class Method:
     cost_factor: float = 1.0  # a run's work per layer trained against the fine-tune's, before any has run (make advise)
     reference: bool = False  # the method the reports read every other against, and a run's default (no --method)
     searched: bool = True  # in make advise's methods unless METHODS names others
-    # make advise's pick stays with the defaults a user would run alone (k = 0, the method's own rate)
+    # make advise's pick stays with the anchor, the tool's defaults (k = 0, the method's own rate; what they
+    # score beside the setfit library's a user would run alone: docs/findings-advise.md)
     # unless choosing the best gains over them out of bag: of the methods a search has, the highest rank (0: never)
     anchor: int = 0
 

@@ -165,7 +165,7 @@ def verdict(waiting, budget_seconds, spent_seconds, prefer="cost", on_folds=Fals
     if waiting is None and prefer == "best":
         unless = "the margin of their difference does not tell it from" if on_folds else \
             "choosing it gains nothing over"
-        return (f"decided: the best cell unless {unless} the defaults a user would run alone, every other out of its "
+        return (f"decided: the best cell unless {unless} the anchor (the tool's defaults: k = 0 at its own rate), every other out of its "
                 "reach or read against it as closely as these dev examples allow (more seeds could not narrow it)"), "decided"
     if waiting is None:
         return "decided: the cheapest cell within noise of the best, as the report's rule reads it", "decided"
@@ -295,7 +295,7 @@ def anchor_kept_words(state, anchor, lead):
         if gain is not None else f"no more than the {state.margin(state.best, anchor):.3f} that would tell them apart " \
         + ("(read on one file's folds, cells on other folds read other examples)" if state.on_folds else
            "(runs that kept no outputs: no gain out of bag is read)")
-    return f" It leads the pick by {lead:.3f}, but {why}: the pick stays with the defaults a user would run alone."
+    return f" It leads the pick by {lead:.3f}, but {why}: the pick stays with the anchor, the tool's defaults."
 
 
 def test_words(test, kept):

@@ -296,8 +296,8 @@ def cheapest_in(state, space):
 
 
 def anchor_of(space):
-    """The defaults a user would run alone (methods.py's anchor: SetFit fast, or the fine-tune where
-    SetFit cannot run) at k = 0 and its own rate, on the first checkpoint that has it; None: none."""
+    """The tool's defaults (methods.py's anchor: SetFit fast, or the fine-tune where SetFit cannot
+    run) at k = 0 and its own rate, on the first checkpoint that has it; None: none."""
     anchors = [(methods.get(name).anchor, -i, Cell(name, 0, space.default_rate[model, name], model))
                for i, ((model, name), depths) in enumerate(space.depths.items())
                if methods.get(name).anchor and 0 in depths]
@@ -306,11 +306,11 @@ def anchor_of(space):
 
 def answer_of(state, space):
     """Where the answer is the best: the best cell, unless choosing the best gains nothing over the
-    anchor, the defaults the user would have run alone, on the examples each choice left out
-    (Standing.gain_over: BBC); then the anchor. Among many cells the best on the dev split is the
-    luckiest too, and this reads what choosing it is worth with that luck left out. For runs that
-    kept no outputs, or ran on one file's folds (a cell on fold 1 alone and one on all five were read
-    on other examples), whether it is told apart from the anchor (Standing.apart). Over 19 searches'
+    anchor, the tool's defaults, on the examples each choice left out (Standing.gain_over: BBC);
+    then the anchor. Among many cells the best on the dev split is the luckiest too, and this reads
+    what choosing it is worth with that luck left out. For runs that kept no outputs, or ran on one
+    file's folds (a cell on fold 1 alone and one on all five were read on other examples), whether
+    it is told apart from the anchor (Standing.apart). Over 19 searches'
     runs it differed from that rule, the one before it, on 4, and its answer scored higher on each
     test file (+0.009 to +0.061; docs/findings-advise.md)."""
     anchor = anchor_of(space)

@@ -233,7 +233,7 @@ def test_the_report_holds_a_cell_to_the_best_by_the_paired_rule_where_runs_kept_
 
 
 def test_the_pick_stays_with_the_defaults_unless_choosing_the_best_gains_out_of_bag():
-    """SetFit fast at k = 0 and its own rate is what a user would run alone. A cell 0.01 above it on
+    """SetFit fast at k = 0 and its own rate is the tool's defaults, the anchor. A cell 0.01 above it on
     400 examples, differing on 64, gains nothing over it on the examples each draw left out, and the
     answer stays with the defaults; 0.03 above, it gains, and the answer is the best, though a
     margin of two standard errors (Standing.apart, the rule for runs without outputs) would not yet

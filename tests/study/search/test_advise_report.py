@@ -40,7 +40,7 @@ def test_why_the_defaults_are_kept_is_said_out_of_bag_on_one_split_and_by_the_ma
                                                    RIVAL: [right_on(truth, 0.7, rng) for _ in range(3)]}), "accuracy", 200)
     gain = split.gain_over(ANCHOR)
     assert gain is not None
-    assert f"(BBC: {gain:+.3f}): the pick stays with the defaults" in anchor_kept_words(split, ANCHOR, 0.01)
+    assert f"(BBC: {gain:+.3f}): the pick stays with the anchor, the tool's defaults" in anchor_kept_words(split, ANCHOR, 0.01)
     truths = [rng.integers(0, 2, 40) for _ in range(3)]
     folds = standing(observed(lambda seed: truths[seed], {ANCHOR: [right_on(t, 0.7, rng) for t in truths],
                                                           RIVAL: [right_on(t, 0.75, rng) for t in truths]},
@@ -49,8 +49,8 @@ def test_why_the_defaults_are_kept_is_said_out_of_bag_on_one_split_and_by_the_ma
     said = anchor_kept_words(folds, ANCHOR, 0.05)
     assert said.startswith(" It leads the pick by 0.050, but no more than the ")
     assert f"no more than the {folds.margin(folds.best, ANCHOR):.3f} that would tell them apart (read on one file's" in said
-    assert "unless the margin of their difference does not tell it from the defaults" in verdict(None, 1, 1, "best", True)[0]
-    assert "unless choosing it gains nothing over the defaults" in verdict(None, 1, 1, "best", split.on_folds)[0]
+    assert "unless the margin of their difference does not tell it from the anchor (the tool's defaults" in verdict(None, 1, 1, "best", True)[0]
+    assert "unless choosing it gains nothing over the anchor (the tool's defaults" in verdict(None, 1, 1, "best", split.on_folds)[0]
     bare = standing({cell: [run[:3] for run in runs] for cell, runs in split.runs.items()}, "accuracy", 200)
     assert bare.gain_over(ANCHOR) is None  # records from before runs kept their outputs
     assert "that would tell them apart (runs that kept no outputs" in anchor_kept_words(bare, ANCHOR, 0.01)
