@@ -67,7 +67,7 @@ def checked_runs(space, size, run_flags, shared, methods_named, configs_there=()
     from plan import check_examples, parse_args, plan_run, training_examples
     argv_of = lambda cell: (result.RunName(cell.freeze, size, 1, cell.lr, 0, cell.method).flags(options_of(cell, shared))
                             + run_flags)
-    first = lambda key: Cell(key[1], max(space.depths[key]), space.default_rate[key], key[0])
+    first = lambda key: Cell(key[1], max(space.depths[key]), space.own_rate[key], key[0])
     first_args = parse_args(argv_of(first(next(iter(space.depths)))))
     task = load_task(first_args)  # every run reads the same files
     other = sorted({config["task"] for config in configs_there} - {task.name})

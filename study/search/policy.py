@@ -91,7 +91,7 @@ def skipped_depths(space, observed, room):
 def at_own_rates(space, observed, depths_of):
     """Every method at the depths `depths_of(its depths)` picks, at its own rate, not yet run and
     able to run, checkpoint by checkpoint in the space's order, the cheapest first."""
-    cells = [Cell(name, k, space.default_rate[model, name], model)
+    cells = [Cell(name, k, space.own_rate[model, name], model)
              for (model, name), depths in space.depths.items() for k in depths_of(depths)]
     models = models_of(space)
     return sorted((cell for cell in cells if not observed.get(cell) and space.available(cell)),
@@ -107,7 +107,7 @@ def refine(space, observed, state, candidate):
     had its line search, then refine found a better one and it had another: docs/findings-advise.md)."""
     wanted = []
     for (model, name), depths in space.depths.items():
-        at = lambda k: Cell(name, k, space.default_rate[model, name], model=model)
+        at = lambda k: Cell(name, k, space.own_rate[model, name], model=model)
         ordered = by_frozen(depths)
         for i in range(1, len(ordered) - 1):
             cell = at(ordered[i])
@@ -143,7 +143,7 @@ def rate_search(space, observed, state):
             continue
         anchor = best_first(searchable, state.means, state.costs)[0]
         at_anchor = {cell.lr: state.means[cell] for cell in mine if cell.freeze == anchor.freeze}
-        best_rate, own = anchor.lr, space.default_rate[model, name]
+        best_rate, own = anchor.lr, space.own_rate[model, name]
         own_cell, best_cell = (Cell(name, anchor.freeze, rate, model=model) for rate in (own, best_rate))
         if best_rate != own and at_anchor[best_rate] - at_anchor.get(own, -math.inf) <= state.noise_between(best_cell, own_cell):
             continue

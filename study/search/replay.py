@@ -106,7 +106,7 @@ def space_of_model(cells, size, model, made, depths):
             return methods.get(name).default_lr(size)
         return max({c.lr for c in cells if c.method == name}, key=lambda lr: ran_at(name, lr))
 
-    screened = {(model, name): screened_rate(name, own) for (_, name), own in space.default_rate.items()}
+    screened = {(model, name): screened_rate(name, own) for (_, name), own in space.own_rate.items()}
     ladders = {key: sorted(set(ladder) | {screened[key]}) if ladder else [] for key, ladder in space.ladder.items()}
     return Space(space.depths, screened, ladders, space.available)
 

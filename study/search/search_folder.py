@@ -90,7 +90,7 @@ def halves_read(runs):
 def space_cells(space):
     """Every cell the space holds: each method at each depth at each rate of its ladder."""
     return {Cell(name, k, lr, model) for (model, name), depths in space.depths.items() for k in depths
-            for lr in (space.ladder[model, name] or [space.default_rate[model, name]])}
+            for lr in (space.ladder[model, name] or [space.own_rate[model, name]])}
 
 
 def path_of(folder, cell, size, seed):

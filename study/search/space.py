@@ -23,7 +23,7 @@ class Space:
     depths: dict  # {(model, method name): [depths]}
     # {(model, method name): its own rate in a search at this size, where its line searches found the
     # best (methods.best_lr), None for the probe}: the rate it is screened and anchored at
-    default_rate: dict
+    own_rate: dict
     ladder: dict  # {(model, method name): [rates, ascending]} ([] for the probe)
     available: callable  # Cell -> how many more seeds of it can run (0, or False: none)
     # the answer sought: "cost", the cheapest cell within noise of the best (the report's, the blog
@@ -44,7 +44,7 @@ def space_for(size, num_layers, depths, method_names, available=lambda cell: PIC
     predicted one class for all; docs/records/finetune-own-rate-2026-12-06)."""
     chosen = [methods.get(name) for name in method_names]
     return Space(depths={(model, m.name): [num_layers] if m.every_layer_frozen else list(depths) for m in chosen},
-                 default_rate={(model, m.name): m.best_lr(size) for m in chosen},
+                 own_rate={(model, m.name): m.best_lr(size) for m in chosen},
                  ladder={(model, m.name): sorted(set(m.ladder(size)) | {m.default_lr(size)}) if m.default_lr(size) else []
                          for m in chosen},
                  available=available)
@@ -54,7 +54,7 @@ def joined(spaces):
     """One space over several checkpoints' (each built by space_for with its model): their depths,
     rates and ladders side by side."""
     join = lambda part: {key: value for space in spaces for key, value in getattr(space, part).items()}
-    return replace(spaces[0], depths=join("depths"), default_rate=join("default_rate"), ladder=join("ladder"))
+    return replace(spaces[0], depths=join("depths"), own_rate=join("own_rate"), ladder=join("ladder"))
 
 
 def models_of(space):
@@ -67,7 +67,7 @@ def ordered(space, models):
     their first runs and their screens go in that order."""
     position = {model: i for i, model in enumerate(models)}
     by_model = lambda part: dict(sorted(getattr(space, part).items(), key=lambda item: position[item[0][0]]))
-    return replace(space, depths=by_model("depths"), default_rate=by_model("default_rate"), ladder=by_model("ladder"))
+    return replace(space, depths=by_model("depths"), own_rate=by_model("own_rate"), ladder=by_model("ladder"))
 
 
 def first_cell(space, model=""):
@@ -77,7 +77,7 @@ def first_cell(space, model=""):
     own = [key for key in space.depths if key[0] == model]
     fitted = [key for key in own if methods.get(key[1]).every_layer_frozen]  # the probe: a fit alone
     key = (fitted or own)[0]
-    return Cell(key[1], max(space.depths[key]), space.default_rate[key], model=model)
+    return Cell(key[1], max(space.depths[key]), space.own_rate[key], model=model)
 
 
 def prior_cost(cell, space):
@@ -188,7 +188,7 @@ def grid_seconds(space, observed, seeds):
     at its expected_seconds. An estimate, for the report's "what it would have cost" (a grid's line
     searches would add to it); a search that made every run of the grid spent all of it, not the
     share its median says (a worker's first run pays its start)."""
-    cells = [Cell(name, k, space.default_rate[model, name], model=model) for (model, name), depths in space.depths.items()
+    cells = [Cell(name, k, space.own_rate[model, name], model=model) for (model, name), depths in space.depths.items()
              for k in depths]
     made = {cell: [s for _, s, *_ in observed.get(cell, [])][:seeds] for cell in cells}
     return sum(sum(made[cell]) + (seeds - len(made[cell])) * expected_seconds(cell, observed, space) for cell in cells)

@@ -298,7 +298,7 @@ def cheapest_in(state, space):
 def anchor_of(space):
     """The tool's defaults (methods.py's anchor: SetFit fast, or the fine-tune where SetFit cannot
     run) at k = 0 and its own rate, on the first checkpoint that has it; None: none."""
-    anchors = [(methods.get(name).anchor, -i, Cell(name, 0, space.default_rate[model, name], model))
+    anchors = [(methods.get(name).anchor, -i, Cell(name, 0, space.own_rate[model, name], model))
                for i, ((model, name), depths) in enumerate(space.depths.items())
                if methods.get(name).anchor and 0 in depths]
     return max(anchors)[2] if anchors else None

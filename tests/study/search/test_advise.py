@@ -250,7 +250,7 @@ def test_size_all_on_your_own_file_is_searched_at_its_examples_rates(tmp_path):
     (tmp_path / "train.csv").write_text("text,label\n" + "".join(f"film {i},{i % 2}\n\n" for i in range(60)))
     args = advise.parser().parse_args([str(tmp_path / "results"), "--size", "all", "--budget", "1", "--depths", "0", "6"])
     _, _, size, space = asked.checked(args, ["--train-file", str(tmp_path / "train.csv"), "--dev-file", "dev.csv"])
-    assert size == 60 and space.default_rate[("", "setfit-fast")] == methods.get("setfit-fast").default_lr(60) == 5e-4
+    assert size == 60 and space.own_rate[("", "setfit-fast")] == methods.get("setfit-fast").default_lr(60) == 5e-4
     assert methods.get("setfit-fast").default_lr("all") == 2e-5  # what 'all' reads as: thousands of examples
     glue = advise.parser().parse_args([str(tmp_path / "results"), "--size", "all", "--budget", "1", "--depths", "0", "6"])
     assert asked.checked(glue, ["--dataset", "sst2"])[2] == "all"

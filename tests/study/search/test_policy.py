@@ -93,7 +93,7 @@ def test_a_cell_far_below_the_band_is_out_after_one_seed_and_the_cheapest_in_is_
               ("finetune", 2, 5e-5): [0.80, 0.80, 0.81, 0.79, 0.80], ("finetune", 0, 5e-5): [0.81, 0.80] * 2 + [0.80],
               ("finetune", -1, 5e-5): [0.81, 0.80] * 2 + [0.80]}
     observed = observed_of(scores, SECONDS)
-    no_rates = Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
+    no_rates = Space(space().depths, space().own_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     state = standing(observed, "accuracy", 436)
     assert Cell("probe", 3, None) in state.out and Cell("finetune", 3, 5e-5) in state.out
     assert policy.next_runs(no_rates, observed, "accuracy", 436).cells == []  # decided
@@ -164,7 +164,7 @@ def test_the_bands_spread_is_the_pooled_one_until_the_best_has_the_picks_seeds()
 
 def test_a_cell_whose_runs_repeat_themselves_is_settled_on_two():
     # the probe scores alike on every seed: in the band on two runs, and its level fixed as the best
-    no_rates = Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
+    no_rates = Space(space().depths, space().own_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     scores = {("probe", 3, None): [0.80, 0.80], ("finetune", 3, 5e-5): [0.50], ("finetune", 2, 5e-5): [0.60],
               ("finetune", 1, 5e-5): [0.62], ("finetune", 0, 5e-5): [0.64], ("finetune", -1, 5e-5): [0.63]}
     observed = observed_of(scores, SECONDS)
@@ -195,7 +195,7 @@ def test_two_runs_alike_in_one_metric_alone_are_not_a_fit_without_randomness():
 def test_a_cheaper_cell_near_the_band_gets_seeds_before_the_answer_is_decided():
     scores = {("probe", 3, None): [0.78], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80] * 5,
               ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.81, 0.80], ("finetune", -1, 5e-5): [0.81, 0.80]}
-    no_rates = Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
+    no_rates = Space(space().depths, space().own_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     observed = observed_of(scores, SECONDS)
     wanted = policy.next_runs(no_rates, observed, "accuracy", 436)
     assert wanted.step == "in/out" and wanted.cells == [Cell("probe", 3, None)]
@@ -206,7 +206,7 @@ def test_an_undecided_search_says_what_it_stopped_before_and_no_cell_reads_as_de
     from study.search.advise_report import verdict
     scores = {("probe", 3, None): [0.78], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.80] * 5,
               ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.82, 0.79], ("finetune", -1, 5e-5): [0.83, 0.80]}
-    no_rates = Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
+    no_rates = Space(space().depths, space().own_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     observed = observed_of(scores, SECONDS)
     waiting = policy.next_runs(no_rates, observed, "accuracy", 436)  # the probe's in/out seeds, unpaid
     state = standing(observed, "accuracy", 436)
@@ -290,7 +290,7 @@ def test_a_best_that_could_push_the_pick_out_is_read_with_the_picks_seeds():
     scores = {("probe", 3, None): [0.50], ("finetune", 3, 5e-5): [0.50], ("finetune", 1, 5e-5): [0.79, 0.79],
               ("finetune", 2, 5e-5): [0.80] * 5, ("finetune", 0, 5e-5): [0.79, 0.78],
               ("finetune", -1, 5e-5): [0.82, 0.81]}
-    no_rates = Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
+    no_rates = Space(space().depths, space().own_rate, {("", "finetune"): [], ("", "probe"): []}, lambda cell: True)
     observed = observed_of(scores, SECONDS)
     wanted = policy.next_runs(no_rates, observed, "accuracy", 436)
     assert wanted.step == "best" and Cell("finetune", -1, 5e-5) in wanted.cells
@@ -307,7 +307,7 @@ def test_with_workers_to_spare_a_round_gives_its_cells_the_seeds_they_can_still_
               ("finetune", -1, 5e-5): [0.82, 0.81]}
     observed = observed_of(scores, SECONDS)
     best = Cell("finetune", -1, 5e-5)
-    room = lambda left: Space(space().depths, space().default_rate, {("", "finetune"): [], ("", "probe"): []}, left)
+    room = lambda left: Space(space().depths, space().own_rate, {("", "finetune"): [], ("", "probe"): []}, left)
     one = policy.next_runs(room(lambda cell: 3), observed, "accuracy", 436, jobs=1)
     eight = policy.next_runs(room(lambda cell: 3), observed, "accuracy", 436, jobs=8)
     assert one.step == eight.step == "best" and one.cells == [best]

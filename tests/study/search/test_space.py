@@ -83,7 +83,7 @@ def test_a_method_is_costed_from_its_own_runs_once_one_ran():
 
 def test_the_grid_a_search_stands_in_for_is_costed_at_this_machine_s_seconds():
     space = Space(depths={("", "finetune"): [0, 1], ("", "probe"): [2]},
-                  default_rate={("", "finetune"): 5e-5, ("", "probe"): None},
+                  own_rate={("", "finetune"): 5e-5, ("", "probe"): None},
                   ladder={("", "finetune"): [5e-5], ("", "probe"): []}, available=lambda cell: True)
     observed = {Cell("finetune", 1, 5e-5): [(0.7, 11.0)], Cell("probe", 2, None): [(0.6, 1.0)]}
     # k = 0 has not run: its prior cost (two layers and the head against k = 1's one) at the seconds
@@ -94,7 +94,7 @@ def test_the_grid_a_search_stands_in_for_is_costed_at_this_machine_s_seconds():
 def test_a_search_that_made_every_run_of_the_grid_spent_all_of_it():
     """The runs the search made count at their own seconds: five probe runs, the first paying a
     worker's start, cost what they took (8 s), not five medians (5 s: 160% of the grid)."""
-    space = Space(depths={("", "probe"): [2]}, default_rate={("", "probe"): None}, ladder={("", "probe"): []},
+    space = Space(depths={("", "probe"): [2]}, own_rate={("", "probe"): None}, ladder={("", "probe"): []},
                   available=lambda cell: True)
     observed = {Cell("probe", 2, None): [(0.6, 4.0), (0.6, 1.0), (0.6, 1.0), (0.6, 1.0), (0.6, 1.0)]}
     assert grid_seconds(space, observed, seeds=5) == pytest.approx(8.0)
