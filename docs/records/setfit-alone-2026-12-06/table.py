@@ -2,11 +2,12 @@
 as its report says it scored on test.csv, and beside SetFit fast's defaults (the anchor the search
 keeps unless the best gains on dev out of bag).
 
-    python table.py OUT TASK:SIZE:ADVISE_MD:DEFAULTS_TEST ...
+    python table.py OUT TASK:SIZE:ADVISE_MD:DEFAULTS_TEST[:METRIC] ...
 
 ADVISE_MD: a search's RESULTS/advise.md (committed in its record); DEFAULTS_TEST: SetFit fast's
 defaults' mean on test.csv over their seeds, as that record gives it (alone.sh's METHOD=setfit-fast
-runs on this machine follow it, where there are any)."""
+runs on this machine follow it, where there are any); METRIC: the one the search read (macro_f1
+unless given; CLINC150's search read accuracy)."""
 import glob
 import json
 import re
@@ -15,9 +16,9 @@ import sys
 import numpy as np
 
 
-def test_scores(pattern, rate=""):
+def test_scores(pattern, rate="", metric="macro_f1"):
     """The test.csv scores of the runs `pattern` names, at `rate` ("" the method's own: no _lr in the name)."""
-    return [json.load(open(f))["test_at_score"]["macro_f1"] for f in sorted(glob.glob(pattern))
+    return [json.load(open(f))["test_at_score"][metric] for f in sorted(glob.glob(pattern))
             if (f"_lr{rate}_" in f if rate else "_lr" not in f)]
 
 
@@ -30,9 +31,9 @@ print("| task | n | SetFit alone, the library's defaults (seeds) | SetFit fast's
       "| its runs' mean | − alone | the model kept | − alone |")
 print("|---|---|---|---|---|---|---|---|---|")
 for row in rows:
-    task, size, report, defaults = row.split(":")
-    scores = test_scores(f"{out}/alone/{task}/freeze0_size{size}_seed*_setfit.json", "2e-5")
-    fast = test_scores(f"{out}/fast/{task}/freeze0_size{size}_seed*_setfit-fast.json")
+    task, size, report, defaults, metric = (row + ":macro_f1").split(":")[:5]
+    scores = test_scores(f"{out}/alone/{task}/freeze0_size{size}_seed*_setfit.json", "2e-5", metric)
+    fast = test_scores(f"{out}/fast/{task}/freeze0_size{size}_seed*_setfit-fast.json", metric=metric)
     text = open(report).read()
     pick = re.search(r"\*\*Pick: ([^*]+)\*\*", text).group(1)
     kept, mean = map(float, re.search(r"On your test file [^:]*: \*\*([0-9.]+)\*\*, the model kept[^;]*; ([0-9.]+), the mean", text).groups())
