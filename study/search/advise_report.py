@@ -165,8 +165,8 @@ def verdict(waiting, budget_seconds, spent_seconds, prefer="cost", on_folds=Fals
     if waiting is None and prefer == "best":
         unless = "the margin of their difference does not tell it from" if on_folds else \
             "choosing it gains nothing over"
-        return (f"decided: the best cell unless {unless} the anchor (the tool's defaults: k = 0 at its own rate), every other out of its "
-                "reach or read against it as closely as these dev examples allow (more seeds could not narrow it)"), "decided"
+        return (f"decided: the best cell unless {unless} the anchor (the tool's defaults: k = 0 at its own rate), every "
+                "other out of its reach or read against it as closely as these dev examples allow (more seeds could not narrow it)"), "decided"
     if waiting is None:
         return "decided: the cheapest cell within noise of the best, as the report's rule reads it", "decided"
     rule = "the pick is the best over what ran" if prefer == "best" else "the pick is the report's rule over what ran"
