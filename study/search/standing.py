@@ -310,9 +310,9 @@ def answer_of(state, space):
     then the anchor. Among many cells the best on the dev split is the luckiest too, and this reads
     what choosing it is worth with that luck left out. For runs that kept no outputs, or ran on one
     file's folds (a cell on fold 1 alone and one on all five were read on other examples), whether
-    it is told apart from the anchor (Standing.apart). Over 19 searches'
-    runs it differed from that rule, the one before it, on 4, and its answer scored higher on each
-    test file (+0.009 to +0.061; docs/findings-advise.md)."""
+    it is told apart from the anchor (Standing.apart). Over 19 searches' runs it differed from that
+    rule, the one before it, on 4, and its answer scored higher on each test file (+0.009 to
+    +0.061; docs/findings-advise.md)."""
     anchor = anchor_of(space)
     if anchor is None or anchor not in state.means or state.best == anchor:
         return state.best
