@@ -257,8 +257,9 @@ class Workers:
         with self.lock:
             asked = set(paths) & set(self.running) - self.stopped
             self.stopped.update(asked)
-            for process in {self.running[path] for path in asked}:  # once: a second SIGTERM would cut its cleanup
+            for process in {self.running[path] for path in asked}:
                 process.send_signal(signal.SIGTERM)
+                threading.Thread(target=ask_again_until_it_ends, args=(process,), daemon=True).start()
 
     def one_run(self, worker, paths, job, ended):
         """One job by `worker` (a run, or a cell's seeds at once), its (paths, exit code) put on
@@ -283,6 +284,21 @@ class Workers:
             elif answer.strip():
                 self.idle.put(worker)  # before the run counts as ended: the next one may take it
         ended.put((paths, int(answer) if answer.strip() else 1))
+
+
+ASK_AGAIN_AFTER = 5  # seconds: a worker that took its SIGTERM has ended well before (it writes nothing)
+
+
+def ask_again_until_it_ends(process):
+    """SIGTERM to a worker asked to stop, again every ASK_AGAIN_AFTER seconds while it runs: one that
+    lands while C code runs Python (an extension module's first import, numpy.random's on a worker's
+    first run) can have its KeyboardInterrupt cleared there, and the run would go on to its end."""
+    while True:
+        try:
+            process.wait(timeout=ASK_AGAIN_AFTER)
+            return
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGTERM)
 
 
 def importable(environment):

@@ -192,6 +192,29 @@ except KeyboardInterrupt:
     assert not os.path.exists(long_)  # the stopped run left no result
 
 
+def test_a_worker_whose_first_sigterm_is_lost_is_asked_again_until_it_ends(monkeypatch):
+    """A KeyboardInterrupt raised while C code runs Python (numpy.random's first import, on a
+    worker's first run) can be cleared there, and the run goes on; stop asks again until it ends."""
+    loses_the_first = """
+import signal, sys, time
+def lost(signum, frame):
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
+signal.signal(signal.SIGTERM, lost)
+print("ready", flush=True)
+time.sleep(60)
+"""
+    process = subprocess.Popen([sys.executable, "-c", loses_the_first], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline() == "ready\n"
+    monkeypatch.setattr(worker, "ASK_AGAIN_AFTER", 0.2)
+    workers = worker.Workers(1)
+    workers.running = {"run.json": process}
+    workers.stop(["run.json"])
+    try:
+        assert process.wait(timeout=30) == 130
+    finally:
+        process.kill()
+
+
 def test_by_cell_makes_one_job_of_a_cell_s_seeds_in_a_folder_where_its_method_trains_them_at_once():
     names = ["a/freeze0_size8_seed1.json", "a/freeze2_size8_seed1.json", "a/freeze0_size8_seed2.json",
              "b/freeze0_size8_seed1.json", "a/freeze0_size8_seed1_lora.json", "a/freeze0_size8_seed3.json",
