@@ -1,6 +1,7 @@
 """study/worker.py: many runs in one process are the runs of processes of their own, bit for bit, and
 a worker that is free is handed its next run while the others are under way."""
 
+import contextlib
 import json
 import os
 import signal
@@ -185,10 +186,15 @@ except KeyboardInterrupt:
     print(" ".join(str(p.returncode) for p in workers.started))
     sys.exit(130)
 """
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=180,
-                          env=dict(os.environ, PYTHONPATH=ROOT))
-    assert done.returncode == 130, done.stdout + done.stderr
-    assert done.stdout.split() and all(code != "None" for code in done.stdout.split())  # its worker exited
+    search = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=dict(os.environ, PYTHONPATH=ROOT), start_new_session=True)
+    try:
+        out, err = search.communicate(timeout=180)
+    finally:  # a worker left training its 100,000 epochs would take a core from the rest of the suite
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(search.pid, signal.SIGKILL)
+    assert search.returncode == 130, out + err
+    assert out.split() and all(code != "None" for code in out.split())  # its worker exited
     assert not os.path.exists(long_)  # the stopped run left no result
 
 
