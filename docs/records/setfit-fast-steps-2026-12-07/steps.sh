@@ -1,5 +1,5 @@
 #!/bin/bash
-# SetFit fast with more body steps, on SST-5 at n = 200 (minilm, k = 0): its share of the library's
+# SetFit fast with more body steps, on SST-5 (TASK) at n = 200 (minilm, k = 0): its share of the library's
 # sentence passes 1 / SHARE instead of 1 / 8, and its caps (40 epochs, 400 steps) lifted, set for
 # one run from outside (contrastive.FAST_SHARE, MOST_EPOCHS, MOST_STEPS: not options of the tool).
 # The examples make advise's searches drew (alone.sh's OUT: its splits and cache); test.csv scored
@@ -9,7 +9,8 @@ set -u
 OUT=$1 ALONE=$2 TREE=$3 SHARE=$4 SEEDS=$5
 RATE=${RATE:-}
 SHARED=${SHARED:-$(cd "$TREE/.." && pwd)/shared}
-T=$SHARED/tasks/sst5
+TASK=${TASK:-sst5}
+T=$SHARED/tasks/$TASK
 cd $TREE
 export OMP_NUM_THREADS=1
 patched="import contrastive, runpy, sys; contrastive.FAST_SHARE = $SHARE; contrastive.MOST_EPOCHS = contrastive.MOST_STEPS = 10 ** 9; \
@@ -18,5 +19,5 @@ for seed in $SEEDS; do
   out=$OUT/share$SHARE/freeze0_size200_seed$seed${RATE:+_lr$RATE}_setfit-fast.json
   [ -e $out ] || echo ".venv/bin/python -c \"$patched\" --model minilm --method setfit-fast ${RATE:+--lr $RATE} --freeze 0 \
 --size 200 --seed $seed --train-file $T/train.csv --dev-file $T/dev.csv --test-file $T/test.csv --text-column text \
---metric macro_f1 --cache-dir $ALONE/cache --splits-dir $ALONE/splits-sst5 --out $out --quiet"
+--metric macro_f1 --cache-dir $ALONE/cache --splits-dir $ALONE/splits-$TASK --out $out --quiet"
 done | xargs -P 2 -d '\n' -I{} bash -c '{} 2>&1 | tail -1'

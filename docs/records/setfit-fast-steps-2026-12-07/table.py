@@ -1,23 +1,24 @@
-"""The table: SetFit fast on SST-5 at n = 200 at more body steps (steps.sh's runs) beside its
+"""The table: SetFit fast on SST-5 (or TASK) at n = 200 at more body steps (steps.sh's runs) beside its
 defaults and the library's defaults (setfit-alone-2026-12-06's alone.sh runs), seed by seed on the
 same examples: test.csv and dev.csv macro-F1, each read paired (seed by seed: the same examples)
-against the library's run and the fast defaults' run of that seed, and how well the body fits its 200 training examples (the head's train accuracy).
+against the library's run and the fast defaults' run of that seed, and how well the body fits its 200
+training examples (the head's train accuracy).
 
-    python table.py OUT ALONE_OUT"""
+    python table.py OUT ALONE_OUT [TASK]"""
 import glob
 import json
 import sys
 
 import numpy as np
 
-out, alone = sys.argv[1:]
+out, alone, task = (sys.argv[1:] + ["sst5"])[:3]
 SEEDS = range(1, 6)
-bodies = [("library's defaults (2e-5)", f"{alone}/alone/sst5/freeze0_size200_seed{{}}_lr2e-5_setfit.json"),
-          ("fast, its defaults (1/8, 5e-5)", f"{alone}/fast/sst5/freeze0_size200_seed{{}}_setfit-fast.json")]
+bodies = [("library's defaults (2e-5)", f"{alone}/alone/{task}/freeze0_size200_seed{{}}_lr2e-5_setfit.json"),
+          ("fast, its defaults (1/8, 5e-5)", f"{alone}/fast/{task}/freeze0_size200_seed{{}}_setfit-fast.json")]
 bodies += [(f"fast, 1/{share}, {rate or '5e-5'}",
             f"{out}/share{share}/freeze0_size200_seed{{}}{'_lr' + rate if rate else ''}_setfit-fast.json")
            for share in (4, 2) for rate in ("", "2e-5")]
-bodies += [("fast, its defaults at 2e-5 (1/8)", f"{alone}/fast/sst5/freeze0_size200_seed{{}}_lr2e-5_setfit-fast.json")]
+bodies += [("fast, its defaults at 2e-5 (1/8)", f"{alone}/fast/{task}/freeze0_size200_seed{{}}_lr2e-5_setfit-fast.json")]
 
 
 def runs_of(pattern):
@@ -40,7 +41,7 @@ def paired(mine, theirs):
 
 
 (library_test, library_dev), (fast_test, fast_dev) = (scores(runs_of(pattern)) for _, pattern in bodies[:2])
-print("| body | steps | test.csv (seeds 1-5) | test mean | − library | − fast's defaults | dev mean | − library "
+print("| body | steps | test.csv (seeds) | test mean | − library | − fast's defaults | dev mean | − library "
       "| − fast's defaults | train accuracy |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for name, pattern in bodies:
