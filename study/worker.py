@@ -295,8 +295,7 @@ def ask_again_until_it_ends(process):
     first run) can have its KeyboardInterrupt cleared there, and the run would go on to its end."""
     while True:
         try:
-            process.wait(timeout=ASK_AGAIN_AFTER)
-            return
+            return process.wait(timeout=ASK_AGAIN_AFTER)
         except subprocess.TimeoutExpired:
             process.send_signal(signal.SIGTERM)
 
