@@ -5,10 +5,8 @@
 # CoLA's: the files of records/advise-cola-2026-12-05. Run from the project's root:
 #
 #     bash docs/records/advise-bbc-rule-2026-12-06/searches.sh /tmp/n100 > searches.txt
+# Sourced (root set first), it defines one() alone: setfit-alone-2026-12-06's n100/ scripts use it.
 set -u
-root=$1
-[ -d $root/sst2csv ] || .venv/bin/python -m bench.glue_as_csv ../shared/glue/SST-2 $root/sst2csv --test 1000
-[ -d $root/cola ] || .venv/bin/python -m bench.glue_as_csv ../shared/glue/CoLA $root/cola --test 1000
 one() {  # name size metric folder-with-train/dev/test column
   local out=$root/$1-n$2 began=$SECONDS
   make advise -j 2 DATASET=$1 MODEL=minilm TRAIN_FILE=$4/train.csv DEV_FILE=$4/dev.csv TEST_FILE=$4/test.csv \
@@ -16,6 +14,10 @@ one() {  # name size metric folder-with-train/dev/test column
     SPLITS_DIR=$out/splits SAVE=$out/saved > $out.log 2>&1
   echo "$1 n=$2 rc=$? $((SECONDS - began)) s: $(grep -h 'advise: decided' $out.log)"
 }
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
+root=$1
+[ -d $root/sst2csv ] || .venv/bin/python -m bench.glue_as_csv ../shared/glue/SST-2 $root/sst2csv --test 1000
+[ -d $root/cola ] || .venv/bin/python -m bench.glue_as_csv ../shared/glue/CoLA $root/cola --test 1000
 for size in 100 50; do
   for task in emotion counterfactual sst5; do one $task $size macro_f1 ../shared/tasks/$task text; done
 done
