@@ -77,7 +77,7 @@ TASK_OPTIONS = --dataset $(DATASET) $(if $(GLUE_DIR),--glue-dir $(GLUE_DIR)) \
 # the grid's result files, named by result.py's grammar (study/grid.py: the one place a name is made and read)
 RUNS = $(shell $(PYTHON) -m study.grid names $(RESULTS) --freeze $(FREEZE) --sizes $(SIZES) --seeds $(SEEDS) \
   $(if $(or $(LRS),$(LR)),--lrs $(or $(LRS),$(LR))) --reinits $(REINITS) $(if $(PROBE),--probe) \
-  $(if $(METHOD),--method $(METHOD)))
+  $(if $(METHOD),--method $(METHOD)) $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE)))
 
 .PHONY: help setup mpnet test check-quotes grid runs report status slurm slurm-array best advise clean
 # a run writes its result atomically (temporary name, then rename), so a result file is always

@@ -140,7 +140,7 @@ class Method:
     name: str  # as --method and Makefile's METHOD write it
     label: str  # as a report writes it
     suffix: str  # what it adds to a result file's name (result.py): freeze2_size50_seed1_lora.json
-    default_lr: Callable  # n -> the rate a run takes without --lr, and that a result's name leaves out (None: fitted)
+    default_lr: Callable  # n -> the rate a run takes without --lr, and that a result's name leaves out (None: fitted; own_lr)
     best_lr: Callable  # n -> where this project's line searches found the best rate (docs/findings-*.md)
     make_trainable: Callable  # (model, k, options): what trains above the frozen prefix (trainable.py)
     train: Callable  # (model, config, inputs, log) -> loop.TrainResult
@@ -169,6 +169,12 @@ class Method:
     # score beside the setfit library's a user would run alone: docs/findings-advise.md)
     # unless choosing the best gains over them out of bag: of the methods a search has, the highest rank (0: never)
     anchor: int = 0
+
+    def own_lr(self, size, split_examples=None):
+        """The rate a run takes without --lr: default_lr at its n, where n for 'all' is the train
+        split's examples where they are known (`split_examples`): a file of 150 examples trains at
+        the rate for 150, not for GLUE's thousands, which 'all' reads as where they are not."""
+        return self.default_lr(split_examples if size == "all" and split_examples else size)
 
     def flags(self):
         """freeze_study.py's options that choose this method: none for the reference, the default."""
@@ -258,6 +264,7 @@ def table(sizes=(50, 100, 200, 500, 1000, "all")):
             lines.append(f"  n = {n}: " + ("fitted, no rate" if default is None else
                          f"default {lr_text(default)}; a search screens {lr_text(method.best_lr(n))}, tries "
                          f"{' '.join(map(lr_text, method.ladder(n)))}"))
+    lines.append("(n = all: a split of thousands, as GLUE's; all of your own file is n = its examples: Method.own_lr)")
     return "\n".join(lines)
 
 

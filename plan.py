@@ -305,12 +305,15 @@ def pooling_of(args, method, folder, config):
 
 def resolved_options(args, method, config, task):
     """The options as the record says them: the task's name, the method's name, the protocol, the
-    rate and LoRA's default targets (the family's) resolved."""
+    rate (the method's own at n; at 'all', n is the train split's examples, which the record keeps)
+    and LoRA's default targets (the family's) resolved."""
     targets = args.lora_targets
     if targets == trainable.LORA_DEFAULTS["targets"]:
         targets = list(families.get(config.model_type).lora_targets)
+    split_examples = len(task.train_labels)
     return {**vars(args), "dataset": args.dataset or task.name, "method": method.name, "protocol": args.protocol or "blog",
-            "lr": args.lr or method.default_lr(args.size), "lora_targets": targets}
+            "lr": args.lr or method.own_lr(args.size, split_examples), "lora_targets": targets,
+            "train_split_examples": split_examples}
 
 
 def result_path(args, task, options):

@@ -23,7 +23,7 @@ import glob
 import json
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -46,13 +46,19 @@ class RunName:
     lr: float | None = None  # None: the method's default rate
     reinit: int = 0
     method: str = methods.FINETUNE.name  # a name of methods.py's table
+    # at size 'all', the train split's examples, which set the method's own rate (Method.own_lr; None:
+    # not known, read as thousands); not part of what the name says, so not of what tells runs apart
+    split_examples: int | None = field(default=None, compare=False, repr=False)
 
     def file_name(self):
-        method = methods.get(self.method)
+        """The name, its rate left out where it is the method's own (methods.Method.own_lr)."""
+        return self.written(rate=self.lr not in (None, methods.get(self.method).own_lr(self.size, self.split_examples)))
+
+    def written(self, rate):
         return (f"freeze{self.freeze}_size{self.size}_seed{self.seed}"
-                + (f"_lr{lr_text(self.lr)}" if self.lr not in (None, method.default_lr(self.size)) else "")
+                + (f"_lr{lr_text(self.lr)}" if rate else "")
                 + (f"_reinit{self.reinit}" if self.reinit else "")
-                + method.suffix + ".json")
+                + methods.get(self.method).suffix + ".json")
 
     def flags(self, shared=None):
         """freeze_study.py's options for this run, and of `shared` ({option: value}, a grid's options
@@ -79,7 +85,10 @@ def parse_name(name):
     freeze, size, seed, lr, reinit, suffix = match.groups()
     run = RunName(int(freeze), size if size == "all" else int(size), int(seed), float(lr) if lr else None,
                   int(reinit or 0), SUFFIXES[suffix])
-    return run if run.file_name() == os.path.basename(name) else None
+    # at 'all', a rate is left out where it is the method's own for the train split's examples, which
+    # the name does not say (a file of 150, GLUE's thousands): a rate written there is read as written
+    written = {run.file_name()} | ({run.written(rate=True)} if run.size == "all" and run.lr is not None else set())
+    return run if os.path.basename(name) in written else None
 
 
 def method_of(config):
@@ -102,8 +111,9 @@ def settings_of(config):
 def name_of(config):
     """The RunName of a run's configuration (freeze_study.py's options, or a result's config)."""
     method = method_of(config)
-    lr = None if config["lr"] == methods.get(method).default_lr(config["size"]) else config["lr"]
-    return RunName(config["freeze"], config["size"], config["seed"], lr, config["reinit"], method)
+    split_examples = config.get("train_split_examples") if config["size"] == "all" else None
+    lr = None if config["lr"] == methods.get(method).own_lr(config["size"], split_examples) else config["lr"]
+    return RunName(config["freeze"], config["size"], config["seed"], lr, config["reinit"], method, split_examples)
 
 
 def cell_of(config):

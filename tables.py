@@ -9,6 +9,7 @@ before any training: data.py builds the task from what these functions return.
                                                   (blank lines skipped; every other row has the header's columns)
     names   = class_names(labels)                 None (integers 0..C-1) or the names, sorted
     numbers = parse_labels(labels, ...)           classes 0..C-1 or regression scores
+    n       = examples_in(path)                   what 'all' of your own file is (the rates are set for n)
     check_classes(...) / check_known(...)         two classes or more; no label the train split lacks
 """
 
@@ -42,6 +43,13 @@ def read_table(path):
             raise ValueError(f"{path}, line {line}: byte 0x{raw[e.start]:02x} is not UTF-8 (a Latin-1 or "
                              "Windows-1252 file?): save the file as UTF-8") from None
         raise
+
+
+def examples_in(path):
+    """How many examples a file of your own holds: its rows but the header and blank lines, as
+    read_split reads them. 'all' of it sets each method's own rate for that many (methods.py), where
+    'all' of a GLUE split reads as its thousands, and a file of 80 would train at the rate for 5,000."""
+    return sum(1 for row in read_table(path)[1:] if any(field.strip() for field in row))
 
 
 def read_header(path, columns):

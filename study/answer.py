@@ -17,7 +17,7 @@ import numpy as np
 import methods
 import metrics
 from methods import lr_text
-from result import cell_of, method_of, mixed_setting
+from result import cell_of, method_of, mixed_setting, name_of
 from study.folder import device_of
 from study.paired import examples_of, noise_between
 from study.stats import describe, median_of
@@ -33,9 +33,10 @@ def kind_name(config):
 
 
 def other_rate(config):
-    """'2e-4' when the run's rate is not its method's own at its train size, else ''."""
-    own = methods.get(method_of(config)).default_lr(config["size"])
-    return lr_text(config["lr"]) if config["lr"] not in (None, own) else ""
+    """'2e-4' when the run's rate is not its method's own at its train size, else '' (what its
+    result's name says: result.name_of)."""
+    rate = name_of(config).lr
+    return lr_text(rate) if rate is not None else ""
 
 
 def method_name(config):

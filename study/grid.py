@@ -14,15 +14,18 @@ import os
 import sys
 
 import methods
+import tables
 from result import SUFFIXES, RunName, parse_name
 
 
-def grid_names(folder, freeze, sizes, seeds, lrs=(None,), reinits=(0,), probe=False, method=methods.FINETUNE.name):
+def grid_names(folder, freeze, sizes, seeds, lrs=(None,), reinits=(0,), probe=False, method=methods.FINETUNE.name,
+               split_examples=None):
     """Every result file of a grid, in the order make runs them: each depth, size, seed, rate and
     (at k = 0 only) reset; then, with probe, a probe at the last depth per size and seed. A method
-    that runs only with every layer frozen (the probe) runs at the last depth alone."""
+    that runs only with every layer frozen (the probe) runs at the last depth alone. `split_examples`:
+    the train file's examples, whose own rate a name leaves out at size 'all' (None: GLUE's split)."""
     freeze = freeze[-1:] if methods.get(method).every_layer_frozen else freeze
-    runs = [RunName(k, n, s, lr, r, method) for k in freeze for n in sizes for s in seeds for lr in lrs
+    runs = [RunName(k, n, s, lr, r, method, split_examples) for k in freeze for n in sizes for s in seeds for lr in lrs
             for r in (reinits if k == 0 else (0,))]
     runs += [RunName(freeze[-1], n, s, method=methods.PROBE.name) for n in sizes for s in seeds] if probe else []
     return [os.path.join(folder, run.file_name()) for run in runs]
@@ -59,6 +62,7 @@ def main(argv=None):
         names.add_argument(option, type=kind, nargs="+", required=option in ("--freeze", "--sizes", "--seeds"))
     names.add_argument("--probe", action="store_true")
     names.add_argument("--method", default=methods.FINETUNE.name, choices=methods.NAMES)
+    names.add_argument("--train-file", help="your own task's: how many examples 'all' of it is")
     flags = sub.add_parser("flags", help="the freeze_study.py options a result file's name stands for")
     flags.add_argument("name")
     add_shared_options(flags)
@@ -74,8 +78,12 @@ def main(argv=None):
     if bad:
         sys.exit(f"make: SIZES: {bad[0]!r} is neither a number of training examples nor all")
     sizes = [size if size == "all" else int(size) for size in args.sizes]
+    try:
+        split_examples = tables.examples_in(args.train_file) if args.train_file and "all" in sizes else None
+    except ValueError as e:  # no such file, or not UTF-8
+        sys.exit(f"make: TRAIN_FILE: {e}")
     print("\n".join(grid_names(args.folder, args.freeze, sizes, args.seeds, args.lrs or [None],
-                               args.reinits or [0], args.probe, args.method)))
+                               args.reinits or [0], args.probe, args.method, split_examples)))
 
 
 if __name__ == "__main__":

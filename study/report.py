@@ -22,7 +22,7 @@ import numpy as np
 
 from atomic import write_atomically
 import methods
-from result import method_of, model_label
+from result import method_of, model_label, name_of
 from study import figures
 from study.published import REFERENCE_LAYERS, blog_rows, reference_depth, reports_mcc
 from study.answer import answer_cells, cheapest_within, judged_by
@@ -278,7 +278,7 @@ def split_by_method(runs):
     if not trained:
         return runs, [], reset, probes, []
     first = trained[0]
-    tabled = [r for r in by_method[first] if r["config"]["lr"] == first.default_lr(r["config"]["size"])]
+    tabled = [r for r in by_method[first] if name_of(r["config"]).lr is None]  # at the method's own rate
     if not tabled:  # a line search without the method's own rate: its first rate's cells
         first_rate = min(r["config"]["lr"] for r in by_method[first])
         tabled = [r for r in by_method[first] if r["config"]["lr"] == first_rate]

@@ -3,6 +3,7 @@ reproducibility, the cache files, the test file, interruption, and one labelled 
 a run refuses before it trains: test_plan.py."""
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import checkpoint
 import freeze_study
 import machine
 import result
+import tables
 from conftest import (ROOT, assert_refused_in_one_line, bad_files, cli, files_in, pair_scores_csv, run,
                       sentiment_csvs)
 
@@ -257,6 +259,27 @@ def test_a_run_on_your_own_files_records_its_task_s_name_not_glue_s_default(tmp_
     unnamed = freeze_study.run(freeze_study.parse_args(argv + ["--out", str(tmp_path / "b.json")]))
     assert named["config"]["dataset"] == "reviews"
     assert unnamed["config"]["dataset"] == data.file_name(train) != "sst2"
+
+
+def test_all_of_your_own_file_trains_at_the_rate_for_its_examples_under_the_name_a_grid_gives(tmp_path, tiny_bert):
+    """--size all on a file of 48 examples takes the method's own rate for 48 (LoRA's 5e-3; for
+    GLUE's thousands it would be 1e-3), and each run writes the name make's grid gives it: a run at
+    its own rate or at another, or at its own asked for by --lr (a run refuses a name not its own)."""
+    from study import grid
+    train, dev, _ = sentiment_csvs(tmp_path)
+    names = grid.grid_names(str(tmp_path), [3], ["all"], [1], [None, 1e-3, 5e-3], method="lora",
+                            split_examples=tables.examples_in(train))
+    assert [os.path.basename(name) for name in names] == ["freeze3_sizeall_seed1_lora.json",
+                                                         "freeze3_sizeall_seed1_lr1e-3_lora.json",
+                                                         "freeze3_sizeall_seed1_lora.json"]
+    argv = ["--model", tiny_bert, "--train-file", train, "--dev-file", dev, "--text-column", "text", "--size", "all",
+            "--freeze", "3", "--method", "lora", "--epochs", "1", "--quiet", "--cache-dir", str(tmp_path / "cache")]
+    own = freeze_study.run(freeze_study.parse_args(argv + ["--out", names[0]]))
+    other = freeze_study.run(freeze_study.parse_args(argv + ["--lr", "1e-3", "--out", names[1]]))
+    assert own["config"]["lr"] == 5e-3 and own["config"]["train_split_examples"] == 48 and other["config"]["lr"] == 1e-3
+    asked = freeze_study.run(freeze_study.parse_args(argv + ["--lr", "5e-3", "--out", str(tmp_path / "asked.json")]))
+    assert result.name_of(asked["config"]).file_name() == os.path.basename(names[2])
+    assert asked["train_losses"] == own["train_losses"]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -26,6 +26,15 @@ def test_each_method_s_default_rate_moves_with_n_as_its_searches_found(name, rat
     assert tuple(method.default_lr(n) for n in (50, 100, 200, 500, 1000, "all")) == rates
 
 
+def test_all_of_a_train_split_takes_the_rate_for_its_examples():
+    """'all' is n = the train split's examples where they are known (your own file of 48: LoRA's
+    rate for 48), and a split of thousands (GLUE's, or not known) reads as such."""
+    lora = methods.get("lora")
+    assert lora.own_lr("all", 48) == lora.default_lr(48) == 5e-3 and lora.own_lr(48, 5000) == 5e-3
+    assert lora.own_lr("all", 67349) == lora.own_lr("all") == lora.default_lr("all") == 1e-3
+    assert methods.get("setfit-fast").own_lr("all", 150) == 1e-4 and methods.get("probe").own_lr("all", 150) is None
+
+
 def test_a_search_ladder_is_five_1_2_5_rates_around_the_best_found():
     assert methods.get("lora").ladder(200) == [2e-4, 5e-4, 1e-3, 2e-3, 5e-3]
     assert methods.get("finetune").ladder(50) == [5e-5, 1e-4, 2e-4, 5e-4, 1e-3]  # its search's 2e-4 at n = 50

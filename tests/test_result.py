@@ -34,6 +34,23 @@ def test_a_name_written_otherwise_is_not_a_run_s(name):
     assert result.parse_name(name) is None
 
 
+def test_at_all_a_name_leaves_out_the_rate_for_the_train_split_s_examples():
+    """At size 'all' a method's own rate is the one for the train split's examples (a file of 150:
+    SetFit fast's 1e-4, where GLUE's thousands take 2e-5): the name leaves that one out and writes
+    any other, and a rate written there is read back as written, whatever the split."""
+    config = lambda lr, examples: dict(freeze=0, size="all", seed=1, lr=lr, reinit=0, method="setfit-fast",
+                                       train_split_examples=examples)
+    assert result.name_of(config(1e-4, 150)).file_name() == "freeze0_sizeall_seed1_setfit-fast.json"
+    thousands = result.name_of(config(2e-5, 150))
+    assert thousands.file_name() == "freeze0_sizeall_seed1_lr2e-5_setfit-fast.json"
+    assert result.parse_name(thousands.file_name()) == thousands  # read back without the split
+    assert result.name_of(config(2e-5, 67349)).file_name() == "freeze0_sizeall_seed1_setfit-fast.json"
+    assert result.name_of(config(1e-4, 67349)).file_name() == "freeze0_sizeall_seed1_lr1e-4_setfit-fast.json"
+    assert result.parse_name("freeze0_sizeall_seed1_lr1.0e-4_setfit-fast.json") is None  # rates as 1e-4 still
+    old = dict(config(2e-5, None)); del old["train_split_examples"]  # a record before the split was kept
+    assert result.name_of(old).file_name() == "freeze0_sizeall_seed1_setfit-fast.json"
+
+
 def test_a_run_s_default_name_and_its_configuration_agree():
     record = result_record(2, 200, 1, lr=3e-4, method="probe")
     assert result.name_of(record["config"]).file_name() == "freeze2_size200_seed1_lr3e-4_probe.json"

@@ -38,20 +38,12 @@ def checked(args, run_flags):
     if args.size != "all" and not (args.size.isdigit() and int(args.size) > 0):
         raise ValueError(f"--size {args.size} (make: SIZE=) is neither a positive number of training examples nor all")
     size = args.size if args.size == "all" else int(args.size)
-    if size == "all" and "--train-file" in run_flags:
-        size = examples_in(run_flags[run_flags.index("--train-file") + 1])
+    if size == "all" and "--train-file" in run_flags:  # each method's rate and ladder are set for n (methods.py)
+        size = tables.examples_in(run_flags[run_flags.index("--train-file") + 1])
     if folds.one_file(run_flags):  # its folds are the dev splits: a fold a seed
         run_flags = [*run_flags, "--folds", str(args.seeds)]
         folds.check(run_flags, size, args.seeds)
     return args, run_flags, size, replace(space_of(args, size, run_flags), prefer=args.prefer)
-
-
-def examples_in(train_file):
-    """SIZE=all on your own train file, as the number of its examples (its rows but the header and
-    blank lines): each method's rate and ladder are set for n (methods.py), where 'all' reads as a
-    GLUE split's thousands, and a file of 80 examples would be searched at rates for 5,000."""
-    rows = tables.read_table(train_file)[1:]
-    return sum(1 for row in rows if any(field.strip() for field in row))
 
 
 def checked_runs(space, size, run_flags, shared, methods_named, configs_there=()):

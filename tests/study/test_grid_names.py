@@ -27,6 +27,19 @@ def test_the_makefile_names_its_runs_as_study_grid_does():
     assert make_names("FREEZE=0", "SIZES=50", "SEEDS=1", "LR=1e-4", "METHOD=setfit") == ["out/freeze0_size50_seed1_lr1e-4_setfit.json"]
 
 
+def test_at_all_of_your_own_file_the_makefile_leaves_out_the_rate_for_its_examples(tmp_path):
+    """TRAIN_FILE's examples set each method's own rate at SIZES=all (a file of 48: LoRA's 5e-3,
+    GLUE's thousands: 1e-3), and the name leaves that one out, as the run does (result.name_of)."""
+    train = tmp_path / "train.csv"
+    train.write_text("text,label\n" + "".join(f"good {i},{i % 2}\n" for i in range(48)) + "\n")
+    lora = ["FREEZE=0", "SIZES=all", "SEEDS=1", "LRS=1e-3 5e-3", "METHOD=lora"]
+    assert make_names(*lora, f"TRAIN_FILE={train}") == ["out/freeze0_sizeall_seed1_lr1e-3_lora.json",
+                                                        "out/freeze0_sizeall_seed1_lora.json"]
+    assert make_names(*lora) == ["out/freeze0_sizeall_seed1_lora.json", "out/freeze0_sizeall_seed1_lr5e-3_lora.json"]
+    for name in ("freeze0_sizeall_seed1_lr1e-3_lora.json", "freeze0_sizeall_seed1_lr5e-3_lora.json"):
+        assert result.parse_name(name).lr is not None  # read back as written, whatever the file
+
+
 def test_flags_are_the_options_a_name_stands_for():
     flags = lambda name: subprocess.run([sys.executable, "-m", "study.grid", "flags", name], cwd=ROOT, capture_output=True,
                                         text=True)
