@@ -67,7 +67,7 @@ def write_figure(folder, results):
     for ax in axes.flat:
         legend.update(zip(ax.get_legend_handles_labels()[1], ax.get_legend_handles_labels()[0]))
     figure.legend(legend.values(), legend.keys(), loc="lower center", ncol=len(legend), fontsize=8, frameon=False)
-    figure.suptitle(f"{config['task']}, {model_label(config['model'])} ({config['precision']}): one dot per run, "
+    figure.suptitle(f"{config['dataset']}, {model_label(config['model'])} ({config['precision']}): one dot per run, "
                     "bar = mean")
     figure.tight_layout(rect=(0, 0.07 / len(metrics), 1, 1))
     write_atomically(os.path.join(folder, "figure.png"), lambda f: figure.savefig(f, format="png", dpi=110))

@@ -220,7 +220,8 @@ def write_tables(folder, rows, results, seeds, against=None, reset_runs=(), prob
     write_csv(folder, rows, columns)
     answer, picks = answer_lines(every_run or results, judged_by(every_run or results))
     tabled = methods.get(method_of(first))
-    lines = [f"# {task} with {model_name}{'' if tabled.reference else f' ({tabled.label})'}", ""] + (summary_lines(picks) if picks else [])
+    # the task as its runs were named (make's DATASET, else the train file's name), not its identity
+    lines = [f"# {first['dataset']} with {model_name}{'' if tabled.reference else f' ({tabled.label})'}", ""] + (summary_lines(picks) if picks else [])
     lines += grid_lines(folder, rows, results, seeds, with_mcc, bool(reference_rows))
     lines += ["", "## Per train size", "",
               "k = 0 (nothing frozen) is the yardstick and its seed std the noise. *Most frozen within 1 std*: "
@@ -252,7 +253,7 @@ def write_answer_only(folder, runs, why):
     first = runs[0]["config"]
     metric = judged_by(runs)
     answer, picks = answer_lines(runs, metric)
-    lines = [f"# {first['task']} with {model_label(first['model'])}", "", why, ""]
+    lines = [f"# {first['dataset']} with {model_label(first['model'])}", "", why, ""]
     lines += (summary_lines(picks) if picks else []) + answer
     if not answer:  # one method and depth: nothing to choose between, its scores all there is
         lines += [f"One method and depth ran: nothing to choose between. Its fair dev {metric}:", "",

@@ -214,7 +214,7 @@ def result_record(freeze, size, seed, accuracy=0.5, mcc=0.0, task="sst2", model=
                   **config):
     """A run result in today's format with what the reports read (config: more of its configuration;
     seconds: the run's timings, {"total": ...})."""
-    config = {**dict(freeze=freeze, size=size, seed=seed, lr=lr, task=task, model=model, num_layers=num_layers,
+    config = {**dict(freeze=freeze, size=size, seed=seed, lr=lr, task=task, dataset=task, model=model, num_layers=num_layers,
                      precision=precision, device=device, method="finetune", reinit=0, pooling="first"),
               **config}
     return dict(config=config, metric=metric, score=accuracy if score is None else score, best_accuracy=accuracy,

@@ -105,6 +105,15 @@ def test_findings_of_the_published_grid():
     assert f["within_one_std"] == 8 and f["operating_point"] == 10 and f["all_frozen_mean"] == 0.509
 
 
+def test_a_report_of_your_own_file_is_titled_by_the_name_its_runs_were_given(tmp_path):
+    """make's DATASET (else the train file's name), which a run records as its dataset; its task is
+    that file's identity (the name and a hash of it), which tells folders apart, not the reader."""
+    for seed in (1, 2):
+        write_result(tmp_path, 0, 50, seed, 0.7 + seed / 100, task="train-1d41b672", dataset="reviews")
+    report.main([str(tmp_path), "--seeds", "2"])
+    assert (tmp_path / "report.md").read_text().splitlines()[0] == "# reviews with minilm"
+
+
 def test_cola_table_has_mcc_and_empty_folder_fails(tmp_path, capsys):
     write_result(tmp_path, 0, 50, 1, 0.7, mcc=0.31, task="cola")
     report.main([str(tmp_path), "--seeds", "1"])
