@@ -12,3 +12,6 @@ for rate in 1e-4 2e-4; do RATE=$rate bash $A $OUT/r$rate $PWD 50 "1 2" emotion; 
 bash $A $OUT/default $PWD 50 "1 2" emotion  # the default, 5e-4 (on SST-5, 5 seeds in setfit-alone-2026-12-06)
 RATE=1e-4 bash $A $OUT/n100-r1e-4 $PWD 100 "1 2" sst5
 bash $A $OUT/n100-default $PWD 100 "1 2" sst5  # the default at n = 100, 2e-4
+# added later the same day (code at 511c9d7, which changes no run at a number n): emotion at n = 100
+RATE=1e-4 bash $A $OUT/n100-r1e-4 $PWD 100 "1 2" emotion
+bash $A $OUT/n100-default $PWD 100 "1 2" emotion  # the default at n = 100, 2e-4

@@ -34,7 +34,7 @@ for freeze in (0, -1):
         if row:
             print(f"| SST-2 (accuracy, made runs) | 50 | {freeze} | {rate}{' (default)' if rate == '5e-4' else ''} | "
                   + " | ".join(map(str, row)) + " |")
-for task, size, prefix in (("sst5", 50, ""), ("emotion", 50, ""), ("sst5", 100, "n100-")):
+for task, size, prefix in (("sst5", 50, ""), ("emotion", 50, ""), ("sst5", 100, "n100-"), ("emotion", 100, "n100-")):
     for rate in ("5e-5", "1e-4", "2e-4", "default"):  # the default: 5e-4 at n = 50, 2e-4 at 100
         folder = os.path.join(OUT, prefix + ("default" if rate == "default" else "r" + rate), "fast", task)
         row = cell(glob.glob(os.path.join(folder, f"freeze0_size{size}_seed*.json")), "macro_f1")
