@@ -293,3 +293,33 @@ def cli(*argv, env=None, **kwargs):
     return subprocess.Popen([sys.executable, os.path.join(ROOT, "freeze_study.py"), *argv],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, **(env or {})}, **kwargs)
+
+
+ADVISE = [sys.executable, "-m", "study.search.advise"]
+
+
+def advise_here(command, env=None):
+    """`command` (ADVISE and its arguments) run in this process: the same main() make advise runs, its
+    output captured, without starting a Python that imports torch again (3 to 4 s of CPU a call; the
+    search's runs still go to worker processes). subprocess.run's answer: (returncode, stdout, stderr).
+    `env`: the whole environment, as subprocess.run's. The killed and resumed search, and make advise,
+    stay processes of their own (test_advise.py's fixture, test_grid.py)."""
+    import contextlib
+    import io
+    from study.search import advise
+    assert command[:3] == ADVISE, command
+    out, err, code, environ, cwd = io.StringIO(), io.StringIO(), 0, dict(os.environ), os.getcwd()
+    try:
+        os.chdir(ROOT)
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            advise.main(command[3:])
+    except SystemExit as e:
+        code = 0 if e.code is None else e.code if isinstance(e.code, int) else 1
+    finally:
+        os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(environ)
+    return subprocess.CompletedProcess(command, code, out.getvalue(), err.getvalue())

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, save_tiny_bert
+from conftest import ADVISE, ROOT, advise_here, save_tiny_bert
 from study.search import prior
 
 pytestmark = [pytest.mark.skipif(shutil.which("sbatch") is None or shutil.which("slurmctld") is None,
@@ -113,11 +113,10 @@ def test_a_search_s_rounds_go_as_job_arrays_and_pick_as_a_local_search_on_the_sa
     (tmp_path / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:24]))
     run_flags = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
                  "--dev-file", str(tmp_path / "dev.tsv"), "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"]
-    search = lambda folder, *more: subprocess.run(
-        [sys.executable, "-m", "study.search.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "2",
-         "--depths", "2", "3", "--methods", "finetune", "probe", "--save", str(tmp_path / "saved"),
-         "--splits-dir", str(tmp_path / "splits"), "--epochs", "2", *more, "--", *run_flags],
-        cwd=ROOT, env=cluster, capture_output=True, text=True)
+    search = lambda folder, *more: advise_here(
+        [*ADVISE, str(folder), "--size", "16", "--budget", "0.5", "--seeds", "2", "--depths", "2", "3",
+         "--methods", "finetune", "probe", "--save", str(tmp_path / "saved"), "--splits-dir", str(tmp_path / "splits"),
+         "--epochs", "2", *more, "--", *run_flags], env=cluster)
     by_slurm = search(tmp_path / "slurm", "--slurm", "--slurm-max", "2")
     assert by_slurm.returncode == 0 and "advise: decided: " in by_slurm.stdout, by_slurm.stdout + by_slurm.stderr
     rounds = (tmp_path / "slurm" / "advise.rounds").read_text().splitlines()
@@ -152,13 +151,12 @@ def test_a_search_over_two_checkpoints_sends_each_array_task_its_own_checkpoint(
     (tmp_path / "train.tsv").write_text("sentence\tlabel\n" + "".join(rows))
     (tmp_path / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:24]))
     folder = tmp_path / "both"
-    done = subprocess.run(
-        [sys.executable, "-m", "study.search.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
+    done = advise_here(
+        [*ADVISE, str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
          "--models", tiny_bert, tiny_bert_no_dropout, "--methods", "probe", "--save", str(tmp_path / "saved"),
          "--splits-dir", str(tmp_path / "splits"), "--slurm", "--slurm-max", "2", "--", "--dataset", "tiny",
          "--train-file", str(tmp_path / "train.tsv"), "--dev-file", str(tmp_path / "dev.tsv"),
-         "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"],
-        cwd=ROOT, env=cluster, capture_output=True, text=True)
+         "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"], env=cluster)
     assert done.returncode == 0 and "advise: decided: " in done.stdout, done.stdout + done.stderr
     for checkpoint in (tiny_bert, tiny_bert_no_dropout):  # each task ran the checkpoint its folder names
         made = list((folder / os.path.basename(checkpoint)).glob("freeze*.json"))

@@ -16,7 +16,7 @@ import pytest
 
 import data
 import methods
-from conftest import ROOT, result_record
+from conftest import ADVISE, ROOT, advise_here, result_record
 from study.search import advise, search_folder
 from study.answer import fair_score
 from study.folder import load_results
@@ -37,7 +37,7 @@ def searched(tiny_bert, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("advise")
     tiny_task(tmp)
     folder = tmp / "results"
-    command = [sys.executable, "-m", "study.search.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "2",
+    command = [*ADVISE, str(folder), "--size", "16", "--budget", "0.5", "--seeds", "2",
                "--depths", "1", "2", "3", "--methods", "finetune", "probe", "--save", str(tmp / "saved"),
                "--splits-dir", str(tmp / "splits"), "--epochs", "2", "--test-file", str(tmp / "test.tsv"),
                "--", "--dataset", "tiny", "--model", tiny_bert,
@@ -79,11 +79,11 @@ def test_the_seconds_of_runs_stopped_once_decided_count_as_spent(searched):
     """A run stopped once the answer was decided leaves no result; its seconds (advise.stopped, as
     the search logs them) are in the report's spending all the same."""
     folder, command, _, _ = searched
-    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    again = advise_here(command)
     hours = lambda output: float(output.split(" h of runs")[0].rsplit("| ", 1)[1])
     (folder / search_folder.STOPPED).write_text(json.dumps(dict(run="freeze0_size16_seed2.json", seconds=36.0)) + "\n")
     try:
-        stopped = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        stopped = advise_here(command)
         assert again.returncode == 0 and stopped.returncode == 0, again.stderr + stopped.stderr
         assert hours(stopped.stdout) == pytest.approx(hours(again.stdout) + 0.01, abs=0.006)  # 36 s: 0.01 h
         assert "and 36 s of runs stopped once the answer was decided)" in (folder / advise.REPORT).read_text()
@@ -97,23 +97,23 @@ def test_a_budget_too_small_and_a_second_search_are_refused_in_one_line(searched
                                    *command[command.index("--budget") + 2:]]
     another = tiny_budget(tmp_path / "results")  # another search: the pick it would keep goes elsewhere
     another[another.index("--save") + 1] = str(tmp_path / "saved")
-    small = subprocess.run(another, cwd=ROOT, capture_output=True, text=True)
+    small = advise_here(another)
     assert small.returncode == 2 and small.stderr.startswith("advise: error: a budget of") \
         and len(small.stderr.strip().splitlines()) == 1
     assert [p.name for p in (tmp_path / "results").glob("*.json")] == ["freeze3_size16_seed1_probe.json"]  # kept
-    screened = subprocess.run(tiny_budget(folder), cwd=ROOT, capture_output=True, text=True)
+    screened = advise_here(tiny_budget(folder))
     assert screened.returncode == 0 and "advise: decided" in screened.stdout  # its screen done: nothing refused
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         (folder / advise.LOCK).write_text(str(other.pid))
-        busy = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        busy = advise_here(command)
         assert busy.returncode == 2 and f"being searched by process {other.pid}" in busy.stderr
         assert len(busy.stderr.strip().splitlines()) == 1
     finally:
         other.kill()
         other.wait()
     (folder / advise.LOCK).write_text("999999999")  # a killed search's lock: taken over
-    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    again = advise_here(command)
     assert again.returncode == 0 and "advise: decided" in again.stdout
 
 
@@ -123,7 +123,7 @@ def test_slurm_without_a_cluster_is_refused_in_one_line_before_any_run(searched,
     without_slurm = dict(os.environ, PATH=os.path.dirname(sys.executable))  # python, but no sbatch
     another = [command[0], *command[1:3], str(folder), *command[4:command.index("--")], "--slurm", *command[command.index("--"):]]
     another[another.index("--save") + 1] = str(tmp_path / "saved")  # another search's pick goes elsewhere
-    refused = subprocess.run(another, cwd=ROOT, capture_output=True, text=True, env=without_slurm)
+    refused = advise_here(another, env=without_slurm)
     assert refused.returncode == 2 and refused.stderr.startswith("advise: error: SLURM=1 needs Slurm's sbatch")
     assert len(refused.stderr.strip().splitlines()) == 1 and not list(folder.glob("*.json"))
 
@@ -150,7 +150,7 @@ def test_a_test_file_is_scored_by_the_searchs_own_runs_and_an_older_run_is_run_a
     older = Path(search_folder.path_of(str(folder), pick, 16, 2))
     record = json.loads(older.read_text())
     older.write_text(json.dumps(dict(record, test_at_score=None)))
-    tested = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)  # (its pick kept already: no keep run)
+    tested = advise_here(command)  # (its pick kept already: no keep run)
     assert tested.returncode == 0, tested.stderr
     again = load_results(str(folder / search_folder.TEST), figure="score")
     assert [(r["config"]["seed"], r["dev_size"]) for r in again] == [(2, 12)]  # seed 2 alone, on the test file
@@ -161,9 +161,8 @@ def test_a_test_file_is_scored_by_the_searchs_own_runs_and_an_older_run_is_run_a
         flags = command[command.index("--") + 1:]
         if extra:  # a GLUE task: no --dev-file of the user's
             flags = flags[:flags.index("--train-file")] + flags[flags.index("--dev-file") + 2:]
-        bad = subprocess.run([*command[:command.index("--")], "--test-file",
-                              test_file if extra else str(tmp_path / "none.tsv"),
-                              "--", *flags], cwd=ROOT, capture_output=True, text=True)
+        bad = advise_here([*command[:command.index("--")], "--test-file", test_file if extra else str(tmp_path / "none.tsv"),
+                           "--", *flags])
         assert bad.returncode == 2 and message in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 
 
@@ -205,12 +204,12 @@ def test_a_pick_is_clear_of_a_constant_prediction_only_two_standard_errors_above
 def test_a_search_runs_setfit_s_fast_body_at_its_depths(tiny_bert, tmp_path):
     tiny_task(tmp_path)
     folder = tmp_path / "results"
-    command = [sys.executable, "-m", "study.search.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
+    command = [*ADVISE, str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
                "--depths", "1", "2", "3", "--methods", "setfit-fast", "probe", "--save", str(tmp_path / "saved"),
                "--jobs", "2", "--splits-dir", str(tmp_path / "splits"), "--", "--dataset", "tiny", "--model", tiny_bert,
                "--train-file", str(tmp_path / "train.tsv"), "--dev-file", str(tmp_path / "dev.tsv"),
                "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    done = advise_here(command)
     assert done.returncode == 0, done.stdout + done.stderr
     fast = [r for r in load_results(str(folder), figure="score") if r["config"]["method"] == "setfit-fast"]
     assert {r["config"]["freeze"] for r in fast} >= {1, 3} and all(r["config"]["num_iterations"] is None for r in fast)

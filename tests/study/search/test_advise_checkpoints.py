@@ -5,13 +5,11 @@ and an unknown checkpoint, two colliding folders or texts a checkpoint cannot re
 line before any run; the zero-training step scores each checkpoint's layers first and orders them."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 import data
-from conftest import ROOT, save_tiny_bert, write_result
+from conftest import ADVISE, advise_here, save_tiny_bert, write_result
 from study.search import advise, policy, prior
 from study.search.replay import replay
 from study.search.standing import Cell
@@ -85,7 +83,7 @@ def two_tiny(tmp_path_factory):
 
 
 def command(tmp, folder, *models, run_options=()):
-    return [sys.executable, "-m", "study.search.advise", str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
+    return [*ADVISE, str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",
             "--methods", "finetune", "probe", "--jobs", "1", "--save", str(folder) + "-saved", "--splits-dir",
             str(tmp / "splits"), "--epochs", "1", "--models", *models, "--", "--train-file", str(tmp / "train.csv"),
             "--dev-file", str(tmp / "dev.csv"), "--text-column", "text", "--cache-dir", str(tmp / "cache"),
@@ -96,7 +94,7 @@ def test_a_search_over_two_checkpoints_keeps_each_one_s_runs_and_the_python_call
     tmp, a, b = two_tiny
     rows = tiny_rows(tmp)
     folder = tmp / "results"
-    done = subprocess.run(command(tmp, folder, a, b), cwd=ROOT, capture_output=True, text=True)
+    done = advise_here(command(tmp, folder, a, b))
     assert done.returncode == 0, done.stdout + done.stderr
     own = {name: sorted(p.name for p in (folder / name).glob("*.json")) for name in ("tiny-a", "tiny-b")}
     assert own["tiny-a"] and own["tiny-b"] and not list(folder.glob("*.json"))  # a folder a checkpoint

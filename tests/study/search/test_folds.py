@@ -4,15 +4,13 @@ refused in one line before any run; FINAL=all keeps the pick trained on train an
 
 import json
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import data
 import result
-from conftest import ROOT, files_in
+from conftest import ADVISE, advise_here, files_in
 from study.folder import load_results
 from study.search import advise, folds
 from study.search.advise import one_part
@@ -28,7 +26,7 @@ def labelled(folder, rows=48, label=lambda i: i % 2):
 
 
 def command(tmp, train, *extra, size="24"):
-    return [sys.executable, "-m", "study.search.advise", str(tmp / "results"), "--size", size, "--budget", "0.5",
+    return [*ADVISE, str(tmp / "results"), "--size", size, "--budget", "0.5",
             "--seeds", "3", "--depths", "3", "--methods", "finetune", "probe", "--save", str(tmp / "saved"),
             "--splits-dir", str(tmp / "splits"), "--epochs", "1", *extra, "--", "--dataset", "tiny",
             "--train-file", train, "--cache-dir", str(tmp / "cache"), "--precision", "fp32"]
@@ -38,8 +36,7 @@ def command(tmp, train, *extra, size="24"):
 def searched(tiny_bert, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("one-file")
     train = labelled(tmp)
-    done = subprocess.run([*command(tmp, train, "--test-file", str(tmp / "test.tsv")), "--model", tiny_bert],
-                          cwd=ROOT, capture_output=True, text=True)
+    done = advise_here([*command(tmp, train, "--test-file", str(tmp / "test.tsv")), "--model", tiny_bert])
     return tmp, train, done
 
 
@@ -80,8 +77,7 @@ def test_a_final_model_that_did_not_learn_its_labels_is_not_kept(searched, tiny_
     kept = json.loads((tmp / "saved.json").read_text())
     kept["train_at_score"] = {name: 0.0 for name in kept["train_at_score"]}
     (tmp_path / "saved.json").write_text(json.dumps(kept))
-    argv = [*command(tmp_path, train, "--test-file", str(tmp / "test.tsv")), "--model", tiny_bert]
-    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+    done = advise_here([*command(tmp_path, train, "--test-file", str(tmp / "test.tsv")), "--model", tiny_bert])
     assert done.returncode == 0, done.stdout + done.stderr
     now = json.loads((tmp_path / "saved.json").read_text())
     assert not now["config"].get("final") and now["config"]["seed"] == 1 and now["config"]["folds"] == 3
@@ -110,8 +106,7 @@ def test_the_final_model_is_kept_only_where_it_scores_its_labels_as_the_pick_sco
 def test_a_file_its_folds_cannot_cut_is_refused_in_one_line_before_any_run(tiny_bert, tmp_path, rows, label, size, message):
     train = labelled(tmp_path, rows, label)
     before = files_in(tmp_path)
-    argv = command(tmp_path, train, size=size) + ["--model", tiny_bert]
-    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+    done = advise_here(command(tmp_path, train, size=size) + ["--model", tiny_bert])
     assert done.returncode == 2 and message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert files_in(tmp_path) == before
 

@@ -5,13 +5,12 @@ labels a CSV with it named from the folder the user typed make in."""
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, result_record
+from conftest import ADVISE, ROOT, advise_here, result_record
 from study.search import rounds, search_folder
 from study.search.keep import Kept, check_save, keep, to_keep
 from study.search.standing import Cell
@@ -93,9 +92,8 @@ def test_a_save_holding_anything_but_this_searchs_pick_is_refused_before_any_run
         check_save(str(save), 100, {"cola"})
     check_save(str(save), 200, {"cola"})  # its own earlier pick: the keep may replace it
     folder = tmp_path / "results"
-    refused = subprocess.run([sys.executable, "-m", "study.search.advise", str(folder), "--size", "16", "--budget", "1",
-                              "--depths", "1", "2", "--save", str(save), "--", "--dataset", "sst2"],
-                             cwd=ROOT, capture_output=True, text=True)
+    refused = advise_here([*ADVISE, str(folder), "--size", "16", "--budget", "1", "--depths", "1", "2", "--save", str(save),
+                           "--", "--dataset", "sst2"])
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
     assert "holds a pick of another search" in refused.stderr and not folder.exists()
 
