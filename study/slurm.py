@@ -134,7 +134,8 @@ def check_cluster():
         raise ValueError("SLURM=1 needs Slurm's sbatch and squeue on the PATH (study/local_slurm.sh starts a local cluster)")
     answer = subprocess.run(["squeue", "-h", "--me"], capture_output=True, text=True)
     if answer.returncode != 0:
-        raise ValueError(f"SLURM=1: squeue cannot reach the cluster: {answer.stderr.strip().splitlines()[-1:]}")
+        said = answer.stderr.strip().splitlines() or [f"exit code {answer.returncode}"]
+        raise ValueError(f"SLURM=1: squeue cannot reach the cluster: {said[-1]}")
 
 
 class Rounds:
