@@ -258,6 +258,8 @@ def check_options(args, method, task):
     for name in ("lr", "epochs", "batch_size"):
         if getattr(args, name) is not None and not getattr(args, name) > 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive (got {getattr(args, name)})")
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed}: a seed is 0 or more (a result's name reads it as a count)")
     if args.num_iterations is not None and args.num_iterations < 1:
         raise ValueError("--num-iterations is a positive number of SetFit's pairs per example")
     check_files(args)

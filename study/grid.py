@@ -77,6 +77,8 @@ def main(argv=None):
     bad = [size for size in args.sizes if size != "all" and not size.isdigit()]
     if bad:
         sys.exit(f"make: SIZES: {bad[0]!r} is neither a number of training examples nor all")
+    if min(args.seeds) < 0:
+        sys.exit(f"make: SEEDS: {min(args.seeds)} is not a seed: a seed is 0 or more")
     sizes = [size if size == "all" else int(size) for size in args.sizes]
     try:
         split_examples = tables.examples_in(args.train_file) if args.train_file and "all" in sizes else None

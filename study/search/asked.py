@@ -27,6 +27,8 @@ def checked(args, run_flags):
         raise ValueError("a search needs its results folder and --budget (hours); or --replay FOLDER")
     if not args.budget > 0:
         raise ValueError(f"--budget must be a positive number of hours (got {args.budget:g})")
+    if args.seeds < 1:
+        raise ValueError(f"--seeds (make: FOLDS=) is the most seeds a cell gets, 1 or more (got {args.seeds})")
     if args.test_file:
         if "--train-file" not in run_flags:
             raise ValueError("--test-file goes with your own --train-file (TRAIN_FILE): GLUE's test labels are not public")
