@@ -233,6 +233,9 @@ def main(argv=None):
     runs = argv[argv.index("--") + 1:] if "--" in argv else []  # the grid's runs: after every option
     args = p.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     args.runs += runs
+    for name, value in (("SLURM_MAX", args.max), ("SLURM_RUNS_PER_TASK", args.runs_per_task)):
+        if value < 1:
+            sys.exit(f"make slurm: {name}={value}: 1 or more")
     if args.command == "submit":
         submit(args)
     else:

@@ -203,6 +203,7 @@ def test_a_grid_of_one_method_ends_in_its_report(grid, tmp_path, method):
     (["SIZES=abc"], "make: SIZES: 'abc' is neither a number of training examples nor all"),
     (["SEEDS=x"], "make: argument --seeds: invalid int value: 'x'"),
     (["SEEDS=1 -2"], "make: SEEDS: -2 is not a seed: a seed is 0 or more"),
+    (["SLURM_MAX=0", "slurm"], "make slurm: SLURM_MAX=0: 1 or more"),
     (["FOLDS=0", "advise"], "advise: error: --seeds (make: FOLDS=) is the most seeds a cell gets, 1 or more (got 0)"),
     (["DEV_FILE="], "make grid: TRAIN_FILE needs DEV_FILE"),
     (["RESULTS=/no/such/folder", "report"], "/no/such/folder: no such folder"),

@@ -29,6 +29,10 @@ def checked(args, run_flags):
         raise ValueError(f"--budget must be a positive number of hours (got {args.budget:g})")
     if args.seeds < 1:
         raise ValueError(f"--seeds (make: FOLDS=) is the most seeds a cell gets, 1 or more (got {args.seeds})")
+    if args.jobs is not None and args.jobs < 1:
+        raise ValueError(f"--jobs (make -j N) is the runs at once, 1 or more (got {args.jobs})")
+    if args.slurm and args.slurm_max < 1:
+        raise ValueError(f"--slurm-max (make: SLURM_MAX=) is an array's tasks at once, 1 or more (got {args.slurm_max})")
     if args.test_file:
         if "--train-file" not in run_flags:
             raise ValueError("--test-file goes with your own --train-file (TRAIN_FILE): GLUE's test labels are not public")

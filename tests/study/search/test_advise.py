@@ -255,6 +255,20 @@ def test_a_search_trains_setfit_s_fast_body_unless_its_methods_name_the_library_
     assert advise.parser().parse_args(["--size", "200", "--methods", "setfit"]).methods == ["setfit"]
 
 
+@pytest.mark.parametrize("more, message", [
+    (["--seeds", "0"], r"--seeds \(make: FOLDS=\) is the most seeds a cell gets, 1 or more \(got 0\)"),
+    (["--jobs", "-1"], r"--jobs \(make -j N\) is the runs at once, 1 or more \(got -1\)"),
+    (["--slurm", "--slurm-max", "0"], r"--slurm-max \(make: SLURM_MAX=\) is an array's tasks at once, 1 or more"),
+    (["--budget", "0"], r"--budget must be a positive number of hours \(got 0\)"),
+])
+def test_counts_below_one_are_refused_before_any_work(more, message):
+    """Once a ZeroDivisionError after the first runs (--seeds 0), or min() of nothing (--jobs -1)."""
+    from study.search import asked
+    argv = ["f", "--size", "200", "--budget", "1", "--depths", "0", "6"]
+    with pytest.raises(ValueError, match=message):
+        asked.checked(advise.parser().parse_args(argv + more), [])
+
+
 def test_size_all_on_your_own_file_is_searched_at_its_examples_rates(tmp_path):
     """SIZE=all on a file of 60 examples: SetFit fast at the rate for n = 60, not a GLUE split's thousands."""
     from study.search import advise
