@@ -95,19 +95,22 @@ def from_pretrained(name_or_path: str, num_labels: int = 2) -> Classifier:
     Build our Classifier from a checkpoint and copy its tensors in by name. Every encoder tensor
     must be there with the right shape. The head's tensors are taken when the checkpoint has
     them (a *ForSequenceClassification save, or BERT's pretrained pooler); otherwise the head
-    starts fresh the way transformers initialises it: normal(0, initializer_range), zero bias.
+    starts fresh the way transformers initialises it: normal(0, initializer_range), zero bias, and
+    model.fresh_head names the tensors the checkpoint lacked (predict.py labels with none fresh).
     """
     folder = checkpoint_folder(name_or_path)
     weights_file(folder)  # a folder without weights fails here, before anything is read
     config = families.read_config(folder, num_labels)
     tensors = read_state_dict(folder)
     model = constructed(config)
+    model.fresh_head = []
     with torch.no_grad():
         for name, param in model.named_parameters():
             source = hf_name(name, config.model_type)
             if source not in tensors:
                 if not name.startswith("head."):
                     raise ValueError(f"checkpoint {name_or_path!r} lacks tensor {source!r}")
+                model.fresh_head.append(source)
                 if name.endswith("weight"):  # a fresh module (its bias, if the checkpoint has one, comes next)
                     initialize_(model.get_submodule(name.rsplit(".", 1)[0]), config.initializer_range)
                 else:

@@ -6,8 +6,9 @@ Label a CSV (or TSV) with a classifier that freeze_study.py --save wrote:
 writes the input's rows with one more column, `prediction`: the class's name (or the predicted
 score, for a regression head), as a CSV, or split by tabs where --out ends in .tsv. The model is
 read into our encoder as any checkpoint is: a classifier (the fine-tune, LoRA, BitFit) scores with
-its own head; a sentence embedder with a fitted head (SetFit, the probe: head.json beside it) pools
-each sentence as its sentence-transformers files say, and the head scores that embedding. Either
+its own head (a checkpoint whose weights lack one, one to train from, is refused: its head would be
+random numbers); a sentence embedder with a fitted head (SetFit, the probe: head.json beside it)
+pools each sentence as its sentence-transformers files say, and the head scores that embedding. Either
 computes in its run's precision (inputs.json), where this device has it: the run's scores. The
 texts are read from the columns the flags name, else those the model was trained on (its
 inputs.json), else the header's 'sentence' or 'text'. From Python (a notebook, after make advise's
@@ -93,8 +94,9 @@ def predictions(model, texts, pairs=None, device="cpu"):
     """The saved `model`'s prediction for each of `texts` (a list of strings; `pairs`: the second
     texts, for a model trained on sentence pairs): the class's name (its number where the model has
     no names), or the predicted score of a regression. What predict.py writes in its column, from
-    Python; bad input is one ValueError line, before the model is read. Each call reads the model
-    from its folder: hand it every text at once, not one a call."""
+    Python; bad input is one ValueError line, before the model is read (a checkpoint with no trained
+    classifier once its weights are). Each call reads the model from its folder: hand it every text
+    at once, not one a call."""
     texts, pairs = listed_texts("texts", texts), pairs if pairs is None else listed_texts("pairs", pairs)
     if pairs is not None and len(pairs) != len(texts):
         raise ValueError(f"{len(pairs)} pairs for {len(texts)} texts: give each text its second text")
@@ -194,6 +196,9 @@ def predict_with_classifier(folder, texts, pairs, device, precision):
     num_labels = config.get("num_labels", len(config.get("id2label", {})) or 2)
     names = [config["id2label"][str(i)] for i in range(num_labels)] if "id2label" in config else None
     model = checkpoint.from_pretrained(folder, num_labels=num_labels).to(device)
+    if model.fresh_head:  # a checkpoint to train from: its head would be random numbers
+        raise ValueError(f"{folder} holds no trained classifier (its weights lack {model.fresh_head[-1]}): give the "
+                         "folder freeze_study.py --save (or make advise's SAVE) wrote")
     return loop.predict(model, token_ids(folder, model, texts, pairs), None, device, precision), num_labels, names
 
 

@@ -141,6 +141,8 @@ def test_a_saved_classifier_gives_transformers_the_same_logits(family, tmp_path)
     checkpoint.save_pretrained(ours, str(tmp_path / "saved"), label_names=["a", "b", "c"])
     theirs = transformers.AutoModelForSequenceClassification.from_pretrained(tmp_path / "saved").eval()
     assert theirs.config.id2label == {0: "a", 1: "b", 2: "c"}
+    # read back, every head tensor is the saved one (predict.py refuses a head it would draw afresh)
+    assert checkpoint.from_pretrained(str(tmp_path / "saved"), num_labels=3).fresh_head == []
     g = torch.Generator().manual_seed(3)
     first = 1 if family == "bert" else 0  # a real first token, not padding
     sentences = [torch.cat([torch.tensor([first + 2]), torch.randint(3, 99, (n,), generator=g)]) for n in (6, 2, 9)]

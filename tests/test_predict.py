@@ -256,3 +256,15 @@ def test_predict_on_a_folder_that_is_not_a_saved_model_is_one_line(tmp_path, cap
     assert_refused_in_one_line(["--model", str(tmp_path / model), "--input", str(tmp_path / "in.csv"), "--text-column",
                                 "text", "--out", str(tmp_path / "out.csv")], words.format(tmp=tmp_path), capsys, predict.main)
     assert files_in(tmp_path) == before
+
+
+def test_a_checkpoint_to_train_from_is_refused_not_labelled_by_a_random_head(tmp_path, capsys):
+    """MiniLM as the hub gives it has no classifier: its head would start as random numbers, and
+    every label with it a coin's. A saved run's folder is what predict.py takes."""
+    (tmp_path / "in.csv").write_text("text\ngood\n")
+    before = files_in(tmp_path)
+    assert_refused_in_one_line(["--model", "minilm", "--input", str(tmp_path / "in.csv"), "--out", str(tmp_path / "out.csv")],
+                               "holds no trained classifier (its weights lack classifier.bias)", capsys, predict.main)
+    assert files_in(tmp_path) == before
+    with pytest.raises(ValueError, match="holds no trained classifier"):
+        predict.predictions("minilm", ["good"])
