@@ -145,11 +145,22 @@ def train_head_only(model):
         model.head.dense.requires_grad_(True)
 
 
+def check_lora_settings(rank, alpha, dropout):
+    """Refuse in one line settings under which LoRA trains nothing or cannot run (plan.py checks
+    them before any run; add_lora again, for a caller from Python)."""
+    if rank < 1:
+        raise ValueError(f"--lora-rank {rank}: the rank of the update is at least 1")
+    if not alpha > 0:
+        raise ValueError(f"--lora-alpha {alpha:g}: the update is scaled by alpha / r, so alpha is above 0 "
+                         "(at 0 it trains nothing)")
+    if not 0 <= dropout < 1:
+        raise ValueError(f"--lora-dropout {dropout:g}: the chance an input of the update is dropped, 0 or more and below 1")
+
+
 def add_lora(model, k, rank, alpha, dropout, targets):
     """LoRA on `targets` of the layers above the first k; everything else frozen but the head. The
     embeddings never train, so k = -1 and k = 0 are the same computation (-1 caches them)."""
-    if rank < 1:
-        raise ValueError(f"--lora-rank {rank}: the rank of the update is at least 1")
+    check_lora_settings(rank, alpha, dropout)
     check_targets(model, targets)
     train_head_only(model)
     for layer in model.layers[max(k, 0):]:

@@ -130,6 +130,8 @@ def test_bitfit_refuses_a_family_without_biases(tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["--method", "lora", "--lora-rank", "0"], "--lora-rank 0: the rank of the update is at least 1"),
+    (["--method", "lora", "--lora-alpha", "0"], "--lora-alpha 0: the update is scaled by alpha / r, so alpha is above 0"),
+    (["--method", "lora", "--lora-dropout", "1"], "--lora-dropout 1: the chance an input of the update is dropped"),
     (["--method", "lora", "--lora-targets", "query", "gate"], "--lora-targets gate: a layer's projections are"),
     (["--lora-rank", "4"], "--lora-rank goes with --method lora, not --method finetune"),
 ])
