@@ -24,6 +24,16 @@ def write_atomically(path, write):
             os.remove(tmp)
 
 
+def check_can_hold(flag, folder):
+    """Refuse in one line, before any work, a folder a run would write into (or make) where a file
+    stands on its path: the write would fail only once the run had trained."""
+    path = os.path.abspath(folder)
+    while not os.path.exists(path):
+        path = os.path.dirname(path)
+    if not os.path.isdir(path):
+        raise ValueError(f"{flag} {folder}: {path} is a file, where a folder would go")
+
+
 def write_folder_atomically(folder, fill):
     """fill(tmp) writes a new folder's files into a temporary folder beside `folder`, which is then
     renamed to `folder` (which must not exist); on any failure nothing is left behind."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
+import atomic
 import checkpoint
 from parts import families
 import hub
@@ -264,6 +265,9 @@ def check_options(args, method, task):
     if args.num_iterations is not None and args.num_iterations < 1:
         raise ValueError("--num-iterations is a positive number of SetFit's pairs per example")
     check_files(args)
+    for flag, folder in (("--out", os.path.dirname(args.out or "")), ("--save", os.path.dirname(args.save or "")),
+                         ("--cache-dir", args.cache_dir), ("--splits-dir", args.splits_dir or "")):
+        atomic.check_can_hold(flag, folder or ".")
     if args.final and args.evaluations != "last":
         raise ValueError("--final trains on every label, the dev split's too: no evaluation can choose its step "
                          "(--evaluations last)")

@@ -107,6 +107,21 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, tiny_bert, glue_dir, capsys,
     assert not (tmp_path / "r.json").exists()
 
 
+@pytest.mark.parametrize("flag, under", [("--out", "x.json"), ("--save", "model"), ("--cache-dir", ""),
+                                         ("--splits-dir", "s")])
+def test_a_file_where_a_run_would_make_a_folder_is_one_line_before_any_work(tmp_path, tiny_bert, glue_dir, capsys,
+                                                                             flag, under):
+    """Once a traceback: --cache-dir and --splits-dir at the first write, --out and --save once the run had trained."""
+    (tmp_path / "taken").write_text("a file")
+    paths = {"--splits-dir": str(tmp_path / "splits"), "--cache-dir": str(tmp_path / "cache"), "--out": str(tmp_path / "r.json"),
+             flag: str(tmp_path / "taken" / under) if under else str(tmp_path / "taken")}
+    argv = ["--model", tiny_bert, "--glue-dir", glue_dir, "--size", "50", "--epochs", "1", "--quiet",
+            *[part for option in paths.items() for part in option]]
+    before = files_in(tmp_path)
+    assert_refused_in_one_line(argv, f"{tmp_path / 'taken'} is a file, where a folder would go", capsys)
+    assert files_in(tmp_path) == before
+
+
 def test_a_run_never_adds_another_precision_to_a_results_folder(tmp_path, tiny_bert, glue_dir, capsys):
     run(tmp_path, tiny_bert, glue_dir, "--freeze", "3", "--precision", "fp32", out="grid/freeze3_size50_seed1.json")
     with pytest.raises(SystemExit) as exit_:

@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass, replace
 
 import methods
+from atomic import check_can_hold
 from study.search.search_folder import kept_path, kept_run, options_of, path_of
 from study.worker import ROOT
 
@@ -25,7 +26,8 @@ from study.worker import ROOT
 def check_save(save, size, tasks):
     """Refuse before any run a --save that holds what the keep may not replace: anything but a pick
     an earlier search of these runs kept (a result beside it whose task, one of `tasks`, the
-    folder's runs', and size are this search's). ValueError's one line."""
+    folder's runs', and size are this search's), or where a file stands on its path. ValueError's one line."""
+    check_can_hold("--save", os.path.dirname(os.path.abspath(save)))
     if not os.path.exists(save):
         return
     try:

@@ -91,6 +91,9 @@ def test_a_save_holding_anything_but_this_searchs_pick_is_refused_before_any_run
     with pytest.raises(ValueError, match="another search"):
         check_save(str(save), 100, {"cola"})
     check_save(str(save), 200, {"cola"})  # its own earlier pick: the keep may replace it
+    (tmp_path / "taken").write_text("a file")  # the keep's move would fail once the search had run
+    with pytest.raises(ValueError, match="is a file, where a folder would go"):
+        check_save(str(tmp_path / "taken" / "saved"), 200, {"cola"})
     folder = tmp_path / "results"
     refused = advise_here([*ADVISE, str(folder), "--size", "16", "--budget", "1", "--depths", "1", "2", "--save", str(save),
                            "--", "--dataset", "sst2"])
