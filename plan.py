@@ -232,7 +232,7 @@ def misfit(name, method):
 
 def check_files(args):
     """Your own files' options that cannot go together, refused in one line before any file is read."""
-    if args.train_file and not args.dev_file and not (args.folds or args.final):
+    if args.train_file and not args.dev_file and args.folds is None and not args.final:
         raise ValueError(f"--train-file {args.train_file} needs --dev-file, the labelled examples every run is scored "
                          "on (make: DEV_FILE=...), or --folds K to be scored on the file's own folds (make advise "
                          "TRAIN_FILE alone cross-validates it)")
@@ -250,8 +250,10 @@ def check_files(args):
                          "(make: TRAIN_FILE=...); without both, a run reads GLUE's --dataset")
     if args.test_file and not args.train_file:
         raise ValueError("--test-file goes with your own --train-file and --dev-file: GLUE's test labels are not public")
-    if not args.train_file and (args.text_pair_column or args.regression):
-        raise ValueError("--text-pair-column and --regression describe your own files: they go with --train-file")
+    given = [flag for flag, value in (("--text-column", args.text_column), ("--text-pair-column", args.text_pair_column),
+                                      ("--regression", args.regression)) if value]
+    if not args.train_file and given:  # GLUE's tasks name their own columns: the flag would change nothing
+        raise ValueError(f"{given[0]} describes your own files: it goes with --train-file")
 
 
 def check_options(args, method, task):

@@ -61,7 +61,9 @@ def reinitialize_top(model, n, k):
     2021, "Revisiting Few-sample BERT Fine-tuning"): the counterpart of freezing the bottom k, and
     with it at most the whole model."""
     L = model.config.num_layers
-    if not 0 <= n <= L - max(k, 0):
+    if n < 0:
+        raise ValueError(f"--reinit {n}: the number of top layers reset is 0 or more")
+    if not n <= L - max(k, 0):
         raise ValueError(f"--reinit {n} with --freeze {k}: the reset layers and the frozen ones must not overlap "
                          f"(k + N <= {L} for this {L}-layer model)")
     for layer in model.layers[L - n:]:

@@ -331,6 +331,7 @@ def test_one_file_wrong_for_its_folds_is_one_line_and_touches_no_file(tmp_path, 
                                                           "of each of its 2 classes: that needs 6 at least"),
             ("train.csv", ["--folds", "3", "--seed", "4"], "--folds 3 --seed 4: the seed names the fold scored, 1..3"),
             ("train.csv", ["--folds", "1"], "--folds 1: cross-validating a file takes two folds or more (make advise: FOLDS=2"),
+            ("train.csv", ["--folds", "0"], "--folds 0: cross-validating a file takes two folds or more"),
             ("train.csv", ["--folds", "3", "--dev-file", dev], "--folds cross-validates one labelled file"),
             ("train.csv", ["--folds", "3", "--final"], "--final trains on every label, and --folds holds one fold out"),
             ("train.csv", ["--final", "--evaluations", "every"], "--final trains on every label, the dev split's too")):

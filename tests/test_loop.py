@@ -289,6 +289,8 @@ def test_reinit_resets_exactly_the_top_layers_as_transformers_initialises_them(t
             assert abs(param.mean().item()) < 3 * 0.02 / param.numel() ** 0.5, name
     with pytest.raises(ValueError, match=r"--reinit 3 with --freeze 1: .* \(k \+ N <= 3 for this 3-layer model\)"):
         trainable.reinitialize_top(classifier, 3, 1)
+    with pytest.raises(ValueError, match=r"--reinit -1: the number of top layers reset is 0 or more"):
+        trainable.reinitialize_top(classifier, -1, 1)  # once read as the layers overlapping
 
 
 def test_a_frozen_depth_freezes_mpnets_relative_bias_and_training_leaves_it_untouched(tmp_path):

@@ -91,7 +91,8 @@ def test_bad_pair_or_regression_file_is_one_line(tmp_path, tiny_bert, capsys):
     (["--freeze", "two"], r"argument --freeze: invalid int value: 'two'"),
     (["--size", "some"], r"argument --size: 'some' is neither a number of examples nor all"),
     (["--size", "all"], r"--size all trains on the whole train split: --splits-dir \(subsets\) does not apply"),
-    (["--regression"], r"--text-pair-column and --regression describe your own files"),
+    (["--regression"], r"--regression describes your own files: it goes with --train-file"),
+    (["--text-column", "review"], r"--text-column describes your own files"),  # once ignored: SST-2 reads its own
     (["--dataset", "stsb", "--size", "3"], r"--size 3 is outside \[5, 5749\]"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, tiny_bert, glue_dir, capsys, argv, message):
