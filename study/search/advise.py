@@ -38,7 +38,6 @@ import sys
 import time
 from dataclasses import dataclass
 
-import machine
 import methods
 import result
 from atomic import write_atomically
@@ -143,6 +142,7 @@ def advise_in(args, run_flags):
     seeds on the test file, the pick kept and the report written. Returns its Advice; ValueError
     or RuntimeError with one line where it cannot."""
     args, run_flags, size, space = asked.checked(args, run_flags)
+    import machine  # torch, once the settings are checked: a refusal of one answers in a moment
     with machine.one_default_precision():  # every run of it, the kept and final ones too
         return search_and_keep(args, run_flags, size, space)
 

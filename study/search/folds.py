@@ -18,8 +18,6 @@ bootstrap's over the folds' examples, corrected for the choice.
 
 import json
 
-import data
-import plan as planning
 from study.answer import fair_score
 
 
@@ -31,6 +29,8 @@ def one_file(run_flags):
 def check(run_flags, size, folds):
     """The file's subset cut into `folds` folds, refused before any run where a class has fewer
     examples than folds, or the file too few (ValueError's one line naming the file and the class)."""
+    import data  # torch: imported once a search's settings are checked (study/search/advise.py)
+    import plan as planning
     from freeze_study import load_task
     args = planning.parse_args([*run_flags, "--size", str(size)])
     task = load_task(args)

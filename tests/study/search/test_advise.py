@@ -269,6 +269,14 @@ def test_counts_below_one_are_refused_before_any_work(more, message):
         asked.checked(advise.parser().parse_args(argv + more), [])
 
 
+def test_a_setting_refused_answers_before_torch_is_imported():
+    """make advise SIZE=abc took 3.5 s to refuse on 2 cores, nearly all of it torch's import; 0.5 s now."""
+    check = "import sys\nfrom study.search import advise\ntry: advise.main(sys.argv[1:])\nexcept SystemExit: print('torch' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", check, "f", "--size", "abc", "--budget", "1", "--depths", "0", "6"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.stdout == "False\n" and done.stderr.startswith("advise: error: --size abc"), done.stdout + done.stderr
+
+
 def test_size_all_on_your_own_file_is_searched_at_its_examples_rates(tmp_path):
     """SIZE=all on a file of 60 examples: SetFit fast at the rate for n = 60, not a GLUE split's thousands."""
     from study.search import advise
