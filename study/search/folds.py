@@ -29,7 +29,7 @@ def one_file(run_flags):
 def check(run_flags, size, folds):
     """The file's subset cut into `folds` folds, refused before any run where a class has fewer
     examples than folds, or the file too few (ValueError's one line naming the file and the class)."""
-    import data  # torch: imported once a search's settings are checked (study/search/advise.py)
+    import data  # torch: only a search of one file needs it here, so a refused setting answers without it
     import plan as planning
     from freeze_study import load_task
     args = planning.parse_args([*run_flags, "--size", str(size)])
