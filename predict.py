@@ -58,11 +58,13 @@ def fail(message):
 
 
 def check_out(args):
-    """Refuse, before any work, an --out that would replace the input or, unasked, any existing file."""
+    """Refuse, before any work, an --out that would replace the input or, unasked, any existing file, or
+    whose folder cannot be made (a file stands on its path)."""
     if os.path.exists(args.out) and os.path.exists(args.input) and os.path.samefile(args.out, args.input):
         raise ValueError(f"--out {args.out} is the input: name a new file for the labelled rows")
     if os.path.exists(args.out) and not args.overwrite:
         raise ValueError(f"--out {args.out} exists: name a new file, or pass --overwrite to replace it")
+    atomic.check_can_hold("--out", os.path.dirname(os.path.abspath(args.out)))
 
 
 def labelled_rows(args):

@@ -193,7 +193,8 @@ def test_predict_never_replaces_a_file_unasked_nor_its_input(tmp_path, tiny_bert
     (tmp_path / "in.csv").write_text("text\ngood\n")
     (tmp_path / "out.csv").write_text("mine\n")
     argv = ["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--text-column", "text", "--out"]
-    for out, extra, words in ((tmp_path / "out.csv", [], "exists"), (tmp_path / "in.csv", ["--overwrite"], "is the input")):
+    for out, extra, words in ((tmp_path / "out.csv", [], "exists"), (tmp_path / "in.csv", ["--overwrite"], "is the input"),
+                              (tmp_path / "out.csv" / "p.csv", [], "out.csv is a file, where a folder would go")):
         assert_refused_in_one_line(argv + [str(out), *extra], words, capsys, predict.main)
     assert (tmp_path / "out.csv").read_text() == "mine\n" and (tmp_path / "in.csv").read_text() == "text\ngood\n"
     predict.main(argv + [str(tmp_path / "out.csv"), "--overwrite"])
