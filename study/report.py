@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from atomic import write_atomically
+from atomic import check_can_hold, write_atomically
 import methods
 from result import method_of, model_label, name_of
 from study import figures
@@ -294,6 +294,11 @@ def main(argv=None):
     p.add_argument("--against", help="a second folder of runs (another way of running the same cells) "
                                      "to compare this folder's means with, against seed noise")
     args = p.parse_args(argv)
+    try:
+        check_can_hold("--out", args.out or args.folder)  # before the runs are read and the figures drawn
+    except ValueError as e:
+        print(f"report.py: error: {e}", file=sys.stderr)
+        sys.exit(2)
     results = load_results(args.folder)
     searched = [] if results else load_results(args.folder, figure="score")
     if searched:  # a regression's runs, or make advise's: no run the study's tables read

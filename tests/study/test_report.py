@@ -125,6 +125,9 @@ def test_cola_table_has_mcc_and_empty_folder_fails(tmp_path, capsys):
         with pytest.raises(SystemExit) as exit_:
             report.main([str(tmp_path / folder)])
         assert exit_.value.code == 2 and words in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:  # REPORT_DIR under a file: once a traceback at the first write
+        report.main([str(tmp_path), "--seeds", "1", "--out", str(tmp_path / "report.csv" / "here")])
+    assert exit_.value.code == 2 and "report.csv is a file, where a folder would go" in capsys.readouterr().err
 
 
 def test_against_a_second_folder_weighs_the_difference_against_seed_noise(tmp_path, capsys):
