@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import methods
 import result
-from atomic import write_atomically
+from atomic import check_can_hold, write_atomically
 from study import grid, slurm, worker
 from study.progress import make_jobs
 from study.search import asked, folds, policy, prior
@@ -260,6 +260,7 @@ def advise(data, models, size, budget, folder, **settings):
     given = {name: os.fspath(value) if isinstance(value, os.PathLike) else value  # a notebook's pathlib.Path
              for name, value in {**SETTINGS, **settings}.items()}
     folder = os.fspath(folder)
+    check_can_hold("the folder", folder)  # before your texts are written into it
     columns = given["text_column"], given["label_column"]
     parts = [data] if one_part(data) else list(data)  # one labelled file: cross-validated (study/search/folds.py)
     if len(parts) not in (1, 2):

@@ -9,6 +9,7 @@ run of it would be (checked_runs).
 import os
 from dataclasses import replace
 
+from atomic import check_can_hold
 import methods
 import protocol
 import result
@@ -25,6 +26,7 @@ def checked(args, run_flags):
     """(args, run_flags, size, the space) of a search, or ValueError's one line before any run."""
     if not args.folder or args.budget is None:
         raise ValueError("a search needs its results folder and --budget (hours); or --replay FOLDER")
+    check_can_hold("the results folder", args.folder)
     if not args.budget > 0:
         raise ValueError(f"--budget must be a positive number of hours (got {args.budget:g})")
     if args.seeds < 1:

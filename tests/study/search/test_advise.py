@@ -269,6 +269,17 @@ def test_counts_below_one_are_refused_before_any_work(more, message):
         asked.checked(advise.parser().parse_args(argv + more), [])
 
 
+def test_a_results_folder_under_a_file_is_refused_before_any_work(tmp_path):
+    """Once a traceback at the first write, from the command line and from Python."""
+    from study.search import asked
+    (tmp_path / "taken").write_text("a file")
+    argv = [str(tmp_path / "taken" / "results"), "--size", "200", "--budget", "1", "--depths", "0", "6"]
+    with pytest.raises(ValueError, match="taken is a file, where a folder would go"):
+        asked.checked(advise.parser().parse_args(argv), [])
+    with pytest.raises(ValueError, match="taken is a file, where a folder would go"):
+        advise.advise((["a b", "c d"] * 10, [0, 1] * 10), "minilm", 8, 1, tmp_path / "taken" / "mine")
+
+
 def test_a_setting_refused_answers_before_torch_is_imported():
     """make advise SIZE=abc took 3.5 s to refuse on 2 cores, nearly all of it torch's import; 0.5 s now."""
     check = "import sys\nfrom study.search import advise\ntry: advise.main(sys.argv[1:])\nexcept SystemExit: print('torch' in sys.modules)"
