@@ -115,10 +115,9 @@ def add_task_options(p):
 def train_size(text):
     if text == "all":
         return text
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is neither a number of examples nor all") from None
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a positive number of examples nor all")
+    return int(text)
 
 
 def fail(message):

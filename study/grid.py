@@ -74,11 +74,12 @@ def main(argv=None):
                      f"[_reinit<N>][{'|'.join(filter(None, SUFFIXES))}].json, rates written as 3e-4)")
         print(" ".join(run.flags(shared_options(args))))
         return
-    bad = [size for size in args.sizes if size != "all" and not size.isdigit()]
+    bad = [size for size in args.sizes if size != "all" and not (size.isdigit() and int(size) > 0)]
     if bad:
-        sys.exit(f"make: SIZES: {bad[0]!r} is neither a number of training examples nor all")
-    if min(args.seeds) < 0:
-        sys.exit(f"make: SEEDS: {min(args.seeds)} is not a seed: a seed is 0 or more")
+        sys.exit(f"make: SIZES: {bad[0]!r} is neither a positive number of training examples nor all")
+    for name, values, what in (("SEEDS", args.seeds, "a seed"), ("REINITS", args.reinits or [0], "a count of layers")):
+        if min(values) < 0:  # its name would leave it out, or be no result's name
+            sys.exit(f"make: {name}: {min(values)} is not {what}: 0 or more")
     sizes = [size if size == "all" else int(size) for size in args.sizes]
     try:
         split_examples = tables.examples_in(args.train_file) if args.train_file and "all" in sizes else None

@@ -200,9 +200,11 @@ def test_a_grid_of_one_method_ends_in_its_report(grid, tmp_path, method):
 
 
 @pytest.mark.parametrize("variables, message", [
-    (["SIZES=abc"], "make: SIZES: 'abc' is neither a number of training examples nor all"),
+    (["SIZES=abc"], "make: SIZES: 'abc' is neither a positive number of training examples nor all"),
+    (["SIZES=0"], "make: SIZES: '0' is neither a positive number of training examples nor all"),
+    (["REINITS=-1"], "make: REINITS: -1 is not a count of layers: 0 or more"),  # once trained at 0, silently
     (["SEEDS=x"], "make: argument --seeds: invalid int value: 'x'"),
-    (["SEEDS=1 -2"], "make: SEEDS: -2 is not a seed: a seed is 0 or more"),
+    (["SEEDS=1 -2"], "make: SEEDS: -2 is not a seed: 0 or more"),
     (["SLURM_MAX=0", "slurm"], "make slurm: SLURM_MAX=0: 1 or more"),
     (["FOLDS=0", "advise"], "advise: error: --seeds (make: FOLDS=) is the most seeds a cell gets, 1 or more (got 0)"),
     (["DEV_FILE="], "make grid: TRAIN_FILE needs DEV_FILE"),

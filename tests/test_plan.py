@@ -89,7 +89,8 @@ def test_bad_pair_or_regression_file_is_one_line(tmp_path, tiny_bert, capsys):
     (["--model", "./no/such/folder"], r"checkpoint folder './no/such/folder' does not exist"),
     (["--precision", "fp16", "--device", "cpu"], r"--precision fp16 needs a CUDA device"),
     (["--freeze", "two"], r"argument --freeze: invalid int value: 'two'"),
-    (["--size", "some"], r"argument --size: 'some' is neither a number of examples nor all"),
+    (["--size", "some"], r"argument --size: 'some' is neither a positive number of examples nor all"),
+    (["--size", "0"], r"argument --size: '0' is neither a positive number"),  # once "needs 1 training examples \(\)"
     (["--size", "all"], r"--size all trains on the whole train split: --splits-dir \(subsets\) does not apply"),
     (["--regression"], r"--regression describes your own files: it goes with --train-file"),
     (["--text-column", "review"], r"--text-column describes your own files"),  # once ignored: SST-2 reads its own
