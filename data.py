@@ -153,11 +153,11 @@ def set_by(flag):
 
 def load_csv_task(train_file, dev_file, text_column=None, label_column="label",
                   pair_column=None, regression=False, test_file=None) -> Task:
-    """A user's own task: two CSV (or .tsv) files with a header naming the text column (None: each
-    file's 'sentence' or 'text' column), the label column and, for sentence pairs, the second text's column, and a third (test_file) with
-    the same columns if given. Labels are integers 0..C-1, class names (numbered in sorted order; other integers: numeric order),
-    or with `regression` numbers to predict. dev_file None: one labelled file (its folds are the
-    dev splits, held_out_fold)."""
+    """A user's own task: two CSV (or .tsv) files with a header naming the text column (None: each file's
+    'sentence' or 'text' column), the label column and, for pairs, the second text's column, and a third
+    (test_file) with the same columns if given, each of examples of its own. Labels are integers 0..C-1,
+    class names (numbered in sorted order; other integers: numeric order), or with `regression` numbers
+    to predict. dev_file None: one labelled file (its folds are the dev splits, held_out_fold)."""
     paths = [path for path in (train_file, dev_file, test_file) if path]
     columns = {text_column: set_by("--text-column"), pair_column: set_by("--text-pair-column"),
                label_column: set_by("--label-column")}
@@ -180,6 +180,7 @@ def load_csv_task(train_file, dev_file, text_column=None, label_column="label",
         task.test_texts, task.test_pairs, task.test_labels = splits[-1]
         if not regression:
             tables.check_known(test_file, task.test_labels, task.num_labels, lines[-1])
+    tables.check_apart(paths, splits)
     return task
 
 

@@ -246,12 +246,27 @@ def drawn():
     """A report's figures drawn, for a test that reads them (with tables_only)."""
 
 
-def pair_scores_csv(folder, rows=40):
-    """Your own pairs task of scores: question, answer, score (0 to 5)."""
-    text = "question,answer,score\n" + "".join(f"q {i} ?,a {i % 7} b,{(i % 11) / 2:.1f}\n" for i in range(rows))
-    path = folder / "scores.csv"
-    path.write_text(text)
-    return str(path)
+def pair_scores_csv(folder, rows=40, dev=20):
+    """Your own pairs task of scores: question, answer, score (0 to 5); the train file (`rows`) and a
+    dev file of its own (`dev` rows, numbered on), as paths."""
+    paths = []
+    for name, numbers in (("scores.csv", range(rows)), ("scores-dev.csv", range(rows, rows + dev))):
+        (folder / name).write_text("question,answer,score\n"
+                                   + "".join(f"q {i} ?,a {i % 7} b,{(i % 11) / 2:.1f}\n" for i in numbers))
+        paths.append(str(folder / name))
+    return paths
+
+
+def film_task(folder, words=("good", "bad", "fine", "dull"), train=24, dev=10, suffix="tsv"):
+    """A tiny task of single sentences whose first word tells the class (the label is i % 2, so with an
+    even number of words each word keeps one class): `train` rows, then `dev` rows of their own
+    (numbered on), written as train.tsv and dev.tsv (suffix "csv": text,label files); its rows as
+    (text, label) pairs."""
+    rows = [(f"{words[i % len(words)]} film {i}", i % 2) for i in range(train + dev)]
+    header, sep = ("sentence", "\t") if suffix == "tsv" else ("text", ",")
+    for name, part in (("train", rows[:train]), ("dev", rows[train:])):
+        (folder / f"{name}.{suffix}").write_text(f"{header}{sep}label\n" + "".join(f"{t}{sep}{y}\n" for t, y in part))
+    return rows
 
 
 def assert_refused_in_one_line(argv, message, capsys, main=None):

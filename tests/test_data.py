@@ -163,9 +163,9 @@ def write(path, text):
 
 
 def test_user_csv_with_three_classes_goes_through_subsets_and_batches(tmp_path):
-    rows = [f'"text, number {i}",{i % 3}\n' for i in range(60)]
-    train = write(tmp_path / "train.csv", "text,stars\n" + "".join(rows))
-    dev = write(tmp_path / "dev.csv", "text,stars\n" + "".join(rows[:12]))
+    rows = [f'"text, number {i}",{i % 3}\n' for i in range(72)]
+    train = write(tmp_path / "train.csv", "text,stars\n" + "".join(rows[:60]))
+    dev = write(tmp_path / "dev.csv", "text,stars\n" + "".join(rows[60:]))
     task = data.load_csv_task(train, dev, text_column="text", label_column="stars")
     assert task.num_labels == 3 and task.train_texts[4] == "text, number 4"
     indices = data.load_subset(task, 9, tmp_path / "splits")
@@ -185,18 +185,20 @@ def test_user_integer_labels_other_than_0_to_c_minus_1_are_class_names(tmp_path)
     and the file's own integers are what a run predicts (label_names)."""
     train = write(tmp_path / "train.csv", "text,stars\n" + "".join(f"t{i},{(1, 2, 10)[i % 3]}\n" for i in range(9)))
     dev = write(tmp_path / "dev.csv", "text,stars\na,10\nb,1\n")
-    task = data.load_csv_task(train, dev, label_column="stars", test_file=dev)
+    test = write(tmp_path / "test.csv", "text,stars\nc,2\n")
+    task = data.load_csv_task(train, dev, label_column="stars", test_file=test)
     assert task.label_names == ["1", "2", "10"] and task.num_labels == 3
     assert task.train_labels[:3].tolist() == [0, 1, 2] and task.dev_labels.tolist() == [2, 0]
 
 
 def test_user_pairs_named_labels_and_regression(tmp_path):
-    rows = "".join(f'q{i},"passage, {i}",{"spam" if i % 3 else "ham"},{i / 7:.3f}\n' for i in range(30))
-    train = write(tmp_path / "train.csv", "question,passage,kind,score\n" + rows)
-    task = data.load_csv_task(train, train, "question", "kind", pair_column="passage")
+    rows = [f'q{i},"passage, {i}",{"spam" if i % 3 else "ham"},{i / 7:.3f}\n' for i in range(40)]
+    train = write(tmp_path / "train.csv", "question,passage,kind,score\n" + "".join(rows[:30]))
+    dev = write(tmp_path / "dev.csv", "question,passage,kind,score\n" + "".join(rows[30:]))
+    task = data.load_csv_task(train, dev, "question", "kind", pair_column="passage")
     assert task.label_names == ["ham", "spam"] and task.train_labels[:3].tolist() == [0, 1, 1]
     assert task.train_pairs[1] == "passage, 1" and task.metric == "accuracy"
-    scores = data.load_csv_task(train, train, "question", "score", pair_column="passage", regression=True)
+    scores = data.load_csv_task(train, dev, "question", "score", pair_column="passage", regression=True)
     assert scores.num_labels == 1 and scores.train_labels[7] == pytest.approx(1.0) and scores.metric == "spearman"
 
 
@@ -215,15 +217,36 @@ def test_bad_pair_and_regression_files_are_named(tmp_path, text, message, option
 
 def test_blank_lines_are_no_examples_and_a_bad_row_keeps_its_line(tmp_path):
     train = write(tmp_path / "train.csv", "sentence,label\na,pos\n\nb,neg\n\n")
-    assert data.load_csv_task(train, train).train_texts == ["a", "b"]
+    dev = write(tmp_path / "dev.csv", "sentence,label\nc,pos\n")
+    assert data.load_csv_task(train, dev).train_texts == ["a", "b"]
     bad = write(tmp_path / "bad.csv", "sentence,label\na,pos\n\nb\n")
     with pytest.raises(ValueError, match=r"bad.csv, line 4: expected 2 columns, found 1"):
         data.load_csv_task(bad, bad)
 
 
+def test_a_dev_or_test_file_mostly_of_earlier_examples_is_refused_and_a_few_shared_pass(tmp_path):
+    """A dev file that is the train file (or more than half of it) would pick on what the model trained
+    on; a test file that is the dev file would report the score that picked. Real tasks share a few
+    texts (CLINC150's dev 3 of 3,000 with train): those pass."""
+    rows = [f"text {i},{i % 2}\n" for i in range(40)]
+    train = write(tmp_path / "train.csv", "text,label\n" + "".join(rows[:30]))
+    for dev_rows, shared in ((rows[:10], 10), (rows[24:34], 6)):
+        dev = write(tmp_path / "dev.csv", "text,label\n" + "".join(dev_rows))
+        with pytest.raises(ValueError, match=rf"dev.csv: {shared} of its 10 examples are also in .*train.csv: "
+                                             r"a file that picks or reports needs examples of its own \(one labelled"):
+            data.load_csv_task(train, dev)
+    dev = write(tmp_path / "dev.csv", "text,label\n" + "".join(rows[25:35]))  # 5 of 10 shared: half passes
+    assert len(data.load_csv_task(train, dev).dev_labels) == 10
+    with pytest.raises(ValueError, match=r"test.csv: 10 of its 10 examples are also in .*dev.csv: [^(]*$"):
+        data.load_csv_task(train, dev, test_file=write(tmp_path / "test.csv", "text,label\n" + "".join(rows[25:35])))
+    pairs = write(tmp_path / "pairs.csv", "text,other,label\n" + "".join(f"text {i},other {i},{i % 2}\n" for i in range(10)))
+    flipped = write(tmp_path / "flipped.csv", "text,other,label\n" + "".join(f"text {i},else {i},{i % 2}\n" for i in range(10)))
+    assert data.load_csv_task(pairs, flipped, pair_column="other").num_labels == 2  # a pair is both its texts
+
+
 def test_user_tsv(tmp_path):
     train = write(tmp_path / "train.tsv", 'sentence\tlabel\nsay "hi"\t0\nbye\t1\n')
-    task = data.load_csv_task(train, train)
+    task = data.load_csv_task(train, write(tmp_path / "dev.tsv", "sentence\tlabel\nhello\t0\n"))
     assert task.train_texts == ['say "hi"', "bye"]
 
 

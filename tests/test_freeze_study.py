@@ -106,8 +106,8 @@ def test_pairs_through_the_cache_give_the_same_training(tmp_path, tiny_bert_no_d
 
 
 def test_lee_protocol_on_a_whole_regression_pair_task(tmp_path, tiny_bert_regression):
-    data_file = pair_scores_csv(tmp_path)
-    argv = ["--model", tiny_bert_regression, "--train-file", data_file, "--dev-file", data_file, "--text-column", "question",
+    train_file, dev_file = pair_scores_csv(tmp_path)
+    argv = ["--model", tiny_bert_regression, "--train-file", train_file, "--dev-file", dev_file, "--text-column", "question",
             "--text-pair-column", "answer", "--label-column", "score", "--regression", "--size", "all",
             "--protocol", "lee", "--lr", "2e-5", "--out", str(tmp_path / "r.json"), "--quiet",
             "--cache-dir", str(tmp_path / "cache"), "--freeze", "2"]

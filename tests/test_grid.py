@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, save_tiny_bert
+from conftest import ROOT, film_task, save_tiny_bert
 from result import name_of
 
 SEEDS = "1"
@@ -24,9 +24,7 @@ EXPECTED = {f"freeze{k}_size8_seed1.json" for k in (-1, 0, 1)}  # the tiny model
 def grid(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("grid")
     checkpoint = save_tiny_bert(tmp / "tiny", layers=1)  # freezing depths -1 0 1
-    rows = [f"{word} film {i}\t{i % 2}\n" for i, word in enumerate(["good", "bad", "fine", "dull"] * 6)]
-    (tmp / "train.tsv").write_text("sentence\tlabel\n" + "".join(rows))
-    (tmp / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:10]))
+    film_task(tmp)
     variables = [f"PYTHON={sys.executable}", f"MODEL={checkpoint}", "DATASET=tiny",
                  f"TRAIN_FILE={tmp / 'train.tsv'}", f"DEV_FILE={tmp / 'dev.tsv'}", f"SIZES={SIZES}",
                  f"SEEDS={SEEDS}", "EPOCHS=1", f"RESULTS={tmp / 'results'}",

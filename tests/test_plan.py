@@ -67,8 +67,8 @@ def test_one_of_your_own_files_alone_a_long_text_and_latin_1_bytes_are_one_line(
 
 
 def test_bad_pair_or_regression_file_is_one_line(tmp_path, tiny_bert, capsys):
-    data_file = pair_scores_csv(tmp_path)
-    common = ["--model", tiny_bert, "--train-file", data_file, "--dev-file", data_file, "--text-column", "question",
+    train_file, dev_file = pair_scores_csv(tmp_path)
+    common = ["--model", tiny_bert, "--train-file", train_file, "--dev-file", dev_file, "--text-column", "question",
               "--label-column", "score", "--out", str(tmp_path / "r.json"), "--quiet"]
     for extra, message in ((["--text-pair-column", "passage", "--regression"], "no column 'passage'"),
                            (["--text-pair-column", "answer", "--label-column", "question", "--regression"],
@@ -189,6 +189,8 @@ def test_a_pooling_this_tool_lacks_is_asked_for_only_where_it_is_the_default(tmp
      "at least (it cross-validates its strength on 5 folds of them), and this run trains on 4: give a larger --size"),
     (("train.csv", "dev.csv"), ["--model", "broken"], "broken/config.json is not a JSON config (Expecting value"),
     (("train.csv", "dev.csv"), ["--out", "other.json"], "other.json exists (a result written before): name a new file"),
+    (("train.csv", "train.csv"), [], "train.csv: 48 of its 48 examples are also in "),
+    (("train.csv", "dev.csv"), ["--test-file", "dev.csv"], "dev.csv: 24 of its 24 examples are also in "),
 ])
 def test_your_own_files_wrong_are_one_line_and_touch_no_file(tmp_path, tiny_bert, capsys, files, extra, message):
     """Each refused in one line naming the file, the line and the fix, before any file is written:
@@ -198,7 +200,7 @@ def test_your_own_files_wrong_are_one_line_and_touch_no_file(tmp_path, tiny_bert
     shutil.copytree(tiny_bert, tmp_path / "broken")
     (tmp_path / "broken" / "config.json").write_text("")
     (tmp_path / "other.json").write_text('{"config": {}}')
-    extra = [str(tmp_path / e) if e in ("broken", "other.json") else e for e in extra]
+    extra = [str(tmp_path / e) if e in ("broken", "other.json", "dev.csv") else e for e in extra]
     before = files_in(tmp_path)
     assert_refused_in_one_line(["--model", tiny_bert, "--train-file", str(tmp_path / files[0]), "--dev-file",
                                 str(tmp_path / files[1]), "--text-column", "text", "--size", "20", "--quiet",

@@ -153,8 +153,8 @@ def test_predict_reads_the_columns_the_model_was_trained_on_and_refuses_the_wron
 def test_a_regression_kept_predicts_its_scores_from_a_file_and_from_python(tmp_path, tiny_bert_regression):
     """Scores to predict, on pairs: predict.py writes each to four decimals, predictions() hands the
     same floats, and they correlate with the labels as the run's dev score said."""
-    scores_file = pair_scores_csv(tmp_path)
-    result = run(tmp_path, tiny_bert_regression, str(tmp_path), "--train-file", scores_file, "--dev-file", scores_file,
+    train_file, scores_file = pair_scores_csv(tmp_path)  # predicted: the dev file the run's score was read on
+    result = run(tmp_path, tiny_bert_regression, str(tmp_path), "--train-file", train_file, "--dev-file", scores_file,
                  "--text-column", "question", "--text-pair-column", "answer", "--label-column", "score", "--regression",
                  "--size", "32", "--freeze", "1", "--precision", "fp32", "--save", str(tmp_path / "saved"))
     predict.main(["--model", str(tmp_path / "saved"), "--input", scores_file, "--out", str(tmp_path / "out.csv")])

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import ADVISE, ROOT, advise_here, save_tiny_bert
+from conftest import ADVISE, ROOT, advise_here, film_task, save_tiny_bert
 from study.search import prior
 
 pytestmark = [pytest.mark.skipif(shutil.which("sbatch") is None or shutil.which("slurmctld") is None,
@@ -40,9 +40,7 @@ def cluster(tmp_path_factory):
 def tiny(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("tiny-task")
     checkpoint = save_tiny_bert(tmp / "tiny", layers=1)
-    rows = [f"{word} film {i}\t{i % 2}\n" for i, word in enumerate(["good", "bad", "fine", "dull"] * 6)]
-    (tmp / "train.tsv").write_text("sentence\tlabel\n" + "".join(rows))
-    (tmp / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:10]))
+    film_task(tmp)
     return [f"PYTHON={sys.executable}", f"MODEL={checkpoint}", "DATASET=tiny", f"TRAIN_FILE={tmp / 'train.tsv'}",
             f"DEV_FILE={tmp / 'dev.tsv'}", "SIZES=8", "SEEDS=1", "EPOCHS=1", "FREEZE=0 1",
             f"CACHE_DIR={tmp / 'cache'}", f"SPLITS_DIR={tmp / 'splits'}"]
@@ -108,9 +106,7 @@ def test_a_failed_task_is_named_by_make_status(cluster, tiny, tmp_path):
 # make advise SLURM=1: a round a job array
 
 def test_a_search_s_rounds_go_as_job_arrays_and_pick_as_a_local_search_on_the_same_runs(cluster, tiny_bert, tmp_path):
-    rows = [f"{word} film {i}\t{i % 2}\n" for i, word in enumerate(["good", "bad", "fine", "dull", "great", "awful"] * 8)]
-    (tmp_path / "train.tsv").write_text("sentence\tlabel\n" + "".join(rows))
-    (tmp_path / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:24]))
+    film_task(tmp_path, ("good", "bad", "fine", "dull", "great", "awful"), train=48, dev=24)
     run_flags = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
                  "--dev-file", str(tmp_path / "dev.tsv"), "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"]
     search = lambda folder, *more: advise_here(
@@ -147,9 +143,7 @@ def test_a_search_s_rounds_go_as_job_arrays_and_pick_as_a_local_search_on_the_sa
 
 def test_a_search_over_two_checkpoints_sends_each_array_task_its_own_checkpoint(cluster, tiny_bert, tiny_bert_no_dropout,
                                                                                 tmp_path):
-    rows = [f"{word} film {i}\t{i % 2}\n" for i, word in enumerate(["good", "bad", "fine", "dull", "great", "awful"] * 8)]
-    (tmp_path / "train.tsv").write_text("sentence\tlabel\n" + "".join(rows))
-    (tmp_path / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:24]))
+    film_task(tmp_path, ("good", "bad", "fine", "dull", "great", "awful"), train=48, dev=24)
     folder = tmp_path / "both"
     done = advise_here(
         [*ADVISE, str(folder), "--size", "16", "--budget", "0.5", "--seeds", "1",

@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 
-from conftest import ROOT
+from conftest import ROOT, film_task
 from study import worker
 
 # one worker runs them in this order, so that what one kind of run leaves behind in the process
@@ -22,9 +22,7 @@ MEASURES = ("seconds", "peak_memory_mb", "prefix_texts")
 
 
 def tiny_task(folder):
-    rows = [f"{word} film {i}\t{i % 2}\n" for i, word in enumerate(["good", "bad", "fine", "dull"] * 6)]
-    (folder / "train.tsv").write_text("sentence\tlabel\n" + "".join(rows))
-    (folder / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:10]))
+    film_task(folder)
 
 
 def record(path):

@@ -16,7 +16,7 @@ import pytest
 
 import data
 import methods
-from conftest import ADVISE, ROOT, advise_here, result_record
+from conftest import ADVISE, ROOT, advise_here, film_task, result_record
 from study.search import advise, search_folder
 from study.answer import fair_score
 from study.folder import load_results
@@ -24,9 +24,7 @@ from study.search.standing import Cell
 
 
 def tiny_task(folder):
-    rows = [f"{word} film {i}\t{i % 2}\n" for i, word in enumerate(["good", "bad", "fine", "dull", "great", "awful"] * 8)]
-    (folder / "train.tsv").write_text("sentence\tlabel\n" + "".join(rows))
-    (folder / "dev.tsv").write_text("sentence\tlabel\n" + "".join(rows[:24]))
+    film_task(folder, ("good", "bad", "fine", "dull", "great", "awful"), train=48, dev=24)
     (folder / "test.tsv").write_text("sentence\tlabel\n" + "".join(f"{w} film\t{i % 2}\n" for i, w in enumerate(["good", "bad"] * 6)))
 
 
@@ -307,7 +305,8 @@ def test_a_run_the_search_would_make_that_would_refuse_is_refused_before_any_wor
     regression task's search leaves SetFit out."""
     tiny_task(tmp_path)
     (tmp_path / "odd.tsv").write_text("sentence\tlabel\ngood\t0\nbad\t2\n")
-    (tmp_path / "scores.tsv").write_text("sentence\tlabel\n" + "".join(f"film {i}\t{i / 8:.2f}\n" for i in range(40)))
+    for name, numbers in (("scores.tsv", range(40)), ("scores-dev.tsv", range(40, 56))):
+        (tmp_path / name).write_text("sentence\tlabel\n" + "".join(f"film {i}\t{i / 8:.2f}\n" for i in numbers))
     args = lambda *extra: advise.parser().parse_args([str(tmp_path / "results"), "--size", "16", "--budget", "1",
                                                       "--depths", "1", "2", "3", *extra])
     flags = lambda train, dev, *extra: ["--model", tiny_bert, "--train-file", str(tmp_path / train),
@@ -315,16 +314,17 @@ def test_a_run_the_search_would_make_that_would_refuse_is_refused_before_any_wor
     with pytest.raises(ValueError, match=r"odd.tsv, line 3: label 2 is not a class of the train split \(0..1\)"):
         advise.advise_in(args("--test-file", str(tmp_path / "odd.tsv")), flags("train.tsv", "dev.tsv"))
     with pytest.raises(ValueError, match="is a regression task, and --method setfit-fast needs classes"):
-        advise.advise_in(args("--methods", "finetune", "setfit-fast"), flags("scores.tsv", "scores.tsv", "--regression"))
+        advise.advise_in(args("--methods", "finetune", "setfit-fast"), flags("scores.tsv", "scores-dev.tsv", "--regression"))
     assert not (tmp_path / "results").exists() and not (tmp_path / "splits").exists()
     from study.search import asked
-    checked_args, run_flags, size, space = asked.checked(args(), flags("scores.tsv", "scores.tsv", "--regression"))
+    checked_args, run_flags, size, space = asked.checked(args(), flags("scores.tsv", "scores-dev.tsv", "--regression"))
     kept = asked.checked_runs(space, size, run_flags, {}, methods_named=False)
     assert {name for _, name in kept.depths} == {"finetune", "lora", "bitfit", "probe"}  # the probe fits a ridge
     with pytest.raises(ValueError, match=r"the folder holds runs of scores-00000000, and this search's task is scores-"):
         asked.checked_runs(space, size, run_flags, {}, False, [{"task": "scores-00000000"}])  # an edited file's
     task_name = data.file_name(str(tmp_path / "scores.tsv"))
-    asked.checked_runs(space, size, run_flags, {}, False, [{"task": task_name, "dev": task_name}])  # its own
+    asked.checked_runs(space, size, run_flags, {}, False,
+                       [{"task": task_name, "dev": data.file_name(str(tmp_path / "scores-dev.tsv"))}])  # its own
     with pytest.raises(ValueError, match=r"the folder holds runs scored on scores-00000000, and this search's dev file "):
         asked.checked_runs(space, size, run_flags, {}, False, [{"task": task_name, "dev": "scores-00000000"}])
     assert "setfit-fast" in {name for _, name in space.depths}

@@ -9,7 +9,7 @@ import json
 import pytest
 
 import data
-from conftest import ADVISE, advise_here, save_tiny_bert, write_result
+from conftest import ADVISE, advise_here, film_task, save_tiny_bert, write_result
 from study.search import advise, policy, prior
 from study.search.replay import replay
 from study.search.standing import Cell
@@ -70,10 +70,7 @@ def test_each_checkpoint_is_costed_from_its_own_runs():
 
 
 def tiny_rows(folder):
-    rows = [(f"{word} film {i}", i % 2) for i, word in enumerate(["good", "bad", "fine", "dull", "great", "awful"] * 8)]
-    for name, part in (("train.csv", rows), ("dev.csv", rows[:24])):
-        (folder / name).write_text("text,label\n" + "".join(f"{text},{label}\n" for text, label in part))
-    return rows
+    return film_task(folder, ("good", "bad", "fine", "dull", "great", "awful"), train=48, dev=24, suffix="csv")[:48]
 
 
 @pytest.fixture(scope="module")
@@ -143,8 +140,8 @@ def test_an_unknown_checkpoint_colliding_folders_and_unreadable_texts_are_refuse
     capsys.readouterr()  # what saving it printed
     runic = tmp_path / "runic"  # texts MiniLM's vocabulary (the tiny checkpoints') reads as [UNK] alone
     runic.mkdir()
-    for name in ("train.csv", "dev.csv"):
-        (runic / name).write_text("text,label\n" + "".join(f"ᚠᚢᚦ{'ᚨ' * (i % 5)} ᚱᚲ,{i % 2}\n" for i in range(40)))
+    for name, numbers in (("train.csv", range(40)), ("dev.csv", range(40, 60))):
+        (runic / name).write_text("text,label\n" + "".join(f"ᚠᚢᚦ{'ᚨ' * i} ᚱᚲ,{i % 2}\n" for i in numbers))
     flags = lambda folder: ["--train-file", str(folder / "train.csv"), "--dev-file", str(folder / "dev.csv")]
     for models, extra, message in (([a, str(tmp / "missing")], [], "missing"), ([a, twin], [], "would share the folder tiny-a"),
                                    ([a, b], ["--model", a], "--models alone"),

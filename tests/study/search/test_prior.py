@@ -9,6 +9,7 @@ import torch
 
 import checkpoint
 import probe
+from conftest import film_task
 from study.search import prior
 
 
@@ -66,15 +67,15 @@ def test_each_layer_s_features_are_the_prefix_pooled_and_the_last_the_sentence_e
 
 def test_the_search_s_step_takes_its_other_methods_options_and_refuses_texts_it_cannot_read(tiny_bert, tmp_path):
     # a search's run options for a fine-tune (--batch-size, --lr) are not the probe's concern
-    rows = [f"{word} film {i},{i % 2}\n" for i, word in enumerate(["good", "bad", "fine", "dull"] * 6)]
-    (tmp_path / "train.csv").write_text("text,label\n" + "".join(rows))
-    argv = ["--model", tiny_bert, "--train-file", str(tmp_path / "train.csv"), "--dev-file", str(tmp_path / "train.csv"),
+    film_task(tmp_path, suffix="csv")
+    argv = ["--model", tiny_bert, "--train-file", str(tmp_path / "train.csv"), "--dev-file", str(tmp_path / "dev.csv"),
             "--text-column", "text", "--size", "16", "--splits-dir", str(tmp_path / "splits"),
             "--cache-dir", str(tmp_path / "cache"), "--precision", "fp32"]
     made = prior.checkpoint_prior(argv + ["--batch-size", "8", "--lr", "1e-4"], "tiny")
     assert made["label"] == "tiny" and len(made["layers"]) == 4 and made["examples"] == 16
     assert made["layers"] == prior.checkpoint_prior(argv, "tiny")["layers"]  # the same features either way
-    (tmp_path / "runic.csv").write_text("text,label\n" + "".join(f"ᚠᚢᚦ ᚱᚲ{'ᚨ' * i},{i % 2}\n" for i in range(24)))
+    for name, numbers in (("runic.csv", range(24)), ("runic-dev.csv", range(24, 34))):
+        (tmp_path / name).write_text("text,label\n" + "".join(f"ᚠᚢᚦ ᚱᚲ{'ᚨ' * i},{i % 2}\n" for i in numbers))
     with pytest.raises(ValueError, match="^tiny reads 100% of the task's tokens as its unknown token"):
         prior.checkpoint_prior(argv[:2] + ["--train-file", str(tmp_path / "runic.csv"), "--dev-file",
-                                           str(tmp_path / "runic.csv")] + argv[6:], "tiny")
+                                           str(tmp_path / "runic-dev.csv")] + argv[6:], "tiny")
