@@ -76,6 +76,14 @@ def add_options(parser, prefix=""):
     parser.add_argument(f"--{prefix}sbatch", default="", help="more sbatch options")
 
 
+def check_counts(counts):
+    """Each of `counts` ({how it is set: its value}: an array's tasks at once, a task's runs) is 1 or
+    more: sbatch refuses an array's %0 only once the work before it is done. ValueError's one line."""
+    for named, value in counts.items():
+        if value < 1:
+            raise ValueError(f"{named} is 1 or more (got {value})")
+
+
 def sbatch_options(args, prefix=""):
     """(tasks at once, sbatch's other options) from add_options' arguments."""
     read = lambda name: getattr(args, prefix.replace("-", "_") + name)
@@ -233,9 +241,10 @@ def main(argv=None):
     runs = argv[argv.index("--") + 1:] if "--" in argv else []  # the grid's runs: after every option
     args = p.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     args.runs += runs
-    for name, value in (("SLURM_MAX", args.max), ("SLURM_RUNS_PER_TASK", args.runs_per_task)):
-        if value < 1:
-            sys.exit(f"make slurm: {name}={value}: 1 or more")
+    try:
+        check_counts({"SLURM_MAX (an array's tasks at once)": args.max, "SLURM_RUNS_PER_TASK": args.runs_per_task})
+    except ValueError as e:
+        sys.exit(f"make slurm: {e}")
     if args.command == "submit":
         submit(args)
     else:

@@ -203,7 +203,7 @@ def test_a_grid_of_one_method_ends_in_its_report(grid, tmp_path, method):
     (["REINITS=-1"], "make: REINITS: -1 is not a count of layers: 0 or more"),  # once trained at 0, silently
     (["SEEDS=x"], "make: argument --seeds: invalid int value: 'x'"),
     (["SEEDS=1 -2"], "make: SEEDS: -2 is not a seed: 0 or more"),
-    (["SLURM_MAX=0", "slurm"], "make slurm: SLURM_MAX=0: 1 or more"),
+    (["SLURM_MAX=0", "slurm"], "make slurm: SLURM_MAX (an array's tasks at once) is 1 or more (got 0)"),
     (["FOLDS=0", "advise"], "advise: error: --seeds (make: FOLDS=) is the most seeds a cell gets, 1 or more (got 0)"),
     (["DEV_FILE="], "make grid: TRAIN_FILE needs DEV_FILE"),
     (["RESULTS=/no/such/folder", "report"], "/no/such/folder: no such folder"),

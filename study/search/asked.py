@@ -14,6 +14,7 @@ import methods
 import protocol
 import result
 import tables
+from study import slurm
 from study.search import folds
 from study.search.search_folder import options_of
 from study.search.space import joined, space_for
@@ -33,8 +34,8 @@ def checked(args, run_flags):
         raise ValueError(f"--seeds (make: FOLDS=) is the most seeds a cell gets, 1 or more (got {args.seeds})")
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs (make -j N) is the runs at once, 1 or more (got {args.jobs})")
-    if args.slurm and args.slurm_max < 1:
-        raise ValueError(f"--slurm-max (make: SLURM_MAX=) is an array's tasks at once, 1 or more (got {args.slurm_max})")
+    if args.slurm:
+        slurm.check_counts({"--slurm-max (make: SLURM_MAX=), an array's tasks at once,": args.slurm_max})
     if args.test_file:
         if "--train-file" not in run_flags:
             raise ValueError("--test-file goes with your own --train-file (TRAIN_FILE): GLUE's test labels are not public")

@@ -15,6 +15,7 @@ import time
 import pytest
 
 from conftest import ADVISE, ROOT, advise_here, film_task, save_tiny_bert
+from study import slurm
 from study.search import prior
 
 pytestmark = [pytest.mark.skipif(shutil.which("sbatch") is None or shutil.which("slurmctld") is None,
@@ -57,6 +58,16 @@ def wait_for_the_queue(env, timeout=600):
             return
         time.sleep(0.5)
     raise AssertionError("the Slurm jobs did not finish")
+
+
+def test_make_slurm_refuses_counts_below_one_in_one_line():
+    """sbatch would refuse an array's %0 only once the grid's runs were listed; a task of no runs would
+    never end. The same rule as make advise SLURM=1's --slurm-max (test_advise.py)."""
+    for argv, named in ((["submit", "--max", "0"], "SLURM_MAX (an array's tasks at once)"),
+                        (["submit", "--runs-per-task", "-1"], "SLURM_RUNS_PER_TASK")):
+        with pytest.raises(SystemExit) as refused:
+            slurm.main(argv)
+        assert refused.value.code == f"make slurm: {named} is 1 or more (got {argv[-1]})"
 
 
 def figures(path):

@@ -256,7 +256,7 @@ def test_a_search_trains_setfit_s_fast_body_unless_its_methods_name_the_library_
 @pytest.mark.parametrize("more, message", [
     (["--seeds", "0"], r"--seeds \(make: FOLDS=\) is the most seeds a cell gets, 1 or more \(got 0\)"),
     (["--jobs", "-1"], r"--jobs \(make -j N\) is the runs at once, 1 or more \(got -1\)"),
-    (["--slurm", "--slurm-max", "0"], r"--slurm-max \(make: SLURM_MAX=\) is an array's tasks at once, 1 or more"),
+    (["--slurm", "--slurm-max", "0"], r"--slurm-max \(make: SLURM_MAX=\), an array's tasks at once, is 1 or more \(got 0\)"),
     (["--budget", "0"], r"--budget must be a positive number of hours \(got 0\)"),
 ])
 def test_counts_below_one_are_refused_before_any_work(more, message):
