@@ -260,6 +260,7 @@ def check_apart(paths, splits):
             seen = set(examples[earlier])
             shared = sum(example in seen for example in examples[later])
             if 2 * shared > len(examples[later]):
-                folds = " (one labelled file: --folds N cross-validates it)" if earlier == 0 else ""
+                folds = " (one labelled file: a run's --folds K, or make advise's TRAIN_FILE alone, cross-validates it)" \
+                    if earlier == 0 else ""
                 raise ValueError(f"{paths[later]}: {shared} of its {len(examples[later])} examples are also in "
                                  f"{paths[earlier]}: a file that picks or reports needs examples of its own{folds}")
