@@ -48,7 +48,7 @@ from study.search.advise_report import REPORT, scored_on, scores_on_test, write_
 from study.search.keep import Kept, check_save, keep, kept_test_score, to_keep
 from study.search.lock import holder, refuse_if_held, take_lock
 from study.search.rounds import Search, search
-from study.search.search_folder import TEST, drop_kept, kept_seed, options_of, path_of, reading, runs_by_cell
+from study.search.search_folder import ROUNDS, TEST, drop_kept, kept_seed, options_of, path_of, reading, runs_by_cell
 from study.search.standing import Cell
 from study.search.space import models_of, ordered
 
@@ -300,7 +300,7 @@ def refuse(message):
 
 def as_csv(part, path, columns):
     """A CSV path as given, or (texts, labels) written to `path` under `columns` (kept: a later call resumes;
-    one with other examples is refused)."""
+    one with other examples is refused once a search began on them, and replaces those of a call refused before)."""
     if isinstance(part, (str, os.PathLike)):
         return os.fspath(part)
     if len(part) != 2:
@@ -314,10 +314,11 @@ def as_csv(part, path, columns):
     rows.writerows(zip(texts, labels))
     if os.path.exists(path):  # a call resumed; other examples would meet the runs of the first ones
         with open(path, "rb") as f:
-            if f.read() != table.getvalue().encode():
-                raise ValueError(f"{path} holds other examples than these, and the folder's runs trained on them: "
-                                 "give another folder")
-        return path
+            if f.read() == table.getvalue().encode():
+                return path
+        if any(os.path.exists(os.path.join(os.path.dirname(path), name)) for name in (ROUNDS, prior.PRIORS)):
+            raise ValueError(f"{path} holds other examples than these, and the folder's search began on them: "
+                             "give another folder")
     write_atomically(path, lambda f: f.write(table.getvalue().encode()))
     return path
 

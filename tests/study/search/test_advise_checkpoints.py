@@ -127,9 +127,13 @@ def test_a_search_over_two_checkpoints_keeps_each_one_s_runs_and_the_python_call
     assert list(task.train_texts) == list(texts) and list(task.train_labels) == list(labels)
     assert advise.as_csv((texts, labels), written, ("text", "label")) == written  # the same examples: resumed
     before = open(written, "rb").read()
-    with pytest.raises(ValueError, match="holds other examples than these, and the folder's runs trained on them"):
+    (tmp / "listed" / "advise.rounds").write_text("")  # a search began on them
+    with pytest.raises(ValueError, match="holds other examples than these, and the folder's search began on them"):
         advise.as_csv((texts[1:], labels[1:]), written, ("text", "label"))
     assert open(written, "rb").read() == before  # not replaced
+    (tmp / "listed" / "advise.rounds").unlink()  # a call refused before its search: its examples mended
+    advise.as_csv((texts[1:], labels[1:]), written, ("text", "label"))
+    assert data.load_csv_task(written, str(tmp / "dev.csv"), text_column="text").train_texts == list(texts[1:])
 
 
 def test_an_unknown_checkpoint_colliding_folders_and_unreadable_texts_are_refused_in_one_line_before_any_run(
