@@ -2,8 +2,10 @@
 (SetFit's pairs, LoRA's rank and targets) included, so the kept model is the cell the report read,
 at its seed that scored best on the dev split."""
 
+import pytest
+
 from conftest import write_result
-from study.best import best_flags, own_options
+from study.best import best_flags, main, own_options
 
 
 def test_a_setfit_pick_is_trained_again_on_the_pairs_its_runs_used(tmp_path):
@@ -29,3 +31,17 @@ def test_a_method_s_own_options_are_written_as_its_command_line_reads_them():
                                  "--lora-targets", "query", "value"]
     assert own_options(dict(method="setfit", num_iterations=None)) == []  # setfit's oversampling: no flag
     assert own_options(dict(method="finetune")) == []
+
+
+def test_a_make_advise_folder_is_refused_in_one_line_its_pick_kept_by_its_own_rule(tmp_path, capsys):
+    """make advise picks by its own rule (the paired noise band, its honest half) and keeps that model
+    itself: the grid's rule over a search's few cells could name another, and a search over two
+    checkpoints keeps its runs in their folders, where make best found none."""
+    for seed in (1, 2):
+        write_result(tmp_path, 2, 200, seed, 0.8, seconds=dict(total=10.0))
+    (tmp_path / "advise.rounds").write_text("")
+    with pytest.raises(SystemExit) as refused:
+        main([str(tmp_path), "--size", "200"])
+    err = capsys.readouterr().err
+    assert refused.value.code == 2 and err == (f"best.py: error: {tmp_path} is a make advise search: it kept its pick "
+                                               "where its advise.md says (SAVE); make best trains a grid's\n")
