@@ -17,9 +17,7 @@ import sys
 import methods
 from result import name_of
 from study.answer import answer_cells, best_seed, fair_score, judged_by, recommend
-from study.folder import load_results, no_results
-from study.search.advise_report import REPORT
-from study.search.search_folder import ROUNDS
+from study.folder import ROUNDS, load_results, no_results
 from study.stats import counted
 
 
@@ -28,7 +26,7 @@ def best_flags(folder, size, seed=None):
     its method's own settings as its runs recorded them: SetFit's pairs, LoRA's rank), which seed
     and why): the seed `seed`, or None for its runs' best on the dev split by the fair score."""
     if os.path.exists(os.path.join(folder, ROUNDS)):  # its pick by its own rule, kept already
-        raise ValueError(f"{folder} is a make advise search: it kept its pick where its {REPORT} says (SAVE); "
+        raise ValueError(f"{folder} is a make advise search: it kept its pick where its report says (SAVE); "
                          "make best trains a grid's")
     runs = load_results(folder, figure="score")
     if not runs:

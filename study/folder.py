@@ -17,6 +17,10 @@ import metrics
 
 from study.stats import counted, describe, median_of
 
+# a make advise search's folder: every round its search has made, one JSON line each, across resumes
+# (study/search/search_folder.py writes them); make best refuses such a folder, which kept its own pick
+ROUNDS = "advise.rounds"
+
 
 def no_results(folder):
     """Why a report has nothing to read in `folder`, in one line."""

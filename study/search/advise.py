@@ -42,13 +42,14 @@ import methods
 import result
 from atomic import check_can_hold, write_atomically
 from study import grid, slurm, worker
+from study.folder import ROUNDS
 from study.progress import make_jobs
 from study.search import asked, folds, policy, prior
 from study.search.advise_report import REPORT, scored_on, scores_on_test, write_report
 from study.search.keep import Kept, check_save, keep, kept_test_score, to_keep
 from study.search.lock import holder, refuse_if_held, take_lock
 from study.search.rounds import Search, search
-from study.search.search_folder import ROUNDS, TEST, drop_kept, kept_seed, options_of, path_of, reading, runs_by_cell
+from study.search.search_folder import TEST, drop_kept, kept_seed, options_of, path_of, reading, runs_by_cell
 from study.search.standing import Cell
 from study.search.space import models_of, ordered
 

@@ -22,12 +22,11 @@ from dataclasses import replace
 import methods
 import result
 from study.answer import best_seed, fair_scores, judged_by
-from study.folder import load_results
+from study.folder import ROUNDS, load_results
 from study.paired import examples_of
 from study.search.space import models_of
 from study.search.standing import Cell, seen
 
-ROUNDS = "advise.rounds"  # every round the folder's search has made, one JSON line each, across resumes
 STOPPED = "advise.stopped"  # every run stopped once the answer was decided, and the seconds it had run
 TEST = "test"  # the pick's runs again with --test-file as their dev split, in this subfolder
 KEPT = "kept"  # the likely pick saved by one of its runs (--save), in this subfolder

@@ -44,4 +44,4 @@ def test_a_make_advise_folder_is_refused_in_one_line_its_pick_kept_by_its_own_ru
         main([str(tmp_path), "--size", "200"])
     err = capsys.readouterr().err
     assert refused.value.code == 2 and err == (f"best.py: error: {tmp_path} is a make advise search: it kept its pick "
-                                               "where its advise.md says (SAVE); make best trains a grid's\n")
+                                               "where its report says (SAVE); make best trains a grid's\n")
