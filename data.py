@@ -180,7 +180,7 @@ def load_csv_task(train_file, dev_file, text_column=None, label_column="label",
         task.test_texts, task.test_pairs, task.test_labels = splits[-1]
         if not regression:
             tables.check_known(test_file, task.test_labels, task.num_labels, lines[-1])
-    tables.check_apart(paths, splits)
+    tables.check_apart(paths, splits, with_dev=dev_file is not None)
     return task
 
 

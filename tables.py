@@ -11,7 +11,7 @@ before any training: data.py builds the task from what these functions return.
     numbers = parse_labels(labels, ...)           classes 0..C-1 or regression scores
     n       = examples_in(path)                   what 'all' of your own file is (the rates are set for n)
     check_classes(...) / check_known(...)         two classes or more; no label the train split lacks
-    check_apart(paths, splits)                    no dev or test file mostly holds an earlier file's examples
+    check_apart(paths, splits, with_dev)          no dev or test file mostly holds an earlier file's examples
 """
 
 import csv
@@ -249,11 +249,11 @@ def check_known(source, labels, num_classes, lines=None):
                          f"(0..{num_classes - 1})")
 
 
-def check_apart(paths, splits):
+def check_apart(paths, splits, with_dev=True):
     """A dev or test split holds examples of its own: a file whose examples are more than half those of
     an earlier file (the train file's, then the dev file's) is that file again, or part of it, and its
     scores would pick and report what the model has seen. A few shared texts are common in real tasks
-    (CLINC150's dev holds 3 of its 3,000 in train) and pass."""
+    (CLINC150's dev holds 3 of its 3,000 in train) and pass. `with_dev`: the second of `paths` is a dev file."""
     examples = [list(zip(texts, pairs or texts)) for texts, pairs, _ in splits]
     for later in range(1, len(paths)):
         for earlier in range(later):
@@ -261,6 +261,6 @@ def check_apart(paths, splits):
             shared = sum(example in seen for example in examples[later])
             if 2 * shared > len(examples[later]):
                 folds = " (one labelled file: a run's --folds K, or make advise's TRAIN_FILE alone, cross-validates it)" \
-                    if earlier == 0 else ""
+                    if with_dev and later == 1 else ""
                 raise ValueError(f"{paths[later]}: {shared} of its {len(examples[later])} examples are also in "
                                  f"{paths[earlier]}: a file that picks or reports needs examples of its own{folds}")
