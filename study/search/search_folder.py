@@ -19,7 +19,6 @@ import os
 import shutil
 from dataclasses import replace
 
-import methods
 import result
 from study.answer import best_seed, fair_scores, judged_by
 from study.folder import ROUNDS, load_results
@@ -93,10 +92,9 @@ def space_cells(space):
 
 
 def path_of(folder, cell, size, seed):
-    method = methods.get(cell.method)
-    lr = None if cell.lr == method.default_lr(size) else cell.lr
-    return os.path.join(model_folder(folder, cell.model),
-                        result.RunName(cell.freeze, size, seed, lr, 0, cell.method).file_name())
+    """Where the search's run of `cell` at `seed` goes: named as its result names itself (result.name_of)."""
+    name = result.name_of(dict(freeze=cell.freeze, size=size, seed=seed, lr=cell.lr, reinit=0, method=cell.method))
+    return os.path.join(model_folder(folder, cell.model), name.file_name())
 
 
 def kept_path(folder, cell, size, seed, final=False):
