@@ -262,6 +262,7 @@ def check_options(args, method, task):
             raise ValueError(f"--{name.replace('_', '-')} must be positive (got {getattr(args, name)})")
     if args.seed < 0:
         raise ValueError(f"--seed {args.seed}: a seed is 0 or more (a result's name reads it as a count)")
+    trainable.check_reinit(args.reinit)
     trainable.check_lora_settings(args.lora_rank, args.lora_alpha, args.lora_dropout)  # the defaults unless given
     if args.num_iterations is not None and args.num_iterations < 1:
         raise ValueError("--num-iterations is a positive number of SetFit's pairs per example")

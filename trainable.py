@@ -56,13 +56,18 @@ def shared_by_layers(model):
     return model.shared_by_layers()
 
 
+def check_reinit(n):
+    """A count of top layers to reset, before the model is read (plan.check_options)."""
+    if n < 0:
+        raise ValueError(f"--reinit {n}: the number of top layers reset is 0 or more")
+
+
 def reinitialize_top(model, n, k):
     """Reset the top n layers to a fresh layer's initialisation before fine-tuning (Zhang et al.
     2021, "Revisiting Few-sample BERT Fine-tuning"): the counterpart of freezing the bottom k, and
     with it at most the whole model."""
     L = model.config.num_layers
-    if n < 0:
-        raise ValueError(f"--reinit {n}: the number of top layers reset is 0 or more")
+    check_reinit(n)
     if not n <= L - max(k, 0):
         raise ValueError(f"--reinit {n} with --freeze {k}: the reset layers and the frozen ones must not overlap "
                          f"(k + N <= {L} for this {L}-layer model)")

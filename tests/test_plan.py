@@ -85,6 +85,8 @@ def test_bad_pair_or_regression_file_is_one_line(tmp_path, tiny_bert, capsys):
     (["--epochs", "-1"], r"--epochs must be positive"),
     (["--batch-size", "0"], r"--batch-size must be positive"),
     (["--seed", "-3"], r"--seed -3: a seed is 0 or more"),  # its result's name would be no result's name
+    (["--reinit", "-1", "--model", "./no/such/folder"],  # before the model is read, as the other counts
+     r"--reinit -1: the number of top layers reset is 0 or more"),
     (["--dataset", "mnli"], r"unknown task 'mnli'"),
     (["--model", "./no/such/folder"], r"checkpoint folder './no/such/folder' does not exist"),
     (["--precision", "fp16", "--device", "cpu"], r"--precision fp16 needs a CUDA device"),
