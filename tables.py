@@ -252,9 +252,11 @@ def check_known(source, labels, num_classes, lines=None):
 def check_apart(paths, splits, with_dev=True):
     """A dev or test split holds examples of its own: a file whose examples are more than half those of
     an earlier file (the train file's, then the dev file's) is that file again, or part of it, and its
-    scores would pick and report what the model has seen. A few shared texts are common in real tasks
-    (CLINC150's dev holds 3 of its 3,000 in train) and pass. `with_dev`: the second of `paths` is a dev file."""
-    examples = [list(zip(texts, pairs or texts)) for texts, pairs, _ in splits]
+    scores would pick and report what the model has seen (a text re-cased or re-spaced, a spreadsheet's
+    doing, is the same text). A few shared texts are common in real tasks (CLINC150's dev holds 3 of its
+    3,000 in train) and pass. `with_dev`: the second of `paths` is a dev file."""
+    same = lambda text: " ".join(text.split()).casefold()
+    examples = [[(same(text), same(pair)) for text, pair in zip(texts, pairs or texts)] for texts, pairs, _ in splits]
     for later in range(1, len(paths)):
         for earlier in range(later):
             seen = set(examples[earlier])

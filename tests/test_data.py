@@ -239,6 +239,9 @@ def test_a_dev_or_test_file_mostly_of_earlier_examples_is_refused_and_a_few_shar
     assert len(data.load_csv_task(train, dev).dev_labels) == 10
     with pytest.raises(ValueError, match=r"test.csv: 10 of its 10 examples are also in .*dev.csv: [^(]*$"):
         data.load_csv_task(train, dev, test_file=write(tmp_path / "test.csv", "text,label\n" + "".join(rows[25:35])))
+    shouted = write(tmp_path / "shouted.csv", "text,label\n" + "".join(f" TEXT  {i},{i % 2}\n" for i in range(10)))
+    with pytest.raises(ValueError, match=r"shouted.csv: 10 of its 10 examples are also in .*train.csv"):  # re-cased, re-spaced
+        data.load_csv_task(train, shouted)
     with pytest.raises(ValueError, match=r"test.csv: 10 of its 10 examples are also in .*train.csv: [^(]*$"):  # folds already
         data.load_csv_task(train, None, test_file=write(tmp_path / "test.csv", "text,label\n" + "".join(rows[:10])))
     pairs = write(tmp_path / "pairs.csv", "text,other,label\n" + "".join(f"text {i},other {i},{i % 2}\n" for i in range(10)))
