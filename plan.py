@@ -113,11 +113,10 @@ def add_task_options(p):
 
 
 def train_size(text):
-    if text == "all":
-        return text
-    if not text.isdigit() or int(text) < 1:
+    size = result.train_size(text)
+    if size is None:
         raise argparse.ArgumentTypeError(f"{text!r} is neither a positive number of examples nor all")
-    return int(text)
+    return size
 
 
 def fail(message):

@@ -37,6 +37,14 @@ NAME = re.compile(r"freeze(-?\d+)_size(\d+|all)_seed(\d+)(?:_lr([0-9.]+e-?\d+))?
                   + "(" + "|".join(re.escape(suffix) for suffix in SUFFIXES) + r")\.json")
 
 
+def train_size(text):
+    """A train size as written (a run's --size, make's SIZES and SIZE): 'all', or a positive number of
+    examples as an int; None for anything else, which each way in refuses in its own words."""
+    if text == "all":
+        return text
+    return int(text) if text.isdigit() and int(text) > 0 else None
+
+
 @dataclass(frozen=True)
 class RunName:
     """What a run's file name says: the options that make a run, less those every run of a grid shares."""

@@ -15,7 +15,7 @@ import sys
 
 import methods
 import tables
-from result import SUFFIXES, RunName, parse_name
+from result import SUFFIXES, RunName, parse_name, train_size
 
 
 def grid_names(folder, freeze, sizes, seeds, lrs=(None,), reinits=(0,), probe=False, method=methods.FINETUNE.name,
@@ -74,13 +74,13 @@ def main(argv=None):
                      f"[_reinit<N>][{'|'.join(filter(None, SUFFIXES))}].json, rates written as 3e-4)")
         print(" ".join(run.flags(shared_options(args))))
         return
-    bad = [size for size in args.sizes if size != "all" and not (size.isdigit() and int(size) > 0)]
+    bad = [size for size in args.sizes if train_size(size) is None]
     if bad:
         sys.exit(f"make: SIZES: {bad[0]!r} is neither a positive number of training examples nor all")
     for name, values, what in (("SEEDS", args.seeds, "a seed"), ("REINITS", args.reinits or [0], "a count of layers")):
         if min(values) < 0:  # its name would leave it out, or be no result's name
             sys.exit(f"make: {name}: {min(values)} is not {what}: 0 or more")
-    sizes = [size if size == "all" else int(size) for size in args.sizes]
+    sizes = [train_size(size) for size in args.sizes]
     try:
         split_examples = tables.examples_in(args.train_file) if args.train_file and "all" in sizes else None
     except ValueError as e:  # no such file, or not UTF-8

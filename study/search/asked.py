@@ -44,9 +44,9 @@ def checked(args, run_flags):
     if args.final and "--train-file" not in run_flags:
         raise ValueError("--final all (FINAL=all) trains the pick on your own --train-file and --dev-file together")
     args, run_flags = one_checkpoint(args, run_flags)
-    if args.size != "all" and not (args.size.isdigit() and int(args.size) > 0):
+    size = result.train_size(args.size)
+    if size is None:
         raise ValueError(f"--size {args.size} (make: SIZE=) is neither a positive number of training examples nor all")
-    size = args.size if args.size == "all" else int(args.size)
     if size == "all" and "--train-file" in run_flags:  # each method's rate and ladder are set for n (methods.py)
         size = tables.examples_in(run_flags[run_flags.index("--train-file") + 1])
     if folds.one_file(run_flags):  # its folds are the dev splits: a fold a seed
