@@ -1,7 +1,7 @@
 """
 The study: what turns many runs of freeze_study.py into an answer. Every module reads a folder of
 run results or schedules the runs that will fill it; none trains a model but seeds_at_once.py, a
-grid's job of one cell's seeds trained together. make advise's search is
+grid's job of one cell's seeds trained together (serve.py hands freeze_study.py's runs their process). make advise's search is
 its own package, search/ (its modules listed in search/__init__.py); it reads the modules here, and
 none of them reads it.
 
@@ -19,6 +19,7 @@ none of them reads it.
     lee_report.py  Lee et al.'s tables and Figure 1 (make report PROTOCOL=lee)
     slurm.py       the grid as a Slurm job array (make slurm); local_slurm.sh starts a one-node cluster
     worker.py      a grid's runs in a few long-lived processes (make grid -j N, make advise, Slurm tasks)
+    serve.py       one such process: forked from a server that imported torch once, it runs run after run
     seeds_at_once.py  a cell's seeds as one job, trained over stacked weights (make grid SEEDS_AT_ONCE=1)
     stacked.py     several runs' trainable weights as one: their step, evaluation and results
     paired.py      two cells told apart on the same dev examples (the one rule of it), and the honest score (BBC)

@@ -33,7 +33,14 @@ from result import log_of
 from study import grid
 from study.progress import last_log_line, progress_line
 from study.stats import counted
-from study.worker import ROOT, importable, job_of
+from study.worker import ROOT, job_of
+
+
+def importable(environment):
+    """{PYTHONPATH: the project's folder first}: an array task's `python -m study.worker` finds the
+    project from any folder, as the process that submits it did (a notebook's advise() run in a
+    folder of its own, the project on its sys.path)."""
+    return {"PYTHONPATH": os.pathsep.join([ROOT] + ([environment["PYTHONPATH"]] if environment.get("PYTHONPATH") else []))}
 
 
 def queue():
@@ -194,7 +201,7 @@ class Rounds:
         if not allowed:
             return 0
         worker = [sys.executable, "-m", "study.worker", "--jobs", "1", *grid.shared_argv(shared)]
-        # the project first on the node's PYTHONPATH, as for a local worker (sbatch passes on this environment)
+        # the project first on the node's PYTHONPATH (sbatch passes on this environment)
         path = "PYTHONPATH=" + importable(os.environ)["PYTHONPATH"]
         command = f'env {shlex.quote(path)} {shlex.join(worker)} "$TASK" -- {shlex.join(run_flags)}'
         folder = os.path.join(os.path.dirname(allowed[0]), ".slurm")

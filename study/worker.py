@@ -1,15 +1,15 @@
 """
 A grid's runs in a few long-lived processes instead of a process each: `make grid` (make runs)
 hands its missing result files to this module, which starts N worker processes (make -j N) and
-gives each run to the next one free. A worker imports torch once and runs one freeze_study.run
-after another, so a run pays no Python, torch or transformers start-up, which on a CPU is more
-than a run with every layer frozen takes to train (docs/performance.md). A Slurm task runs its
-runs the same way (study/slurm.py).
+gives each run to the next one free. A worker (study/serve.py) is forked from a server that
+imported torch once, and runs one freeze_study run after another, so a run pays no Python, torch or
+transformers start-up, which on a CPU is more than a run with every layer frozen takes to train
+(docs/performance.md). A Slurm task runs its runs the same way (study/slurm.py).
 
     make ─► python -m study.worker --splits-dir S RESULT... -- --dataset sst2 --model minilm ...
                 │  (this process: no torch; prints each finished run's place in the grid)
-                ├─ stdin: {"argv": [...], "log": ...} ─► worker 1: freeze_study.main(argv), output into the log
-                │◄──────────── stdout: its exit code ──┘
+                ├─ {"argv": [...], "log": ...} ─► worker 1: freeze_study.main(argv), output into the log
+                │◄──────────── its exit code ─────┘
                 └─ ... worker N
 
 A run in a worker is the same computation as in a process of its own, bit for bit
@@ -25,83 +25,21 @@ The Makefile's rule for one result file (`make <result>`) still runs one process
 
 import argparse
 import contextlib
-import json
 import math
 import os
 import queue
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
 
 import methods
 import result
-from study import grid
+from study import grid, serve
 from study.progress import last_log_line, make_jobs, progress_line, time_left
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the project's folder (the Makefile's)
-
-
-# ----------------------------------------------------------------------------------------------
-# The worker: one process, many runs
-
-def serve():
-    """Read runs from stdin, one JSON line each; run each; answer its exit code on stdout. SIGTERM
-    (make stopped, or Workers.stop) interrupts the run as Ctrl-C would: SIGINT itself is ignored
-    where make advise runs in the background, and then by its workers too."""
-    signal.signal(signal.SIGTERM, interrupted)
-    answers = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)  # stray prints between runs go to stderr, never into the answers
-    import freeze_study  # torch, once for every run
-    from study import seeds_at_once
-    import machine
-    machine.spare_imports_from_collection()
-    print(json.dumps(machine.handed_on()), file=answers)  # measured by a pool's first, taken by the rest
-    try:
-        for line in sys.stdin:
-            job = json.loads(line)
-            machine.restart_peak_memory()
-            with output_to(job["log"]):
-                code = (exit_code(seeds_at_once.main_seeds, job["argvs"]) if "argvs" in job
-                        else exit_code(freeze_study.main, job["argv"]))
-            print(code, file=answers)
-            if code == 130:  # interrupted: make is being stopped
-                break
-    except (KeyboardInterrupt, BrokenPipeError):  # killed while waiting for a run, or the parent was
-        sys.exit(130)
-
-
-def exit_code(main, argv):
-    """What `python freeze_study.py argv` would exit with: 0, 2 for bad input (plan.fail), 130 when
-    interrupted, 1 for an error (its traceback in the log)."""
-    try:
-        main(argv)
-        return 0
-    except SystemExit as e:
-        return e.code if isinstance(e.code, int) else 1
-    except Exception:
-        import traceback
-        traceback.print_exc()
-        return 1
-
-
-@contextlib.contextmanager
-def output_to(path):
-    """Everything the process writes to stdout and stderr, Python's or not, into the file at `path`."""
-    sys.stdout.flush(), sys.stderr.flush()
-    saved = os.dup(1), os.dup(2)
-    try:
-        with open(path, "w") as log:
-            os.dup2(log.fileno(), 1), os.dup2(log.fileno(), 2)
-            try:
-                yield
-            finally:
-                sys.stdout.flush(), sys.stderr.flush()
-    finally:
-        os.dup2(saved[0], 1), os.dup2(saved[1], 2)
-        os.close(saved[0]), os.close(saved[1])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -170,7 +108,7 @@ class Workers:
 
     def __init__(self, jobs):
         self.jobs, self.idle = jobs, queue.Queue()
-        self.environment = dict(os.environ, **threads_each(jobs), **importable(os.environ))  # each its share, however many start
+        self.environment = dict(os.environ, **threads_each(jobs))  # each its share, however many start
         self.started, self.running, self.stopped = [], {}, set()  # running: {result path: its worker}
         self.stopped_after = {}  # {result path: the seconds it ran before it was stopped}
         self.lock = threading.Lock()  # a run ends and is stopped one at a time: a signalled worker is never reused
@@ -181,24 +119,22 @@ class Workers:
     def __exit__(self, kind, *exception):
         if kind is not None:  # interrupted (a user's kill of make advise reaches it alone) or failed:
             self.stop(list(self.running))  # its runs under way are stopped, not waited for (an RTE run: minutes)
-        for process in self.started:
-            with contextlib.suppress(BrokenPipeError):  # a worker that died starting
-                process.stdin.close()
-        for process in self.started:
-            process.wait()
+        for started in self.started:
+            started.connection.close()  # no more runs: its serve returns
+        for started in self.started:
+            started.process.join()
 
     def take(self):
         """An idle worker, or a new one."""
         try:
             return self.idle.get_nowait()
         except queue.Empty:
-            process = subprocess.Popen([sys.executable, "-m", "study.worker", "--serve"], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, text=True, bufsize=1, env=self.environment)
-            self.started.append(process)
+            started = serve.start(self.environment)
+            self.started.append(started)
             # whether bf16 pays, as the first worker measured it: the workers after it are handed it
-            measured = process.stdout.readline()  # empty if it died starting: its first run then fails
-            self.environment.update(json.loads(measured) if measured.strip() else {})
-            return process
+            with contextlib.suppress(EOFError):  # it died starting: its first run then fails
+                self.environment.update(started.connection.recv())
+            return started
 
     def run_all(self, runs, shared, run_flags, echo=print, warn=to_stderr, seeds_at_once=False):
         """run_grid's work, with these workers: each run whose result is missing (or each cell's
@@ -229,10 +165,10 @@ class Workers:
                 in_flight.update(paths)
                 handed.extend(paths)
                 busy += 1
-                process = self.take()
+                taken = self.take()
                 with self.lock:  # before its thread starts: a stop asked at once finds it
-                    self.running.update((path, process) for path in paths)
-                threading.Thread(target=self.one_run, args=(process, paths, job, ended), daemon=True).start()
+                    self.running.update((path, taken) for path in paths)
+                threading.Thread(target=self.one_run, args=(taken, paths, job, ended), daemon=True).start()
             if not busy:
                 return failures[0] if failures else 0
             paths, code = ended.get()
@@ -257,9 +193,9 @@ class Workers:
         with self.lock:
             asked = set(paths) & set(self.running) - self.stopped
             self.stopped.update(asked)
-            for process in {self.running[path] for path in asked}:
-                process.send_signal(signal.SIGTERM)
-                threading.Thread(target=ask_again_until_it_ends, args=(process,), daemon=True).start()
+            for stopped in {self.running[path] for path in asked}:
+                stopped.process.terminate()  # SIGTERM
+                threading.Thread(target=ask_again_until_it_ends, args=(stopped.process,), daemon=True).start()
 
     def one_run(self, worker, paths, job, ended):
         """One job by `worker` (a run, or a cell's seeds at once), its (paths, exit code) put on
@@ -268,10 +204,10 @@ class Workers:
         os.makedirs(os.path.dirname(os.path.abspath(paths[0])), exist_ok=True)
         began = time.perf_counter()
         try:
-            worker.stdin.write(json.dumps(job) + "\n")
-            answer = worker.stdout.readline()
-        except BrokenPipeError:  # it died starting (its error is on stderr): the run fails, nothing waits on it
-            answer = ""
+            worker.connection.send(job)
+            answer = worker.connection.recv()
+        except (EOFError, OSError):  # it died (its error is on stderr): the run fails, nothing waits on it
+            answer = None
         for path in paths[1:] if os.path.exists(job["log"]) else ():
             shutil.copyfile(job["log"], result.log_of(path))
         with self.lock:
@@ -281,9 +217,9 @@ class Workers:
                 for path in paths:  # spent, though it leaves no result to say so (not one that ended first)
                     if path in self.stopped and not os.path.exists(path):
                         self.stopped_after[path] = time.perf_counter() - began
-            elif answer.strip():
+            elif answer is not None:
                 self.idle.put(worker)  # before the run counts as ended: the next one may take it
-        ended.put((paths, int(answer) if answer.strip() else 1))
+        ended.put((paths, 1 if answer is None else answer))
 
 
 ASK_AGAIN_AFTER = 5  # seconds: a worker that took its SIGTERM has ended well before (it writes nothing)
@@ -294,17 +230,10 @@ def ask_again_until_it_ends(process):
     lands while C code runs Python (an extension module's first import, numpy.random's on a worker's
     first run) can have its KeyboardInterrupt cleared there, and the run would go on to its end."""
     while True:
-        try:
-            return process.wait(timeout=ASK_AGAIN_AFTER)
-        except subprocess.TimeoutExpired:
-            process.send_signal(signal.SIGTERM)
-
-
-def importable(environment):
-    """{PYTHONPATH: the project's folder first}: `python -m study.worker` finds the project from any
-    folder, as the process that starts it did (a notebook's advise() run in a folder of its own,
-    the project on its sys.path)."""
-    return {"PYTHONPATH": os.pathsep.join([ROOT] + ([environment["PYTHONPATH"]] if environment.get("PYTHONPATH") else []))}
+        process.join(ASK_AGAIN_AFTER)
+        if process.exitcode is not None:
+            return
+        process.terminate()  # SIGTERM
 
 
 def threads_each(workers):
@@ -317,14 +246,8 @@ def threads_each(workers):
     return {"OMP_NUM_THREADS": str(max(1, cores // workers))}
 
 
-def interrupted(signum, frame):
-    raise KeyboardInterrupt  # make's SIGTERM: the workers, in the same process group, stop their runs
-
-
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if argv == ["--serve"]:
-        return serve()
     ours, run_flags = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, [])
     p = argparse.ArgumentParser(prog="python -m study.worker",
                                 description="The missing runs of a grid, in N long-lived processes.")
@@ -335,7 +258,7 @@ def main(argv=None):
                         "the fine-tune, LoRA and BitFit, in bf16 or fp32): fewer, larger kernels for a GPU")
     grid.add_shared_options(p)
     args = p.parse_args(ours)
-    signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGTERM, serve.interrupted)
     try:
         sys.exit(run_grid(args.runs, grid.shared_options(args), run_flags, args.jobs or make_jobs(),
                           seeds_at_once=args.seeds_at_once))

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import methods
 import result
 from atomic import check_can_hold, write_atomically
-from study import grid, slurm, worker
+from study import grid, serve, slurm, worker
 from study.folder import ROUNDS
 from study.progress import make_jobs
 from study.search import asked, folds, policy, prior
@@ -344,5 +344,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGTERM, worker.interrupted)
+    signal.signal(signal.SIGTERM, serve.interrupted)
     main()

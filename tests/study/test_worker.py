@@ -3,13 +3,15 @@ a worker that is free is handed its next run while the others are under way."""
 
 import contextlib
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
 import sys
+import time
 
 from conftest import ROOT, film_task
-from study import worker
+from study import serve, worker
 
 # one worker runs them in this order, so that what one kind of run leaves behind in the process
 # (SetFit's pairs and frozen head, the probe's fit, a cache built, a fine-tune's weights) would show
@@ -113,7 +115,7 @@ def test_a_run_the_search_no_longer_needs_is_stopped_and_leaves_no_result(tiny_b
     assert asked[1] == frozenset({long_}) and not os.path.exists(long_)
     assert os.path.exists(short) and os.path.exists(after)
     assert lines[1] == f"study.worker: {long_} stopped: the answer no longer needs it" and len(lines) == 3
-    assert len(workers.started) == 2 and workers.started[1].returncode is not None  # the stopped run's worker exited
+    assert len(workers.started) == 2 and workers.started[1].process.exitcode is not None  # the stopped run's worker exited
     assert list(workers.stopped_after) == [long_] and workers.stopped_after[long_] > 0  # what it ran: spent
 
 
@@ -141,8 +143,8 @@ def test_a_pool_s_workers_take_one_default_precision_the_first_one_s(tiny_bert, 
 def test_a_pool_started_in_another_folder_finds_the_project_and_a_worker_that_dies_fails_its_run(
         tiny_bert, tmp_path, monkeypatch):
     """A notebook's advise() in a folder of its own, the project on its sys.path alone: the workers
-    import it all the same (their PYTHONPATH). One that dies starting fails its run, and the pool
-    goes on to answer rather than wait on it."""
+    import it all the same (the sys.path they are forked with). One that dies starting fails its
+    run, and the pool goes on to answer rather than wait on it."""
     tiny_task(tmp_path)
     shared = dict(epochs=1, protocol=None, splits_dir=str(tmp_path / "splits"))
     options = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
@@ -152,22 +154,29 @@ def test_a_pool_started_in_another_folder_finds_the_project_and_a_worker_that_di
     monkeypatch.delenv("PYTHONPATH", raising=False)
     run = tmp_path / "runs" / "freeze3_size8_seed1_probe.json"
     assert worker.run_grid([str(run)], shared, options, jobs=1, echo=lambda line: None) == 0 and run.exists()
-    monkeypatch.setattr(sys, "executable", "/bin/false")  # a worker that exits before it reads a run
+    start = serve.start
+
+    def dies_starting(environment):  # a worker killed before it reads a run (out of memory, say)
+        started = start(environment)
+        started.process.kill()
+        started.process.join()
+        return started
+    monkeypatch.setattr(serve, "start", dies_starting)
     lines, failed = [], tmp_path / "runs" / "freeze2_size8_seed1_probe.json"
     assert worker.run_grid([str(failed)], shared, options, jobs=1, echo=lines.append, warn=lines.append) == 1
     assert not failed.exists() and "failed (exit code 1)" in lines[-1]
 
 
 def test_a_search_killed_stops_its_runs_under_way_rather_than_wait_for_them(tiny_bert, tmp_path):
-    """A kill of make advise's process alone (SIGTERM: worker.interrupted, as advise.py sets it) stops
+    """A kill of make advise's process alone (SIGTERM: serve.interrupted, as advise.py sets it) stops
     the runs its workers have under way; before, it waited for each to end, minutes on RTE's pairs."""
     tiny_task(tmp_path)
     long_ = str(tmp_path / "runs" / NAMES[1])
     script = f"""
 import os, signal, sys, threading, time
-from study import worker
+from study import serve, worker
 import result
-signal.signal(signal.SIGTERM, worker.interrupted)
+signal.signal(signal.SIGTERM, serve.interrupted)
 log = result.log_of({long_!r})
 def kill_once_under_way():
     while not os.path.exists(log):
@@ -181,7 +190,7 @@ try:
     with workers:
         workers.run_all([{long_!r}], dict(epochs=100000, splits_dir={str(tmp_path / "splits")!r}), options)
 except KeyboardInterrupt:
-    print(" ".join(str(p.returncode) for p in workers.started))
+    print(" ".join(str(p.process.exitcode) for p in workers.started))
     sys.exit(130)
 """
     search = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -199,22 +208,25 @@ except KeyboardInterrupt:
 def test_a_worker_whose_first_sigterm_is_lost_is_asked_again_until_it_ends(monkeypatch):
     """A KeyboardInterrupt raised while C code runs Python (numpy.random's first import, on a
     worker's first run) can be cleared there, and the run goes on; stop asks again until it ends."""
-    loses_the_first = """
-import signal, sys, time
-def lost(signum, frame):
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
-signal.signal(signal.SIGTERM, lost)
-print("ready", flush=True)
-time.sleep(60)
-"""
-    process = subprocess.Popen([sys.executable, "-c", loses_the_first], stdout=subprocess.PIPE, text=True)
-    assert process.stdout.readline() == "ready\n"
+    fork = multiprocessing.get_context("fork")  # a function of this test's own: no import in the child
+    ready = fork.Event()
+
+    def loses_the_first():
+        def lost(signum, frame):
+            signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
+        signal.signal(signal.SIGTERM, lost)
+        ready.set()
+        time.sleep(60)
+    process = fork.Process(target=loses_the_first)
+    process.start()
+    assert ready.wait(timeout=30)
     monkeypatch.setattr(worker, "ASK_AGAIN_AFTER", 0.2)
     workers = worker.Workers(1)
-    workers.running = {"run.json": process}
+    workers.running = {"run.json": serve.Worker(process, connection=None)}
     workers.stop(["run.json"])
     try:
-        assert process.wait(timeout=30) == 130
+        process.join(timeout=30)
+        assert process.exitcode == 130
     finally:
         process.kill()
 
