@@ -21,6 +21,7 @@ import multiprocessing.connection
 import os
 import signal
 import sys
+import types
 from dataclasses import dataclass
 
 # what the server imports once, for every worker it forks: torch, transformers' tokenizers aside
@@ -40,9 +41,24 @@ def start(environment):
     forkserver.set_forkserver_preload(PRELOAD)
     ours, its = forkserver.Pipe()
     process = forkserver.Process(target=serve, args=(its, environment), daemon=True, name="study.worker")
-    process.start()
+    with caller_hidden():
+        process.start()
     its.close()  # its own copy went with it: a dead worker's end reads as EOF here
     return Worker(process, ours)
+
+
+@contextlib.contextmanager
+def caller_hidden():
+    """multiprocessing has a new process run its caller's main module again, as `__mp_main__`: a
+    script that calls advise() at its top level, unguarded by `if __name__ == "__main__"`, would
+    call it again in every worker. A worker runs serve and nothing else, so its caller's main is
+    hidden from it while it starts."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
 
 
 def serve(connection, environment):

@@ -205,6 +205,27 @@ except KeyboardInterrupt:
     assert not os.path.exists(long_)  # the stopped run left no result
 
 
+def test_a_script_that_starts_a_pool_at_its_top_level_runs_once_not_again_in_each_worker(tiny_bert, tmp_path):
+    """A user's script calling advise() (here the pool it starts) unguarded by `if __name__ ==
+    "__main__"`: multiprocessing would run the script again in every worker it starts."""
+    tiny_task(tmp_path)
+    run, ran = tmp_path / "runs" / "freeze3_size8_seed1_probe.json", tmp_path / "ran.txt"
+    script = tmp_path / "mine.py"
+    script.write_text(f"""
+import sys
+sys.path.insert(0, {ROOT!r})
+from study import worker
+with open({str(ran)!r}, "a") as f:
+    f.write("ran\\n")
+options = ["--dataset", "tiny", "--model", {tiny_bert!r}, "--train-file", {str(tmp_path / "train.tsv")!r},
+           "--dev-file", {str(tmp_path / "dev.tsv")!r}, "--cache-dir", {str(tmp_path / "cache")!r}, "--device", "cpu"]
+sys.exit(worker.run_grid([{str(run)!r}], dict(epochs=1, splits_dir={str(tmp_path / "splits")!r}), options, jobs=1))
+""")
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert run.exists() and ran.read_text() == "ran\n"
+
+
 def test_a_worker_whose_first_sigterm_is_lost_is_asked_again_until_it_ends(monkeypatch):
     """A KeyboardInterrupt raised while C code runs Python (numpy.random's first import, on a
     worker's first run) can be cleared there, and the run goes on; stop asks again until it ends."""
