@@ -24,7 +24,8 @@ import sys
 import types
 from dataclasses import dataclass
 
-# what the server imports once, for every worker it forks: torch, transformers' tokenizers aside
+# what the server imports once, for every worker it forks: torch and the project. Not transformers,
+# which reads the environment as it is imported (HF_HUB_OFFLINE, HF_HOME): a worker imports it in its own
 PRELOAD = ["freeze_study", "machine", "study.seeds_at_once", __name__]
 
 
