@@ -233,7 +233,8 @@ def test_a_dev_or_test_file_mostly_of_earlier_examples_is_refused_and_a_few_shar
     for dev_rows, shared in ((rows[:10], 10), (rows[24:34], 6)):
         dev = write(tmp_path / "dev.csv", "text,label\n" + "".join(dev_rows))
         with pytest.raises(ValueError, match=rf"dev.csv: {shared} of its 10 examples are also in .*train.csv: "
-                                             r"a file that picks or reports needs examples of its own \(one labelled"):
+                                             r"a file that picks or reports needs examples of its own \(one labelled file is cross-validated: "
+                                             r"a run's --folds K, make advise's TRAIN_FILE alone, advise\(\) given one part\)$"):
             data.load_csv_task(train, dev)
     dev = write(tmp_path / "dev.csv", "text,label\n" + "".join(rows[25:35]))  # 5 of 10 shared: half passes
     assert len(data.load_csv_task(train, dev).dev_labels) == 10
