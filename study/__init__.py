@@ -1,9 +1,9 @@
 """
 The study: what turns many runs of freeze_study.py into an answer. Every module reads a folder of
 run results or schedules the runs that will fill it; none trains a model but seeds_at_once.py, a
-grid's job of one cell's seeds trained together (serve.py hands freeze_study.py's runs their process). make advise's search is
-its own package, search/ (its modules listed in search/__init__.py); it reads the modules here, and
-none of them reads it.
+grid's job of one cell's seeds trained together (serve.py is the process freeze_study.py's runs
+train in). make advise's search is its own package, search/ (its modules listed in
+search/__init__.py); it reads the modules here, and none of them reads it.
 
     grid.py        a grid's result names and each name's options, for make (result.py's grammar)
     folder.py      a folder of runs read: its runs, their devices, its cells, the report's table
