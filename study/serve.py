@@ -12,7 +12,8 @@ a pool's first, the next one after a stopped run's worker exited, or the next ca
 The server ran no computation: nothing a worker computes comes from it, every random draw of a run
 comes from its own seed, and a run in a worker is the same computation as in a process of its own,
 bit for bit (tests/study/test_worker.py). It never touches CUDA, which a forked process could not
-use afterwards; each worker initialises its own device.
+use afterwards; each worker initialises its own device. On Linux only (START): elsewhere each worker
+is a process of its own, as the spawn start method makes it, the same pool and the same runs.
 """
 
 import contextlib
@@ -27,6 +28,9 @@ from dataclasses import dataclass
 # what the server imports once, for every worker it forks: torch and the project. Not transformers,
 # which reads the environment as it is imported (HF_HUB_OFFLINE, HF_HOME): a worker imports it in its own
 PRELOAD = ["freeze_study", "machine", "study.seeds_at_once", __name__]
+# Linux forks; elsewhere each worker is a process of its own that imports torch (macOS's frameworks,
+# Metal's among them, are not safe to use in a forked process; Windows cannot fork)
+START = "forkserver" if sys.platform.startswith("linux") else "spawn"
 
 
 @dataclass(eq=False)  # a worker is itself: the pool keeps sets of them
@@ -38,10 +42,11 @@ class Worker:
 def start(environment):
     """A worker forked from the server (started on the first call, kept while this process runs),
     run in `environment` (os.environ as a process started with it would have it)."""
-    forkserver = multiprocessing.get_context("forkserver")
-    forkserver.set_forkserver_preload(PRELOAD)
-    ours, its = forkserver.Pipe()
-    process = forkserver.Process(target=serve, args=(its, environment), daemon=True, name="study.worker")
+    context = multiprocessing.get_context(START)
+    if START == "forkserver":
+        context.set_forkserver_preload(PRELOAD)
+    ours, its = context.Pipe()
+    process = context.Process(target=serve, args=(its, environment), daemon=True, name="study.worker")
     with caller_hidden():
         process.start()
     its.close()  # its own copy went with it: a dead worker's end reads as EOF here

@@ -205,6 +205,21 @@ except KeyboardInterrupt:
     assert not os.path.exists(long_)  # the stopped run left no result
 
 
+def test_a_worker_spawned_where_a_process_cannot_fork_runs_the_forked_one_s_computation(tiny_bert, tmp_path, monkeypatch):
+    """macOS and Windows start each worker as a process of its own that imports torch (serve.START):
+    the same pool, the same run."""
+    tiny_task(tmp_path)
+    shared = dict(epochs=2, protocol=None, splits_dir=str(tmp_path / "splits"))
+    options = ["--dataset", "tiny", "--model", tiny_bert, "--train-file", str(tmp_path / "train.tsv"),
+               "--dev-file", str(tmp_path / "dev.tsv"), "--cache-dir", str(tmp_path / "cache"),
+               "--precision", "fp32", "--device", "cpu"]
+    for start in ("forkserver", "spawn"):
+        monkeypatch.setattr(serve, "START", start)
+        run = str(tmp_path / start / "freeze1_size8_seed1.json")
+        assert worker.run_grid([run], shared, options, jobs=1, echo=lambda line: None) == 0
+    assert record(tmp_path / "spawn" / "freeze1_size8_seed1.json") == record(tmp_path / "forkserver" / "freeze1_size8_seed1.json")
+
+
 def test_a_script_that_starts_a_pool_at_its_top_level_runs_once_not_again_in_each_worker(tiny_bert, tmp_path):
     """A user's script calling advise() (here the pool it starts) unguarded by `if __name__ ==
     "__main__"`: multiprocessing would run the script again in every worker it starts."""
