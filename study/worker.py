@@ -2,9 +2,9 @@
 A grid's runs in a few long-lived processes instead of a process each: `make grid` (make runs)
 hands its missing result files to this module, which starts N worker processes (make -j N) and
 gives each run to the next one free. A worker (study/serve.py) is forked from a server that
-imported torch once, and runs one freeze_study run after another, so a run pays no Python, torch or
-transformers start-up, which on a CPU is more than a run with every layer frozen takes to train
-(docs/performance.md). A Slurm task runs its runs the same way (study/slurm.py).
+imported torch once (on Linux), and runs one freeze_study run after another, so a run pays no
+Python, torch or transformers start-up, which on a CPU is more than a run with every layer frozen
+takes to train (docs/performance.md). A Slurm task runs its runs the same way (study/slurm.py).
 
     make ─► python -m study.worker --splits-dir S RESULT... -- --dataset sst2 --model minilm ...
                 │  (this process: no torch; prints each finished run's place in the grid)
