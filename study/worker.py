@@ -119,8 +119,11 @@ class Workers:
     def __exit__(self, kind, *exception):
         if kind is not None:  # interrupted (a user's kill of make advise reaches it alone) or failed:
             self.stop(list(self.running))  # its runs under way are stopped, not waited for (an RTE run: minutes)
+        with self.lock:
+            busy = set(self.running.values())  # stopped: their threads read each one's answer to its end
         for started in self.started:
-            started.connection.close()  # no more runs: its serve returns
+            if started not in busy:
+                started.connection.close()  # no more runs: its serve returns
         for started in self.started:
             started.process.join()
 

@@ -169,7 +169,9 @@ def test_a_pool_started_in_another_folder_finds_the_project_and_a_worker_that_di
 
 def test_a_search_killed_stops_its_runs_under_way_rather_than_wait_for_them(tiny_bert, tmp_path):
     """A kill of make advise's process alone (SIGTERM: serve.interrupted, as advise.py sets it) stops
-    the runs its workers have under way; before, it waited for each to end, minutes on RTE's pairs."""
+    the runs its workers have under way; before, it waited for each to end, minutes on RTE's pairs.
+    The pool's thread for a stopped run reads its worker's answer (130) whole: the pool once closed
+    the connection under it, and the thread raised."""
     tiny_task(tmp_path)
     long_ = str(tmp_path / "runs" / NAMES[1])
     script = f"""
@@ -177,10 +179,13 @@ import os, signal, sys, threading, time
 from study import serve, worker
 import result
 signal.signal(signal.SIGTERM, serve.interrupted)
+raised = []
+threading.excepthook = raised.append
 log = result.log_of({long_!r})
 def kill_once_under_way():
     while not os.path.exists(log):
         time.sleep(0.05)
+    time.sleep(1)  # training: its run answers 130 as it stops
     os.kill(os.getpid(), signal.SIGTERM)
 threading.Thread(target=kill_once_under_way, daemon=True).start()
 options = ["--dataset", "tiny", "--model", {tiny_bert!r}, "--train-file", {str(tmp_path / "train.tsv")!r},
@@ -190,7 +195,10 @@ try:
     with workers:
         workers.run_all([{long_!r}], dict(epochs=100000, splits_dir={str(tmp_path / "splits")!r}), options)
 except KeyboardInterrupt:
-    print(" ".join(str(p.process.exitcode) for p in workers.started))
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread():
+            thread.join(timeout=30)
+    print(" ".join(str(p.process.exitcode) for p in workers.started), len(raised))
     sys.exit(130)
 """
     search = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -201,7 +209,8 @@ except KeyboardInterrupt:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(search.pid, signal.SIGKILL)
     assert search.returncode == 130, out + err
-    assert out.split() and all(code != "None" for code in out.split())  # its worker exited
+    *codes, raised = out.split()
+    assert codes and all(code != "None" for code in codes) and raised == "0", out + err  # its worker exited
     assert not os.path.exists(long_)  # the stopped run left no result
 
 
