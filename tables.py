@@ -262,7 +262,7 @@ def check_apart(paths, splits, with_dev=True):
             seen = set(examples[earlier])
             shared = sum(example in seen for example in examples[later])
             if 2 * shared > len(examples[later]):
-                folds = " (one labelled file is cross-validated: a run's --folds K, make advise's TRAIN_FILE alone, advise() given one part)" \
-                    if with_dev and later == 1 else ""
+                folds = (" (one labelled file is cross-validated: a run's --folds K, make advise's TRAIN_FILE alone, "
+                         "advise() given one part)") if with_dev and later == 1 else ""
                 raise ValueError(f"{paths[later]}: {shared} of its {len(examples[later])} examples are also in "
                                  f"{paths[earlier]}: a file that picks or reports needs examples of its own{folds}")

@@ -40,8 +40,9 @@ class Worker:
 
 
 def start(environment):
-    """A worker forked from the server (started on the first call, kept while this process runs),
-    run in `environment` (os.environ as a process started with it would have it)."""
+    """A worker forked from the server (started on the first call, kept while this process runs;
+    spawned where START says), run in `environment` (os.environ as a process started with it would
+    have it)."""
     context = multiprocessing.get_context(START)
     if START == "forkserver":
         context.set_forkserver_preload(PRELOAD)
@@ -76,7 +77,7 @@ def serve(connection, environment):
     os.environ.clear()
     os.environ.update(environment)  # the server's is the environment of the process that started it first
     os.dup2(2, 1)  # stray prints between runs go to stderr, never into the pool's progress lines
-    import freeze_study  # imported by the server: taken from it
+    import freeze_study  # forked: the server's import, taken as it is; spawned: imported now, in this environment
     import machine
     import torch
     from study import seeds_at_once
