@@ -188,22 +188,22 @@ def class_names(labels):
     alphabetically ('neg' 0, 'pos' 1; 'entailment' 0, 'not_entailment' 1). Other integers (stars
     1..5, -1 and 1) are names too, in numeric order, so a run predicts what the file wrote. Numbers
     that are not integers (0.25, 4.0) are scores, not names: refused, pointing at --regression."""
-    integers = [is_integer(label) for _, _, label in labels]
-    if all(integers):
-        written = sorted({label for _, _, label in labels}, key=lambda label: (int(label), label))
-        return None if written == [str(c) for c in range(len(written))] else written
-    if all(is_number(label) for _, _, label in labels):
-        path, number, label = labels[integers.index(False)]
+    written = {label for _, _, label in labels}  # each distinct string read once: a split has few
+    integers = {label for label in written if is_integer(label)}
+    if integers == written:
+        numbered = sorted(written, key=lambda label: (int(label), label))
+        return None if numbered == [str(c) for c in range(len(numbered))] else numbered
+    path, number, label = next(entry for entry in labels if entry[2] not in integers)  # the first that is not
+    if all(is_number(label) for label in written):
         # 1.0, 2.0: integers as pandas writes a column of floats (one that once held a missing label)
-        whole = all(float(label).is_integer() for _, _, label in labels)
+        whole = all(float(label).is_integer() for label in written)
         fix = f"write them as integers ({int(float(label))}, not {label})" if whole else "write them as integers or names"
         raise ValueError(f"{path}, line {number}: label {label!r} is a number, not a class: pass --regression "
                          f"(make: RUN_FLAGS=--regression) to predict the numbers; if they are classes, {fix}")
-    if any(integers):
-        path, number, label = labels[integers.index(False)]
+    if integers:
         raise ValueError(f"{path}, line {number}: label {label!r} is a name, but other labels are integers: "
                          "use names or integers throughout")
-    return sorted({label for _, _, label in labels})
+    return sorted(written)
 
 
 def parse_labels(labels, regression, names):
@@ -216,15 +216,17 @@ def parse_labels(labels, regression, names):
             if not math.isfinite(scores[-1]):
                 raise ValueError(f"{path}, line {number}: regression target {label!r} is not a number")
         return np.array(scores, dtype=np.float32)
-    classes = []
-    for path, number, label in labels:
-        if names is not None and label not in names:
+    # each distinct string numbered once (SST-2's train split: 67,349 labels, two strings)
+    class_of = {name: c for c, name in enumerate(names)} if names is not None else \
+        {label: int(label) for label in {label for _, _, label in labels} if is_integer(label)}
+    unknown = next((entry for entry in labels if entry[2] not in class_of), None)
+    if unknown is not None:
+        path, number, label = unknown
+        if names is not None:
             raise ValueError(f"{path}, line {number}: label {label!r} is not one of the train split's "
                              f"classes ({', '.join(names)})")
-        if names is None and not is_integer(label):
-            raise ValueError(f"{path}, line {number}: label {label!r} is not an integer")
-        classes.append(names.index(label) if names is not None else int(label))
-    return np.array(classes, dtype=np.int64)
+        raise ValueError(f"{path}, line {number}: label {label!r} is not an integer")
+    return np.array([class_of[label] for _, _, label in labels], dtype=np.int64)
 
 
 def check_classes(source, labels, names=None):

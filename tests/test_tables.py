@@ -83,6 +83,16 @@ def test_integers_0_to_c_minus_1_are_classes_other_integers_names_and_other_numb
         tables.class_names(labels("0.25", "1"))
 
 
+def test_labels_are_numbered_by_their_class_and_the_first_wrong_one_is_named():
+    labels = lambda *strings: tuple(("t.csv", line, s) for line, s in enumerate(strings, start=2))
+    assert tables.parse_labels(labels("pos", "neg", "pos"), False, ["neg", "pos"]).tolist() == [1, 0, 1]
+    assert tables.parse_labels(labels("2", "0", "1"), False, None).tolist() == [2, 0, 1]
+    with pytest.raises(ValueError, match=r"t.csv, line 3: label 'meh' is not one of the train split's classes \(neg, pos\)"):
+        tables.parse_labels(labels("pos", "meh", "neg", "bad"), False, ["neg", "pos"])
+    with pytest.raises(ValueError, match=r"t.csv, line 4: label 'x' is not an integer"):
+        tables.parse_labels(labels("1", "0", "x", "1.5"), False, None)
+
+
 def test_classes_and_the_labels_beside_them_name_what_is_wrong():
     assert tables.check_classes("t.csv", np.array([0, 1, 1, 2])) == 3
     with pytest.raises(ValueError, match="t.csv: every label is 'anger'"):
