@@ -270,6 +270,22 @@ def copy_tokenizer(source: str, folder: str):
 
 
 def load_tokenizer(folder: str):
+    """AutoTokenizer's tokenizer of the folder, loaded once per process and version of its files (50 ms
+    a load on 2 cores, every run of a pool's worker again otherwise). Shared: no caller changes it."""
+    stamps = tuple((name, stat.st_size, stat.st_mtime_ns) for name in TOKENIZER_FILES
+                   if (stat := file_stat(os.path.join(folder, name))) is not None)
+    return tokenizer_of(os.path.realpath(folder) if os.path.isdir(folder) else folder, stamps)
+
+
+def file_stat(path):
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+@functools.lru_cache(maxsize=8)
+def tokenizer_of(folder, stamps):
     from transformers import AutoTokenizer
     return AutoTokenizer.from_pretrained(folder)
 

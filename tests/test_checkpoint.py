@@ -64,6 +64,17 @@ def test_the_weights_are_hashed_once_per_file_version(tmp_path, monkeypatch):
     assert checkpoint.checkpoint_id(str(tmp_path)) != first
 
 
+def test_a_tokenizer_is_loaded_once_per_version_of_its_files(tmp_path):
+    """A pool's worker loads its checkpoint's tokenizer once; a file changed since is loaded anew."""
+    checkpoint.copy_tokenizer(hub.checkpoint_folder("minilm"), tmp_path)
+    first = checkpoint.load_tokenizer(str(tmp_path))
+    assert checkpoint.load_tokenizer(str(tmp_path)) is first
+    config = json.loads((tmp_path / "tokenizer_config.json").read_text())
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(dict(config, model_max_length=7)))
+    again = checkpoint.load_tokenizer(str(tmp_path))
+    assert again is not first and again.model_max_length == 7 and first.model_max_length != 7
+
+
 def test_folder_without_weights_is_named(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert"}))
     with pytest.raises(ValueError, match="holds no weights"):
