@@ -46,10 +46,10 @@ from study.folder import ROUNDS
 from study.progress import make_jobs
 from study.search import asked, folds, policy, prior
 from study.search.advise_report import REPORT, scored_on, scores_on_test, write_report
-from study.search.keep import Kept, check_save, keep, kept_test_score, to_keep
+from study.search.keep import check_save, keep, kept_model, kept_test_score, pick_runs
 from study.search.lock import holder, refuse_if_held, take_lock
 from study.search.rounds import Search, search
-from study.search.search_folder import TEST, drop_kept, kept_seed, options_of, path_of, reading, runs_by_cell
+from study.search.search_folder import TEST, drop_kept, options_of, path_of, reading, runs_by_cell
 from study.search.standing import Cell
 from study.search.space import models_of, ordered
 
@@ -195,30 +195,6 @@ def search_and_keep(args, run_flags, size, space):
     finally:
         if lock and holder(lock) == os.getpid():
             os.remove(lock)
-
-
-def kept_model(s, chosen, picks, save, run_flags, final_flags, metric):
-    """The pick's model kept (study/search/keep.py's to_keep): with `final_flags` (the final run's
-    options), the pick trained on every label, where it learnt them (folds.unlearnt); else one of its
-    own runs' models, the seed best on the dev split, or from one file fold 1's (folds are other
-    data: no seed to choose among). (the Kept, its run's exit code, why a final model was not kept or None)."""
-    unlearnt = None
-    if final_flags:
-        kept, code = to_keep(s, chosen, Kept(1, 1), save, True, final_flags)
-        unlearnt = None if code else folds.unlearnt(kept.saved[0] if kept.saved else save + ".json", picks, metric)
-        if not unlearnt:
-            return kept, code, None
-        s.echo(f"advise: {unlearnt}")
-    one_file = folds.one_file(run_flags)
-    seed = 1 if one_file else kept_seed(list(picks.values()), metric)
-    kept, code = to_keep(s, chosen, Kept(seed, 1 if one_file else len(picks)), save, False, s.flags)
-    return kept, code, unlearnt
-
-
-def pick_runs(found, chosen):
-    """{seed: its run} of the pick's runs the search ended with."""
-    model_of = lambda config: config["model"] if chosen.model else ""
-    return {r["config"]["seed"]: r for r in found.runs if Cell.of(r["config"], model_of(r["config"])) == chosen}
 
 
 def on_test_file(s, test_file, found, chosen, picks, run_flags):

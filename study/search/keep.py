@@ -19,7 +19,9 @@ from dataclasses import dataclass, replace
 
 import methods
 from atomic import check_can_hold
-from study.search.search_folder import kept_path, kept_run, options_of, path_of
+from study.search import folds
+from study.search.search_folder import kept_path, kept_run, kept_seed, options_of, path_of
+from study.search.standing import Cell
 from study.worker import ROOT
 
 
@@ -94,6 +96,30 @@ def to_keep(s, chosen, kept, save, final, flags):
         os.remove(path)
     code = s.workers.run_all([path], dict(options_of(chosen, s.shared), save=path[:-len(".json")]), flags, s.echo)
     return replace(kept, saved=(path, path[:-len(".json")]), how="trained on every label" if final else "trained again"), code
+
+
+def kept_model(s, chosen, picks, save, run_flags, final_flags, metric):
+    """The pick's model kept (to_keep): with `final_flags` (the final run's
+    options), the pick trained on every label, where it learnt them (folds.unlearnt); else one of its
+    own runs' models, the seed best on the dev split, or from one file fold 1's (folds are other
+    data: no seed to choose among). (the Kept, its run's exit code, why a final model was not kept or None)."""
+    unlearnt = None
+    if final_flags:
+        kept, code = to_keep(s, chosen, Kept(1, 1), save, True, final_flags)
+        unlearnt = None if code else folds.unlearnt(kept.saved[0] if kept.saved else save + ".json", picks, metric)
+        if not unlearnt:
+            return kept, code, None
+        s.echo(f"advise: {unlearnt}")
+    one_file = folds.one_file(run_flags)
+    seed = 1 if one_file else kept_seed(list(picks.values()), metric)
+    kept, code = to_keep(s, chosen, Kept(seed, 1 if one_file else len(picks)), save, False, s.flags)
+    return kept, code, unlearnt
+
+
+def pick_runs(found, chosen):
+    """{seed: its run} of the pick's runs the search ended with."""
+    model_of = lambda config: config["model"] if chosen.model else ""
+    return {r["config"]["seed"]: r for r in found.runs if Cell.of(r["config"], model_of(r["config"])) == chosen}
 
 
 def named_from(path, shown_from=None):
