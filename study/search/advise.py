@@ -30,6 +30,7 @@ at its protocol's depths. A folder holds one search at a time (a lock file names
 """
 
 import argparse
+import contextlib
 import csv
 import io
 import os
@@ -243,7 +244,7 @@ def advise(data, models, size, budget, folder, **settings):
     if len(parts) not in (1, 2):
         raise ValueError(f"advise()'s data: one labelled file or (train, dev), not {len(parts)} parts "
                          "(a test file is the test_file setting)")
-    files = [as_csv(part, os.path.join(folder, f"{name}.csv"), columns) for part, name in zip(parts, ("train", "dev"))]
+    targets = [os.path.join(folder, f"{name}.csv") for name in ("train", "dev")[:len(parts)]]
     models = [os.fspath(models)] if isinstance(models, (str, os.PathLike)) else [os.fspath(m) for m in models]
     option = lambda flag, name: [flag, str(given[name])] if given[name] is not None else []
     argv = [folder, "--size", str(size), "--budget", str(budget), "--models", *models, "--jobs", str(given["jobs"]),
@@ -252,13 +253,32 @@ def advise(data, models, size, budget, folder, **settings):
             *option("--splits-dir", "splits_dir"),
             *option("--epochs", "epochs"), *option("--num-iterations", "num_iterations"),
             *(["--methods", *given["methods"]] if given["methods"] else [])]
-    run_flags = ["--dataset", os.path.basename(os.path.abspath(folder)),  # the task's name in the report: the folder's
-                 "--train-file", files[0], *(["--dev-file", files[1]] if len(files) > 1 else []), "--text-column", columns[0],
-                 "--label-column", columns[1], *option("--cache-dir", "cache_dir"), *option("--precision", "precision"),
-                 *option("--metric", "metric"), *given["run_options"]]
     p = parser()
     p.error = refuse  # a notebook gets the line, not an exit
-    return advise_in(p.parse_args(argv), run_flags)
+    with removed_if_refused(folder, [path for path in targets if not os.path.exists(path)]):
+        files = [as_csv(part, path, columns) for part, path in zip(parts, targets)]
+        run_flags = ["--dataset", os.path.basename(os.path.abspath(folder)),  # the task's name in the report: the folder's
+                     "--train-file", files[0], *(["--dev-file", files[1]] if len(files) > 1 else []), "--text-column",
+                     columns[0], "--label-column", columns[1], *option("--cache-dir", "cache_dir"),
+                     *option("--precision", "precision"), *option("--metric", "metric"), *given["run_options"]]
+        return advise_in(p.parse_args(argv), run_flags)
+
+
+@contextlib.contextmanager
+def removed_if_refused(folder, new_files):
+    """A call refused before its search began (no rounds, no priors in `folder`) leaves no file it
+    wrote (`new_files`: its CSVs that were not there before), nor the folder where it made it."""
+    made = not os.path.exists(folder)
+    try:
+        yield
+    except ValueError:
+        if not any(os.path.exists(os.path.join(folder, name)) for name in (ROUNDS, prior.PRIORS)):
+            for path in new_files:
+                if os.path.exists(path):
+                    os.remove(path)
+            if made and os.path.isdir(folder) and not os.listdir(folder):
+                os.rmdir(folder)
+        raise
 
 
 def one_part(data):
@@ -277,7 +297,7 @@ def refuse(message):
 
 def as_csv(part, path, columns):
     """A CSV path as given, or (texts, labels) written to `path` under `columns` (kept: a later call resumes;
-    one with other examples is refused once a search began on them, and replaces those of a call refused before)."""
+    one with other examples is refused once a search began on them, and replaces those of a call stopped before)."""
     if isinstance(part, (str, os.PathLike)):
         return os.fspath(part)
     if len(part) != 2:

@@ -2,7 +2,8 @@
 checkpoint with the method and depth, a real search over two tiny checkpoints keeps each one's runs
 in its own folder and answers across them, the Python call resumes the folder the command began,
 and an unknown checkpoint, two colliding folders or texts a checkpoint cannot read are refused in one
-line before any run; the zero-training step scores each checkpoint's layers first and orders them."""
+line before any run (a Python call's written CSVs removed); the zero-training step scores each
+checkpoint's layers first and orders them."""
 
 import json
 
@@ -155,3 +156,18 @@ def test_an_unknown_checkpoint_colliding_folders_and_unreadable_texts_are_refuse
         error = capsys.readouterr().err
         assert refused.value.code == 2 and message in error and len(error.strip().splitlines()) == 1
         assert not (tmp_path / "results").exists()
+
+
+def test_a_python_call_refused_before_its_search_leaves_no_file_it_wrote(two_tiny, tmp_path):
+    """advise() writes your texts and labels as train.csv and dev.csv before its settings are read:
+    refused, it removes them, and the folder where it made it; what was there before stays."""
+    tmp, a, _ = two_tiny
+    train = (["a good film", "a bad film"] * 10, [1, 0] * 10)
+    with pytest.raises(ValueError, match="missing"):
+        advise.advise((train, train), [a, str(tmp / "missing")], 16, 0.5, tmp_path / "new")
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="invalid choice: 'nope'"):
+        advise.advise((train, train), a, 16, 0.5, tmp_path / "mine", methods=["nope"])
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
