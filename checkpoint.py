@@ -272,16 +272,12 @@ def copy_tokenizer(source: str, folder: str):
 def load_tokenizer(folder: str):
     """AutoTokenizer's tokenizer of the folder, loaded once per process and version of its files (50 ms
     a load on 2 cores, every run of a pool's worker again otherwise). Shared: no caller changes it."""
-    stamps = tuple((name, stat.st_size, stat.st_mtime_ns) for name in TOKENIZER_FILES
-                   if (stat := file_stat(os.path.join(folder, name))) is not None)
-    return tokenizer_of(os.path.realpath(folder) if os.path.isdir(folder) else folder, stamps)
-
-
-def file_stat(path):
-    try:
-        return os.stat(path)
-    except OSError:
-        return None
+    stamps = []  # each tokenizer file's version: a changed file is loaded anew
+    for name in TOKENIZER_FILES:
+        path = os.path.join(folder, name)
+        if os.path.exists(path):
+            stamps.append((name, os.stat(path).st_size, os.stat(path).st_mtime_ns))
+    return tokenizer_of(os.path.realpath(folder) if os.path.isdir(folder) else folder, tuple(stamps))
 
 
 @functools.lru_cache(maxsize=8)
