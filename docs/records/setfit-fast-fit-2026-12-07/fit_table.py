@@ -1,9 +1,10 @@
-"""SetFit fast at the tool's defaults against its body trained 4 times its steps (fit.sh's runs), seed by
-seed on the same examples: the dev split's score (GLUE's dev split, each run's metric, read as each run
-ended by no choice), and how well each body fits its training examples (the head's train accuracy, and the run's metric on
-the training examples), and a task's test.csv where its runs scored it (the same way, by no choice).
+"""SetFit fast at the tool's defaults against its body trained 4 times its steps (fit.sh's runs), seed
+by seed on the same examples: the dev split's score (each run's metric, read as the run ended, by no
+choice), how well each body fits its training examples (the head's train accuracy, and the run's
+metric on them), and a task's test.csv where its runs scored it (the same way).
 
     python fit_table.py OUT DATASET SIZE [RATE [LIBRARY]]
+
 RATE: the longer body's, as fit.sh ran it ('' for its own); LIBRARY: a glob of the library's runs on the
 same examples (the committed grids', made by other code on another machine: for reference, seed by seed)."""
 import glob
