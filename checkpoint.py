@@ -276,7 +276,8 @@ def load_tokenizer(folder: str):
     for name in TOKENIZER_FILES:
         path = os.path.join(folder, name)
         if os.path.exists(path):
-            stamps.append((name, os.stat(path).st_size, os.stat(path).st_mtime_ns))
+            stat = os.stat(path)
+            stamps.append((name, stat.st_size, stat.st_mtime_ns))
     return tokenizer_of(os.path.realpath(folder) if os.path.isdir(folder) else folder, tuple(stamps))
 
 

@@ -99,10 +99,10 @@ def to_keep(s, chosen, kept, save, final, flags):
 
 
 def kept_model(s, chosen, picks, save, run_flags, final_flags, metric):
-    """The pick's model kept (to_keep): with `final_flags` (the final run's
-    options), the pick trained on every label, where it learnt them (folds.unlearnt); else one of its
-    own runs' models, the seed best on the dev split, or from one file fold 1's (folds are other
-    data: no seed to choose among). (the Kept, its run's exit code, why a final model was not kept or None)."""
+    """The pick's model kept (to_keep): with `final_flags` (the final run's options), the pick trained
+    on every label, where it learnt them (folds.unlearnt); else one of its own runs' models, the seed
+    best on the dev split, or from one file fold 1's (folds are other data: no seed to choose among).
+    Returns (the Kept, its run's exit code, why a final model was not kept or None)."""
     unlearnt = None
     if final_flags:
         kept, code = to_keep(s, chosen, Kept(1, 1), save, True, final_flags)
