@@ -7,7 +7,8 @@ before any training: data.py builds the task from what these functions return.
     column  = text_column_of(path, header)        no --text-column: its 'sentence' or its 'text' column
     rows    = read_split(path, header?, ...)      texts, second texts and labels as written, each with its line
                                                   (blank lines skipped; every other row has the header's columns)
-    names   = class_names(labels)                 None (integers 0..C-1) or the names, sorted
+    names   = class_names(labels)                 None (integers 0..C-1) or the names, sorted (each
+                                                  class spelled one way; no 'nan' for a missing label)
     numbers = parse_labels(labels, ...)           classes 0..C-1 or regression scores
     n       = examples_in(path)                   what 'all' of your own file is (the rates are set for n)
     check_classes(...) / check_known(...)         two classes or more; no label the train split lacks
@@ -21,6 +22,9 @@ import os
 
 import numpy as np
 
+# a missing value as Python and pandas write it out (NaN, pandas.NA: df[col].astype(str), or advise()
+# given a labels list that holds one): never what a file calls a class
+MISSING = {"nan", "<na>"}
 
 def read_table(path):
     """Every row of a .csv file, or of a .tsv file read with quoting off (GLUE's sentences hold
@@ -187,8 +191,10 @@ def class_names(labels):
     are the classes), else the distinct names in sorted order, so class 0 is the first name
     alphabetically ('neg' 0, 'pos' 1; 'entailment' 0, 'not_entailment' 1). Other integers (stars
     1..5, -1 and 1) are names too, in numeric order, so a run predicts what the file wrote. Numbers
-    that are not integers (0.25, 4.0) are scores, not names: refused, pointing at --regression."""
+    that are not integers (0.25, 4.0) are scores, not names: refused, pointing at --regression; so
+    are 'nan' and one class in two capitalizations (check_spelled_once)."""
     written = {label for _, _, label in labels}  # each distinct string read once: a split has few
+    check_spelled_once(labels, written)
     integers = {label for label in written if is_integer(label)}
     if integers == written:
         numbered = sorted(written, key=lambda label: (int(label), label))
@@ -204,6 +210,25 @@ def class_names(labels):
         raise ValueError(f"{path}, line {number}: label {label!r} is a name, but other labels are integers: "
                          "use names or integers throughout")
     return sorted(written)
+
+
+def check_spelled_once(labels, written):
+    """Refuse a label that is a missing value written out ('nan') and two spellings of one class ('Pos'
+    and 'pos'): either would train as a class of its own. written: the labels' distinct strings."""
+    folded = {}
+    for label in written:
+        folded.setdefault(label.casefold(), []).append(label)
+    if not MISSING & set(folded) and all(len(spellings) == 1 for spellings in folded.values()):
+        return
+    first = {}  # each class's first spelling and its line
+    for path, number, label in labels:
+        if label.casefold() in MISSING:
+            raise ValueError(f"{path}, line {number}: label {label!r} is a missing value written out: "
+                             "give the example its label, or drop it")
+        spelled, line = first.setdefault(label.casefold(), (label, number))
+        if spelled != label:
+            raise ValueError(f"{path}, line {number}: label {label!r} is line {line}'s {spelled!r} in other "
+                             "capitals: write each class one way (two spellings train as two classes)")
 
 
 def parse_labels(labels, regression, names):

@@ -83,6 +83,18 @@ def test_integers_0_to_c_minus_1_are_classes_other_integers_names_and_other_numb
         tables.class_names(labels("0.25", "1"))
 
 
+def test_a_missing_label_written_out_and_a_class_in_two_capitals_are_refused_not_trained_as_classes():
+    """pandas' NaN made text ('nan'; advise() given a labels list holding one) and 'Pos' beside 'pos'
+    were once classes of their own: three or four classes where the file meant two."""
+    with pytest.raises(ValueError, match=r"f.csv, line 4: label 'nan' is a missing value written out: give the example its label"):
+        tables.class_names(labels("1.0", "0.0", "nan"))
+    with pytest.raises(ValueError, match=r"line 3: label 'NaN' is a missing value"):
+        tables.class_names(labels("pos", "NaN", "neg"))
+    with pytest.raises(ValueError, match=r"line 5: label 'Pos' is line 2's 'pos' in other capitals: write each class one way"):
+        tables.class_names(labels("pos", "neg", "neg", "Pos"))
+    assert tables.class_names(labels("pos", "neg", "banana")) == ["banana", "neg", "pos"]  # 'nan' only as a whole label
+
+
 def test_labels_are_numbered_by_their_class_and_the_first_wrong_one_is_named():
     labels = lambda *strings: tuple(("t.csv", line, s) for line, s in enumerate(strings, start=2))
     assert tables.parse_labels(labels("pos", "neg", "pos"), False, ["neg", "pos"]).tolist() == [1, 0, 1]
