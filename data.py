@@ -161,9 +161,10 @@ def load_csv_task(train_file, dev_file, text_column=None, label_column="label",
     paths = [path for path in (train_file, dev_file, test_file) if path]
     columns = {text_column: set_by("--text-column"), pair_column: set_by("--text-pair-column"),
                label_column: set_by("--label-column")}
+    scored = {**columns, label_column: set_by("--label-column") + ": a test file is scored on its labels (texts to label: predict.py)"}
     splits, read = [], []
     for path in paths:
-        header = tables.read_header(path, columns)
+        header = tables.read_header(path, scored if path == test_file else columns)
         texts = text_column or tables.text_column_of(path, header, set_by("--text-column"))
         read.append((texts, pair_column))
         splits.append(tables.read_split(path, True, len(header), header.index(texts),

@@ -191,6 +191,16 @@ def test_user_integer_labels_other_than_0_to_c_minus_1_are_class_names(tmp_path)
     assert task.train_labels[:3].tolist() == [0, 1, 2] and task.dev_labels.tolist() == [2, 0]
 
 
+def test_a_test_file_without_labels_is_pointed_at_predict_py(tmp_path):
+    """A test file is scored, so it needs labels; texts to label go to predict.py, and the line says so."""
+    train = write(tmp_path / "train.csv", "text,label\n" + "".join(f"t{i},{i % 2}\n" for i in range(8)))
+    dev = write(tmp_path / "dev.csv", "text,label\na,0\nb,1\n")
+    test = write(tmp_path / "test.csv", "text\nc\nd\n")
+    with pytest.raises(ValueError, match=r"test.csv: no column 'label' in the header \['text'\]; set --label-column NAME "
+                                         r".*: a test file is scored on its labels \(texts to label: predict.py\)$"):
+        data.load_csv_task(train, dev, test_file=test)
+
+
 def test_user_pairs_named_labels_and_regression(tmp_path):
     rows = [f'q{i},"passage, {i}",{"spam" if i % 3 else "ham"},{i / 7:.3f}\n' for i in range(40)]
     train = write(tmp_path / "train.csv", "question,passage,kind,score\n" + "".join(rows[:30]))
