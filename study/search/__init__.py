@@ -4,7 +4,7 @@ cheapest runs first, seeds only where two cells are not yet told apart. It reads
 (the runs' folder, the answer's reading, the paired rule); nothing outside this folder imports it
 but the Makefile's and a notebook's way in, advise.py.
 
-      advise.py ─┬─► asked.py, folds.py  (what is asked, checked; one labelled file's folds, the final model)
+      advise.py ─┬─► given.py, asked.py, folds.py  (what is given and asked, checked; one file's folds, the final model)
                  ├─► rounds.py ──► policy.py ──► standing.py ──► study/paired.py (the rule)
                  │                       └─────► space.py  (what may run, and what a run costs)
                  ├─► advise_report.py ──► standing.py, rounds.py (what was spent), prior.py (its table)
@@ -14,6 +14,7 @@ but the Makefile's and a notebook's way in, advise.py.
                  └─► prior.py, lock.py    (search_folder.py: the folder, read by each step)
 
     advise.py         make advise and its Python call: the search asked, the pick kept, the report written
+    given.py          what the Python call is given (paths, texts and labels, DataFrames), as the CSVs a search reads
     asked.py          what a search is asked, checked before any run: its size, budget, files and space
     folds.py          one labelled file (TRAIN_FILE alone): a fold a seed; the final model trained on every label
     rounds.py         its loop: the runs the policy asks for, round by round, until decided or the budget is spent

@@ -30,9 +30,6 @@ at its protocol's depths. A folder holds one search at a time (a lock file names
 """
 
 import argparse
-import contextlib
-import csv
-import io
 import os
 import signal
 import sys
@@ -41,12 +38,12 @@ from dataclasses import dataclass
 
 import methods
 import result
-from atomic import check_can_hold, write_atomically
+from atomic import check_can_hold
 from study import grid, serve, slurm, worker
-from study.folder import ROUNDS
 from study.progress import make_jobs
 from study.search import asked, folds, policy, prior
 from study.search.advise_report import REPORT, scored_on, scores_on_test, write_report
+from study.search.given import as_csv, parts_of, removed_if_refused
 from study.search.keep import check_save, keep, kept_model, kept_test_score, pick_runs
 from study.search.lock import holder, refuse_if_held, take_lock
 from study.search.rounds import Search, search
@@ -226,12 +223,12 @@ SETTINGS = dict(test_file=None, final=None, methods=None, jobs=1, seeds=5, prefe
 def advise(data, models, size, budget, folder, **settings):
     """make advise from Python: the search over `models` (a name or path, or several to choose
     among) at n = `size` for at most `budget` hours of runs, its runs in `folder` (the same folder,
-    data and settings resume it, one that make advise began too). `data`: (train CSV, dev CSV), or
-    ((texts, labels), (texts, labels)) (lists, numpy arrays or pandas Series), kept as
-    FOLDER/train.csv and FOLDER/dev.csv; or one labelled file, a CSV or (texts, labels), cross-validated (study/search/folds.py). `settings`: SETTINGS'
-    (final="all": the pick kept trained on train and dev together). Returns the Advice (its kept
-    model labels texts: predict.predictions(advice.saved, texts)); ValueError with one line where
-    the search cannot run."""
+    data and settings resume it, one that make advise began too). `data`: (train, dev), each a CSV's
+    path, (texts, labels) or a DataFrame (study/search/given.py: what is not a path is kept as
+    FOLDER/train.csv and dev.csv); or one labelled file, cross-validated (study/search/folds.py).
+    `settings`: SETTINGS' (test_file: a path, (texts, labels) or a DataFrame; final="all": the pick
+    kept trained on train and dev together). Returns the Advice (its kept model labels texts:
+    predict.predictions(advice.saved, texts)); ValueError with one line where the search cannot run."""
     unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
         raise ValueError(f"advise() takes no {', '.join(unknown)}: its settings are {', '.join(SETTINGS)}")
@@ -240,84 +237,32 @@ def advise(data, models, size, budget, folder, **settings):
     folder = os.fspath(folder)
     check_can_hold("the folder", folder)  # before your texts are written into it
     columns = given["text_column"], given["label_column"]
-    parts = [data] if one_part(data) else list(data)  # one labelled file: cross-validated (study/search/folds.py)
-    if len(parts) not in (1, 2):
-        raise ValueError(f"advise()'s data: one labelled file or (train, dev), not {len(parts)} parts "
-                         "(a test file is the test_file setting)")
-    targets = [os.path.join(folder, f"{name}.csv") for name in ("train", "dev")[:len(parts)]]
+    parts = dict(zip(("train", "dev"), parts_of(data)))  # each kept as FOLDER/NAME.csv where it is not a path
+    if given["test_file"] is not None:
+        parts["test"] = given["test_file"]
+    targets = {name: os.path.join(folder, f"{name}.csv") for name in parts}
     models = [os.fspath(models)] if isinstance(models, (str, os.PathLike)) else [os.fspath(m) for m in models]
-    option = lambda flag, name: [flag, str(given[name])] if given[name] is not None else []
-    argv = [folder, "--size", str(size), "--budget", str(budget), "--models", *models, "--jobs", str(given["jobs"]),
-            "--seeds", str(given["seeds"]), "--prefer", given["prefer"],
-            *option("--test-file", "test_file"), *option("--final", "final"), *option("--save", "save"),
-            *option("--splits-dir", "splits_dir"),
-            *option("--epochs", "epochs"), *option("--num-iterations", "num_iterations"),
-            *(["--methods", *given["methods"]] if given["methods"] else [])]
     p = parser()
     p.error = refuse  # a notebook gets the line, not an exit
-    with removed_if_refused(folder, [path for path in targets if not os.path.exists(path)]):
-        files = [as_csv(part, path, columns) for part, path in zip(parts, targets)]
+    with removed_if_refused(folder, [path for path in targets.values() if not os.path.exists(path)]):
+        files = {name: as_csv(part, targets[name], columns) for name, part in parts.items()}
+        given["test_file"] = files.get("test")
+        option = lambda flag, name: [flag, str(given[name])] if given[name] is not None else []
+        argv = [folder, "--size", str(size), "--budget", str(budget), "--models", *models, "--jobs", str(given["jobs"]),
+                "--seeds", str(given["seeds"]), "--prefer", given["prefer"],
+                *option("--test-file", "test_file"), *option("--final", "final"), *option("--save", "save"),
+                *option("--splits-dir", "splits_dir"),
+                *option("--epochs", "epochs"), *option("--num-iterations", "num_iterations"),
+                *(["--methods", *given["methods"]] if given["methods"] else [])]
         run_flags = ["--dataset", os.path.basename(os.path.abspath(folder)),  # the task's name in the report: the folder's
-                     "--train-file", files[0], *(["--dev-file", files[1]] if len(files) > 1 else []), "--text-column",
+                     "--train-file", files["train"], *(["--dev-file", files["dev"]] if "dev" in files else []), "--text-column",
                      columns[0], "--label-column", columns[1], *option("--cache-dir", "cache_dir"),
                      *option("--precision", "precision"), *option("--metric", "metric"), *given["run_options"]]
         return advise_in(p.parse_args(argv), run_flags)
 
 
-@contextlib.contextmanager
-def removed_if_refused(folder, new_files):
-    """A call refused before its search began (no rounds, no priors in `folder`) leaves no file it
-    wrote (`new_files`: its CSVs that were not there before), nor the folder where it made it."""
-    made = not os.path.exists(folder)
-    try:
-        yield
-    except ValueError:
-        if not any(os.path.exists(os.path.join(folder, name)) for name in (ROUNDS, prior.PRIORS)):
-            for path in new_files:
-                if os.path.exists(path):
-                    os.remove(path)
-            if made and os.path.isdir(folder) and not os.listdir(folder):
-                os.rmdir(folder)
-        raise
-
-
-def one_part(data):
-    """Whether advise()'s `data` is one labelled file: a path, or (texts, labels), each a list, a
-    tuple, a numpy array or a pandas Series (a text is a str; numpy's are too)."""
-    if isinstance(data, (str, os.PathLike)):
-        return True
-    texts = data[0] if len(data) == 2 else None
-    return texts is not None and not isinstance(texts, (str, os.PathLike)) and len(texts) > 0 \
-        and isinstance(next(iter(texts)), str)
-
-
 def refuse(message):
     raise ValueError(message)
-
-
-def as_csv(part, path, columns):
-    """A CSV path as given, or (texts, labels) written to `path` under `columns` (kept: a later call resumes;
-    one with other examples is refused once a search began on them, and replaces those of a call stopped before)."""
-    if isinstance(part, (str, os.PathLike)):
-        return os.fspath(part)
-    if len(part) != 2:
-        raise ValueError(f"advise()'s data: a CSV's path or (texts, labels), not {len(part)} things")
-    texts, labels = part
-    if len(texts) != len(labels):
-        raise ValueError(f"{len(texts)} texts and {len(labels)} labels: give each text its label")
-    table = io.StringIO()
-    rows = csv.writer(table)
-    rows.writerow(columns)
-    rows.writerows(zip(texts, labels))
-    if os.path.exists(path):  # a call resumed; other examples would meet the runs of the first ones
-        with open(path, "rb") as f:
-            if f.read() == table.getvalue().encode():
-                return path
-        if any(os.path.exists(os.path.join(os.path.dirname(path), name)) for name in (ROUNDS, prior.PRIORS)):
-            raise ValueError(f"{path} holds other examples than these, and the folder's search began on them: "
-                             "give another folder")
-    write_atomically(path, lambda f: f.write(table.getvalue().encode()))
-    return path
 
 
 def main(argv=None):

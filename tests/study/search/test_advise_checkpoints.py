@@ -12,6 +12,7 @@ import pytest
 import data
 from conftest import ADVISE, advise_here, film_task, save_tiny_bert, write_result
 from study.search import advise, policy, prior
+from study.search.given import as_csv
 from study.search.replay import replay
 from study.search.standing import Cell
 from study.search.space import deepest, expected_seconds, joined, models_of, ordered, space_for
@@ -123,17 +124,17 @@ def test_a_search_over_two_checkpoints_keeps_each_one_s_runs_and_the_python_call
     assert f"**{advice.honest_score:.3f} ±" in (folder / advise.REPORT).read_text()
     # texts and labels: kept as a CSV that reads back as the same task
     texts, labels = zip(*rows)
-    written = advise.as_csv((texts, labels), str(tmp / "listed" / "train.csv"), ("text", "label"))
+    written = as_csv((texts, labels), str(tmp / "listed" / "train.csv"), ("text", "label"))
     task = data.load_csv_task(written, str(tmp / "dev.csv"), text_column="text")
     assert list(task.train_texts) == list(texts) and list(task.train_labels) == list(labels)
-    assert advise.as_csv((texts, labels), written, ("text", "label")) == written  # the same examples: resumed
+    assert as_csv((texts, labels), written, ("text", "label")) == written  # the same examples: resumed
     before = open(written, "rb").read()
     (tmp / "listed" / "advise.rounds").write_text("")  # a search began on them
     with pytest.raises(ValueError, match="holds other examples than these, and the folder's search began on them"):
-        advise.as_csv((texts[1:], labels[1:]), written, ("text", "label"))
+        as_csv((texts[1:], labels[1:]), written, ("text", "label"))
     assert open(written, "rb").read() == before  # not replaced
     (tmp / "listed" / "advise.rounds").unlink()  # a call refused before its search: its examples mended
-    advise.as_csv((texts[1:], labels[1:]), written, ("text", "label"))
+    as_csv((texts[1:], labels[1:]), written, ("text", "label"))
     assert data.load_csv_task(written, str(tmp / "dev.csv"), text_column="text").train_texts == list(texts[1:])
 
 

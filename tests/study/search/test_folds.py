@@ -13,7 +13,6 @@ import result
 from conftest import ADVISE, advise_here, files_in
 from study.folder import load_results
 from study.search import advise, folds
-from study.search.advise import one_part
 
 
 def labelled(folder, rows=48, label=lambda i: i % 2):
@@ -118,17 +117,9 @@ def test_the_final_model_s_options_drop_the_folds_and_train_on_every_label():
     assert folds.one_file(flags) and not folds.one_file(["--train-file", "a", "--dev-file", "b"])
 
 
-def test_the_notebook_call_reads_one_file_or_two():
-    assert one_part("labelled.csv") and one_part((["a text", "another"], [0, 1]))
-    assert not one_part(("train.csv", "dev.csv")) and not one_part(((["a"], [0]), (["b"], [1])))
-    assert one_part((np.array(["a text", "another"]), np.array([0, 1])))  # a notebook's columns as arrays
-    assert not one_part(((np.array(["a"]), np.array([0])), (np.array(["b"]), np.array([1]))))
-
-
-
 @pytest.mark.parametrize("data, message", [
     (("train.csv", "dev.csv", "test.csv"), r"one labelled file or \(train, dev\), not 3 parts \(a test file is the test_file"),
-    (((["a", "b"], [0, 1], [1, 0]), (["c"], [1])), r"a CSV's path or \(texts, labels\), not 3 things"),
+    (((["a", "b"], [0, 1], [1, 0]), (["c"], [1])), r"a CSV's path, a DataFrame or \(texts, labels\), not 3 things"),
 ])
 def test_the_notebook_call_refuses_data_of_other_shapes_before_any_work(tmp_path, data, message):
     with pytest.raises(ValueError, match=message):

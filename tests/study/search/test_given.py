@@ -1,0 +1,48 @@
+"""study/search/given.py: what advise() is given from Python (paths, texts and labels, DataFrames)
+read as one labelled file or (train, dev), written as the CSVs a search reads, a test file too."""
+
+import numpy as np
+import pytest
+
+import data
+from study.search import advise
+from study.search.given import as_csv, one_part, parts_of
+
+pd = pytest.importorskip("pandas", reason="pandas comes with datasets; without it a notebook has no DataFrame to give")
+
+
+def test_the_notebook_call_reads_one_file_or_two():
+    assert one_part("labelled.csv") and one_part((["a text", "another"], [0, 1]))
+    assert not one_part(("train.csv", "dev.csv")) and not one_part(((["a"], [0]), (["b"], [1])))
+    assert one_part((np.array(["a text", "another"]), np.array([0, 1])))  # a notebook's columns as arrays
+    assert not one_part(((np.array(["a"]), np.array([0])), (np.array(["b"]), np.array([1]))))
+    two_rows = pd.DataFrame({"text": ["a", "b"], "label": [0, 1]})  # once read as (its column names)
+    assert one_part(two_rows) and len(parts_of(two_rows)) == 1 and len(parts_of((two_rows, two_rows))) == 2
+
+
+def test_a_dataframe_is_written_as_its_text_and_label_columns_would_be(tmp_path):
+    texts, labels = [f"film {i}" for i in range(6)], ["pos", "neg"] * 3
+    frame = pd.DataFrame({"id": range(6), "text": texts, "label": labels})
+    from_lists = as_csv((texts, labels), str(tmp_path / "lists.csv"), ("text", "label"))
+    from_frame = as_csv(frame, str(tmp_path / "frame.csv"), ("text", "label"))
+    assert open(from_frame, "rb").read() == open(from_lists, "rb").read()
+    with pytest.raises(ValueError, match=r"a DataFrame without a column 'label' \(its columns: id, review, stars\): "
+                                         r"name yours with text_column= and label_column="):
+        as_csv(frame.rename(columns={"text": "review", "label": "stars"}), str(tmp_path / "x.csv"), ("review", "label"))
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_the_python_call_takes_dataframes_and_a_test_file_of_texts_and_labels(tiny_bert, tmp_path):
+    """(train, dev) as DataFrames and test_file as (texts, labels): kept as FOLDER/train.csv, dev.csv
+    and test.csv, and the kept model scored on the test examples."""
+    words = ["good", "bad", "fine", "dull", "great", "awful"]
+    frame = lambda rows, start: pd.DataFrame({"text": [f"{words[i % 6]} film {i}" for i in range(start, start + rows)],
+                                              "label": [i % 2 for i in range(start, start + rows)]})
+    test = ([f"{w} film" for w in ["good", "bad"] * 6], [0, 1] * 6)
+    folder = tmp_path / "results"
+    advice = advise.advise((frame(48, 0), frame(24, 100)), tiny_bert, 16, 0.5, folder, methods=["probe"], seeds=1,
+                           test_file=test, save=tmp_path / "saved", cache_dir=tmp_path / "cache",
+                           splits_dir=tmp_path / "splits", precision="fp32")
+    task = data.load_csv_task(str(folder / "train.csv"), str(folder / "dev.csv"), test_file=str(folder / "test.csv"))
+    assert list(task.test_texts) == test[0] and task.test_labels.tolist() == test[1] and len(task.dev_texts) == 24
+    assert advice.test_score is not None and 0 <= advice.test_score <= 1
