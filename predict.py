@@ -4,7 +4,9 @@ Label a CSV (or TSV) with a classifier that freeze_study.py --save wrote:
     python predict.py --model saved/sst2-k2 --input reviews.csv --out labelled.csv
 
 writes the input's rows with one more column, `prediction`: the class's name (or the predicted
-score, for a regression head), as a CSV, or split by tabs where --out ends in .tsv. The model is
+score, for a regression head), as a CSV, or split by tabs where --out ends in .tsv. With
+--label-column, the input's own labels, it prints the predictions' scores against them (every metric
+a run reads on its dev split: a test file scored after the fact). The model is
 read into our encoder as any checkpoint is: a classifier (the fine-tune, LoRA, BitFit) scores with
 its own head (a checkpoint whose weights lack one, one to train from, is refused: its head would be
 random numbers); a sentence embedder with a fitted head (SetFit, the probe: head.json beside it)
@@ -32,6 +34,7 @@ from parts import families
 import hub
 import loop
 import machine
+import metrics
 import probe
 import tables
 
@@ -45,6 +48,7 @@ def parse_args(argv):
     p.add_argument("--input", required=True, help="a CSV or TSV file with a header")
     p.add_argument("--text-column", help="the texts' column (default: the header's 'sentence' or 'text')")
     p.add_argument("--text-pair-column", help="the second text of a sentence pair")
+    p.add_argument("--label-column", help="the input's labels: print the predictions' scores against them")
     p.add_argument("--out", required=True, help="the labelled file (CSV; .tsv: split by tabs), new unless --overwrite")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists (never --input)")
     p.add_argument("--device", default="cpu")
@@ -68,12 +72,14 @@ def check_out(args):
 
 
 def labelled_rows(args):
-    """The input's header and rows, each with its prediction appended."""
+    """The input's header and rows, each with its prediction appended, and with --label-column the
+    predictions' scores against its labels ({metric: value}; else None)."""
     check_out(args)
     device = machine.checked_device(args.device)
     folder = saved_model_folder(args.model)
     table = tables.read_table(args.input)
-    header = tables.check_header(args.input, table, {args.text_column: "--text-column", args.text_pair_column: "--text-pair-column"})
+    header = tables.check_header(args.input, table, {args.text_column: "--text-column", args.text_pair_column: "--text-pair-column",
+                                                     args.label_column: "--label-column"})
     if PREDICTION in header:  # two columns of one name: a reader of --out would take one for the other
         raise ValueError(f"{args.input} has a column {PREDICTION!r} already (labelled before?): rename or drop it, "
                          "as predict.py adds its own")
@@ -86,10 +92,28 @@ def labelled_rows(args):
         raise ValueError(f"{args.input}: no rows to label")
     if args.out.endswith(".tsv"):
         check_tab_separable(args.input, [(1, table[0])] + numbered)
+    num_labels, names = classes_of(folder)
+    truth = args.label_column and labels_given(args.input, numbered, header.index(args.label_column), num_labels, names)
     column = lambda name: [row[header.index(name)] for row in rows] if name else None
-    labels = predicted(folder, trained, column(text_column), column(pair_column), device)
+    outputs = model_outputs(folder, trained, column(text_column), column(pair_column), device)
+    scores = None if truth is None else metrics.scores(truth, outputs, num_labels)
     as_field = lambda label: f"{label:.4f}" if isinstance(label, float) else str(label)
-    return table[0] + [PREDICTION], [row + [as_field(label)] for row, label in zip(rows, labels)]  # the header as written
+    labels = as_labels(outputs, num_labels, names)
+    return table[0] + [PREDICTION], [row + [as_field(label)] for row, label in zip(rows, labels)], scores  # the header as written
+
+
+def labels_given(path, numbered, column, num_labels, names):
+    """The input's labels (its rows, numbered by line, in `column`) as the model's classes (names:
+    theirs) or, for a regression, numbers; an empty or unknown one refused by its line, before the
+    model runs."""
+    entries = [(path, number, row[column].strip()) for number, row in numbered]
+    empty = next((number for _, number, label in entries if not label), None)
+    if empty is not None:
+        raise ValueError(f"{path}, line {empty}: empty label (--label-column scores every row)")
+    labels = tables.parse_labels(entries, num_labels == 1, names)
+    if num_labels > 1:
+        tables.check_known(path, labels, num_labels, [number for _, number, _ in entries])
+    return labels
 
 
 def predictions(model, texts, pairs=None, device="cpu"):
@@ -105,7 +129,7 @@ def predictions(model, texts, pairs=None, device="cpu"):
     device, folder = machine.checked_device(device), saved_model_folder(model)
     trained = checkpoint.read_inputs(folder) or {}
     check_pairs(f"the model {model}", trained, pairs is not None, "pass their second texts as pairs=[...]", "drop pairs")
-    return predicted(folder, trained, texts, pairs, device)
+    return as_labels(model_outputs(folder, trained, texts, pairs, device), *classes_of(folder))
 
 
 def listed_texts(name, given):
@@ -121,15 +145,30 @@ def listed_texts(name, given):
     return given
 
 
-def predicted(folder, trained, texts, pairs, device):
+def model_outputs(folder, trained, texts, pairs, device):
     """The model in `folder`'s prediction for each of the (checked) texts, computed as its run did
-    (trained: checkpoint.read_inputs, its precision): class names (or numbers), or a regression's floats."""
+    (trained: checkpoint.read_inputs, its precision): class numbers, or a regression's scores."""
     precision = machine.scored_as_trained(trained.get("precision"), device)
     head = checkpoint.read_head(folder)  # SetFit's and the probe's fitted head, or None: a classifier
     if head:
-        outputs, num_labels, names = predict_with_head(folder, texts, pairs, device, head, precision)
-    else:
-        outputs, num_labels, names = predict_with_classifier(folder, texts, pairs, device, precision)
+        return predict_with_head(folder, texts, pairs, device, head, precision)
+    return predict_with_classifier(folder, texts, pairs, device, precision)
+
+
+def classes_of(folder):
+    """(the number of labels, 1 for a regression; the class names, or None) the saved model in
+    `folder` predicts, read without its weights."""
+    head = checkpoint.read_head(folder)
+    if head:
+        _, bias, names = head
+        return (1 if len(bias) == 1 else len(bias)), names
+    config = families.read_config_json(folder)
+    num_labels = config.get("num_labels", len(config.get("id2label", {})) or 2)
+    return num_labels, [config["id2label"][str(i)] for i in range(num_labels)] if "id2label" in config else None
+
+
+def as_labels(outputs, num_labels, names):
+    """model_outputs' predictions as a user reads them: class names (or numbers), or a regression's floats."""
     return [float(p) for p in outputs] if num_labels == 1 else [names[p] if names else int(p) for p in outputs]
 
 
@@ -192,40 +231,37 @@ def token_ids(folder, model, texts, pairs, max_length=None):
 
 
 def predict_with_classifier(folder, texts, pairs, device, precision):
-    """A saved classifier's predictions, in `precision`: (per text, the number of labels, the class
-    names or None)."""
-    config = families.read_config_json(folder)
-    num_labels = config.get("num_labels", len(config.get("id2label", {})) or 2)
-    names = [config["id2label"][str(i)] for i in range(num_labels)] if "id2label" in config else None
-    model = checkpoint.from_pretrained(folder, num_labels=num_labels).to(device)
+    """A saved classifier's prediction per text, in `precision`."""
+    model = checkpoint.from_pretrained(folder, num_labels=classes_of(folder)[0]).to(device)
     if model.fresh_head:  # a checkpoint to train from: its head would be random numbers
         raise ValueError(f"{folder} holds no trained classifier (its weights lack {model.fresh_head[-1]}): give the "
                          "folder freeze_study.py --save (or make advise's SAVE) wrote")
-    return loop.predict(model, token_ids(folder, model, texts, pairs), None, device, precision), num_labels, names
+    return loop.predict(model, token_ids(folder, model, texts, pairs), None, device, precision)
 
 
 def predict_with_head(folder, texts, pairs, device, head, precision):
-    """A saved sentence embedder's predictions through its fitted head (checkpoint.save_embedder),
-    the embeddings in `precision`: (per text, the number of labels, the class names)."""
-    weight, bias, names = head
+    """A saved sentence embedder's prediction per text through its fitted head
+    (checkpoint.save_embedder), the embeddings in `precision`."""
+    weight, bias, _ = head
     spec = checkpoint.sentence_embedding_spec(folder)
     model = checkpoint.from_pretrained(folder).to(device)
     model.pooling, model.normalize = spec["pooling"], spec["normalize"]
     ids = token_ids(folder, model, texts, pairs, spec["max_length"])
     embeddings = probe.all_sentence_embeddings(model, ids, None, device, precision)
-    num_labels = 1 if len(bias) == 1 else len(bias)
-    return probe.predict((weight, bias), embeddings, num_labels), num_labels, names
+    return probe.predict((weight, bias), embeddings, classes_of(folder)[0])
 
 
 def main(argv=None):
     args = parse_args(argv)
     try:
-        header, rows = labelled_rows(args)
+        header, rows, scores = labelled_rows(args)
     except ValueError as e:
         fail(str(e))
     text = as_text(args.out, header, rows)
     atomic.write_atomically(args.out, lambda f: f.write(text.encode()))
     print(f"predict.py: {len(rows)} row{'s' * (len(rows) != 1)} labelled -> {args.out}")
+    if scores:
+        print(f"predict.py: against its column {args.label_column!r}: " + ", ".join(f"{name} {value:.4f}" for name, value in scores.items()))
 
 
 if __name__ == "__main__":

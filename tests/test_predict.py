@@ -37,10 +37,11 @@ def test_the_saved_run_scores_the_dev_split_as_the_run_did(tmp_path, tiny_bert, 
 
 @pytest.mark.parametrize("method", methods.NAMES)
 def test_every_method_saved_on_the_device_labels_the_dev_split_as_its_run_scored_it(tmp_path, tiny_bert, glue_dir,
-                                                                                     method, device):
+                                                                                     method, device, capsys):
     """A run of each method on the device, --save, then predict.py there on the dev split as a CSV:
     what make advise hands a user, before any search relies on it on a card. On a CPU the same
-    accuracy exactly; on CUDA within two of the 872 sentences (its sums run in another order)."""
+    accuracy exactly, and --label-column prints the run's own dev scores; on CUDA within two of the
+    872 sentences (its sums run in another order)."""
     depth = str(transformers.AutoConfig.from_pretrained(tiny_bert).num_hidden_layers) \
         if methods.get(method).every_layer_frozen else "1"
     result = run(tmp_path, tiny_bert, glue_dir, "--freeze", depth, "--precision", "fp32", "--device", str(device),
@@ -49,8 +50,13 @@ def test_every_method_saved_on_the_device_labels_the_dev_split_as_its_run_scored
     task = data.load_glue("sst2", glue_dir)
     with open(tmp_path / "dev.csv", "w", newline="") as f:
         csv.writer(f).writerows([("sentence", "label"), *zip(task.dev_texts, task.dev_labels.tolist())])
+    capsys.readouterr()
     predict.main(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "dev.csv"), "--out",
-                  str(tmp_path / "labelled.csv"), "--device", str(device)])
+                  str(tmp_path / "labelled.csv"), "--device", str(device), "--label-column", "label"])
+    printed = capsys.readouterr().out.splitlines()[-1]
+    assert printed.startswith("predict.py: against its column 'label': accuracy ")
+    if device.type == "cpu":
+        assert printed.endswith(", ".join(f"{name} {value:.4f}" for name, value in result["at_score"].items()))
     with open(tmp_path / "labelled.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     right = sum(row["prediction"] == row["label"] for row in rows)
@@ -150,14 +156,18 @@ def test_predict_reads_the_columns_the_model_was_trained_on_and_refuses_the_wron
         predict.predictions(str(tmp_path / "single"), ["good fun"], pairs=["fine plot"])
 
 
-def test_a_regression_kept_predicts_its_scores_from_a_file_and_from_python(tmp_path, tiny_bert_regression):
-    """Scores to predict, on pairs: predict.py writes each to four decimals, predictions() hands the
-    same floats, and they correlate with the labels as the run's dev score said."""
+def test_a_regression_kept_predicts_its_scores_from_a_file_and_from_python(tmp_path, tiny_bert_regression, capsys):
+    """Scores to predict, on pairs: predict.py writes each to four decimals (and, given the labels'
+    column, the run's own dev scores), predictions() hands the same floats, and they correlate with
+    the labels as the run's dev score said."""
     train_file, scores_file = pair_scores_csv(tmp_path)  # predicted: the dev file the run's score was read on
     result = run(tmp_path, tiny_bert_regression, str(tmp_path), "--train-file", train_file, "--dev-file", scores_file,
                  "--text-column", "question", "--text-pair-column", "answer", "--label-column", "score", "--regression",
                  "--size", "32", "--freeze", "1", "--precision", "fp32", "--save", str(tmp_path / "saved"))
-    predict.main(["--model", str(tmp_path / "saved"), "--input", scores_file, "--out", str(tmp_path / "out.csv")])
+    predict.main(["--model", str(tmp_path / "saved"), "--input", scores_file, "--out", str(tmp_path / "out.csv"),
+                  "--label-column", "score"])
+    assert capsys.readouterr().out.splitlines()[-1] == ("predict.py: against its column 'score': " + ", ".join(
+        f"{name} {value:.4f}" for name, value in result["at_score"].items()))
     with open(tmp_path / "out.csv", newline="") as f:
         labelled = list(csv.DictReader(f))
     floats = predict.predictions(str(tmp_path / "saved"), [r["question"] for r in labelled], [r["answer"] for r in labelled])
@@ -177,6 +187,17 @@ def test_a_regression_kept_predicts_its_scores_from_a_file_and_from_python(tmp_p
 def test_predictions_from_python_refuse_bad_texts_before_reading_the_model(tmp_path, texts, pairs, words):
     with pytest.raises(ValueError, match=re.escape(words)):
         predict.predictions(str(tmp_path / "no-such-model"), texts, pairs)  # the texts' line, not the folder's
+
+
+def test_labels_to_score_against_that_the_model_cannot_read_are_refused_before_any_work(tmp_path, tiny_bert, capsys):
+    checkpoint.save_pretrained(checkpoint.from_pretrained(tiny_bert).eval(), str(tmp_path / "saved"), label_names=["neg", "pos"])
+    (tmp_path / "in.csv").write_text("text,label,stars\ngood,pos,5\nbad,neutral,1\nfine,,3\n")
+    argv = ["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--out", str(tmp_path / "out.csv")]
+    for column, words in (("label", "in.csv, line 4: empty label (--label-column scores every row)"),
+                          ("stars", "in.csv, line 2: label '5' is not one of the train split's classes (neg, pos)"),
+                          ("gold", "no column 'gold' in the header ['text', 'label', 'stars']; set --label-column")):
+        assert_refused_in_one_line(argv + ["--label-column", column], words, capsys, predict.main)
+    assert not (tmp_path / "out.csv").exists()
 
 
 def test_predict_refuses_a_device_this_machine_lacks_in_one_line(tmp_path, tiny_bert, capsys):
