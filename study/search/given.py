@@ -14,6 +14,8 @@ label_column (pandas is not imported here: a DataFrame is known by its columns).
 import contextlib
 import csv
 import io
+import math
+import numbers
 import os
 
 from atomic import write_atomically
@@ -66,7 +68,7 @@ def as_csv(part, path, columns):
     table = io.StringIO()
     rows = csv.writer(table)
     rows.writerow(columns)
-    rows.writerows(zip(texts, labels))
+    rows.writerows((field(text), field(label)) for text, label in zip(texts, labels))
     if os.path.exists(path):  # a call resumed; other examples would meet the runs of the first ones
         with open(path, "rb") as f:
             if f.read() == table.getvalue().encode():
@@ -76,6 +78,13 @@ def as_csv(part, path, columns):
                              "give another folder")
     write_atomically(path, lambda f: f.write(table.getvalue().encode()))
     return path
+
+
+def field(value):
+    """A value as the CSV holds it; a missing one (None, NaN, pandas' NA) empty, so that the file's
+    checks refuse it by its line as they refuse an empty field a user wrote, not train on 'nan'."""
+    missing = value is None or type(value).__name__ == "NAType" or (isinstance(value, numbers.Real) and math.isnan(value))
+    return "" if missing else value
 
 
 def search_began(folder):

@@ -32,6 +32,18 @@ def test_a_dataframe_is_written_as_its_text_and_label_columns_would_be(tmp_path)
     assert not (tmp_path / "x.csv").exists()
 
 
+def test_a_missing_text_or_label_is_written_empty_and_refused_by_its_line(tmp_path):
+    """NaN, None and pandas' NA were written as 'nan', 'None' or '<NA>': texts and classes of their own."""
+    frame = pd.DataFrame({"text": ["a", "b", np.nan, "d"], "label": ["pos", "neg", "pos", "neg"]})
+    written = as_csv(frame, str(tmp_path / "train.csv"), ("text", "label"))
+    assert open(written).read() == "text,label\na,pos\nb,neg\n,pos\nd,neg\n"
+    with pytest.raises(ValueError, match=r"train.csv, line 4: empty text"):
+        data.load_csv_task(written, written)
+    for missing in (None, np.float32("nan"), pd.NA):
+        as_csv((["a", "b", "c"], ["pos", missing, "neg"]), str(tmp_path / "dev.csv"), ("text", "label"))
+        assert open(tmp_path / "dev.csv").read().splitlines()[2] == "b,"
+
+
 def test_the_python_call_takes_dataframes_and_a_test_file_of_texts_and_labels(tiny_bert, tmp_path):
     """(train, dev) as DataFrames and test_file as (texts, labels): kept as FOLDER/train.csv, dev.csv
     and test.csv, and the kept model scored on the test examples."""
