@@ -79,7 +79,7 @@ RUNS = $(shell $(PYTHON) -m study.grid names $(RESULTS) --freeze $(FREEZE) --siz
   $(if $(or $(LRS),$(LR)),--lrs $(or $(LRS),$(LR))) --reinits $(REINITS) $(if $(PROBE),--probe) \
   $(if $(METHOD),--method $(METHOD)) $(if $(TRAIN_FILE),--train-file $(TRAIN_FILE)))
 
-.PHONY: help setup mpnet test check-quotes grid runs report status slurm slurm-array best advise clean
+.PHONY: help setup mpnet test check-quotes grid runs report status status-of slurm slurm-array best advise clean
 # a run writes its result atomically (temporary name, then rename), so a result file is always
 # whole: make must not delete one that finished just before a Ctrl-C or a kill
 .PRECIOUS: $(RESULTS)/freeze%.json
@@ -235,6 +235,11 @@ advise:
 	  -- $(TASK_OPTIONS)
 
 status:
+	@$(DEPTH_CHECK) $(MAKE) --no-print-directory status-of FREEZE="$$freeze"
+
+# status's lines once the depths are read (as runs is grid's): make expands a recipe whole before it
+# runs, so the grid's names would otherwise be asked for with no depth, and say so twice
+status-of:
 	@echo "$(RESULTS): $$($(PYTHON) -m study.progress status $(RUNS))"
 	@if command -v squeue > /dev/null && squeue -h > /dev/null 2>&1; then $(PYTHON) -m study.slurm status -- $(RUNS); fi
 

@@ -210,6 +210,7 @@ def test_a_grid_of_one_method_ends_in_its_report(grid, tmp_path, method):
     (["SIZE=0", "advise"], "advise: error: --size 0 (make: SIZE=) is neither a positive number of training examples nor all"),
     (["MODEL=no-such-model"], "protocol.py: error: cannot get model 'no-such-model'"),  # its why alone
     (["MODEL=no-such-model", "advise"], "protocol.py: error: cannot get model 'no-such-model'"),
+    (["MODEL=no-such-model", "status"], "protocol.py: error: cannot get model 'no-such-model'"),  # once said twice, exit 0
     (["FREEZE="], "make: cannot read the depth of"),
 ])
 def test_make_refuses_a_bad_variable_in_one_line_of_its_own(grid, tmp_path, variables, message):
