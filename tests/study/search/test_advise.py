@@ -188,13 +188,19 @@ def test_the_report_reads_a_searchs_runs_as_its_answer(searched, tmp_path):
 def test_a_pick_no_better_than_one_class_for_all_says_so_in_every_way_out(tiny_bert, tmp_path, capsys):
     """Labels drawn at random: whatever the search picks, its honest score cannot stand two standard
     errors above the majority class's. The report, the printed line and the Python call's Advice say so.
-    The call is given its folders as a notebook holds them, pathlib.Path."""
+    The call is given its folders as a notebook holds them, pathlib.Path, its train examples as a
+    DataFrame and its test examples as (texts, labels): kept as FOLDER's CSVs, the test file scored."""
+    pd = pytest.importorskip("pandas", reason="pandas comes with datasets")
     coin = np.random.default_rng(3)
-    train = ([f"film {i}" for i in range(48)], coin.integers(0, 2, 48).tolist())
+    train = pd.DataFrame({"text": [f"film {i}" for i in range(48)], "label": coin.integers(0, 2, 48)})
     dev = ([f"film {i}" for i in range(100, 124)], coin.integers(0, 2, 24).tolist())
+    test = ([f"film {i}" for i in range(200, 210)], coin.integers(0, 2, 10).tolist())
     folder = tmp_path / "results"
-    advice = advise.advise((train, dev), Path(tiny_bert), 16, 0.5, folder, methods=["probe"], seeds=2,
+    advice = advise.advise((train, dev), Path(tiny_bert), 16, 0.5, folder, methods=["probe"], seeds=2, test_file=test,
                            save=tmp_path / "saved", cache_dir=tmp_path / "cache", splits_dir=tmp_path / "splits", precision="fp32")
+    task = data.load_csv_task(str(folder / "train.csv"), str(folder / "dev.csv"), test_file=str(folder / "test.csv"))
+    assert list(task.train_texts) == train["text"].tolist() and task.test_labels.tolist() == test[1]
+    assert advice.test_score is not None  # the kept model's, on the test examples
     majority = max(dev[1].count(0), dev[1].count(1)) / 24
     assert advice.clear_of_constant is False and advice.honest_score <= majority + 0.2
     assert f"not clear of a constant prediction's {majority:.3f}" in capsys.readouterr().out

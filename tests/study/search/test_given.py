@@ -1,11 +1,11 @@
 """study/search/given.py: what advise() is given from Python (paths, texts and labels, DataFrames)
-read as one labelled file or (train, dev), written as the CSVs a search reads, a test file too."""
+read as one labelled file or (train, dev), written as the CSVs a search reads (a search given
+DataFrames and a test file of texts and labels: tests/study/search/test_advise.py)."""
 
 import numpy as np
 import pytest
 
 import data
-from study.search import advise
 from study.search.given import as_csv, one_part, parts_of
 
 pd = pytest.importorskip("pandas", reason="pandas comes with datasets; without it a notebook has no DataFrame to give")
@@ -42,19 +42,3 @@ def test_a_missing_text_or_label_is_written_empty_and_refused_by_its_line(tmp_pa
     for missing in (None, np.float32("nan"), pd.NA):
         as_csv((["a", "b", "c"], ["pos", missing, "neg"]), str(tmp_path / "dev.csv"), ("text", "label"))
         assert open(tmp_path / "dev.csv").read().splitlines()[2] == "b,"
-
-
-def test_the_python_call_takes_dataframes_and_a_test_file_of_texts_and_labels(tiny_bert, tmp_path):
-    """(train, dev) as DataFrames and test_file as (texts, labels): kept as FOLDER/train.csv, dev.csv
-    and test.csv, and the kept model scored on the test examples."""
-    words = ["good", "bad", "fine", "dull", "great", "awful"]
-    frame = lambda rows, start: pd.DataFrame({"text": [f"{words[i % 6]} film {i}" for i in range(start, start + rows)],
-                                              "label": [i % 2 for i in range(start, start + rows)]})
-    test = ([f"{w} film" for w in ["good", "bad"] * 6], [0, 1] * 6)
-    folder = tmp_path / "results"
-    advice = advise.advise((frame(48, 0), frame(24, 100)), tiny_bert, 16, 0.5, folder, methods=["probe"], seeds=1,
-                           test_file=test, save=tmp_path / "saved", cache_dir=tmp_path / "cache",
-                           splits_dir=tmp_path / "splits", precision="fp32")
-    task = data.load_csv_task(str(folder / "train.csv"), str(folder / "dev.csv"), test_file=str(folder / "test.csv"))
-    assert list(task.test_texts) == test[0] and task.test_labels.tolist() == test[1] and len(task.dev_texts) == 24
-    assert advice.test_score is not None and 0 <= advice.test_score <= 1
