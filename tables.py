@@ -26,6 +26,7 @@ import numpy as np
 # given a labels list that holds one): never what a file calls a class
 MISSING = {"nan", "<na>"}
 
+
 def read_table(path):
     """Every row of a .csv file, or of a .tsv file read with quoting off (GLUE's sentences hold
     stray quote characters that are text, not quoting)."""
@@ -41,6 +42,8 @@ def read_table(path):
     except UnicodeDecodeError:
         with open(path, "rb") as f:
             raw = f.read()
+        if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):  # its byte-order mark: not a stray byte on line 1
+            raise ValueError(f"{path}: the file is UTF-16 (a spreadsheet's 'Unicode text'?): save it as UTF-8") from None
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as e:  # where, in the file's bytes (the reader's chunks do not say)

@@ -31,6 +31,16 @@ def test_a_header_that_cannot_be_read_as_asked_is_named(tmp_path, name, text, me
     assert message in str(e.value)
 
 
+def test_a_file_not_in_utf_8_is_named_by_what_it_is(tmp_path):
+    """A spreadsheet's 'Unicode text' is UTF-16: once named a Latin-1 file by its byte-order mark."""
+    (tmp_path / "a.tsv").write_text("text\tlabel\nhi\t0\n", encoding="utf-16")
+    with pytest.raises(ValueError, match=r"a.tsv: the file is UTF-16 \(a spreadsheet's 'Unicode text'\?\): save it as UTF-8"):
+        tables.read_table(str(tmp_path / "a.tsv"))
+    (tmp_path / "a.csv").write_bytes("text,label\ncafé,0\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"a.csv, line 2: byte 0xe9 is not UTF-8 \(a Latin-1 or Windows-1252 file\?\)"):
+        tables.read_table(str(tmp_path / "a.csv"))
+
+
 def test_an_empty_file_with_no_column_named_asks_for_a_header(tmp_path):
     # predict.py names no column unless asked: the line reads without an empty list
     with pytest.raises(ValueError, match=r"a.csv: the file is empty: it needs a header naming its columns and a row"):
