@@ -80,7 +80,7 @@ def check_header(path, rows, columns):
                              (";", "semicolons", "write it with commas")):
         if len(header) == 1 and other != delimiter and other in header[0]:
             raise ValueError(f"{path}: its header {header[0]!r} is one column split by {what}: {fix}")
-    repeated = [name for i, name in enumerate(header) if name in header[:i]]
+    repeated = [name for i, name in enumerate(header) if name and name in header[:i]]  # unnamed: a spreadsheet's empty columns
     if repeated:
         raise ValueError(f"{path}: the header names the column {repeated[0]!r} twice: give each column its own name")
     for name, flag in columns.items():

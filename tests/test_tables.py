@@ -51,6 +51,8 @@ def test_a_good_header_is_its_columns(tmp_path):
     assert tables.read_header(write(tmp_path / "a.tsv", "text\tlabel\nhi\t0\n"), {"text": "--text-column"}) == ["text", "label"]
     # the spaces a hand-written header puts after its commas are not part of the names
     assert tables.read_header(write(tmp_path / "a.csv", " text , label\nhi,0\n"), {"label": "--label-column"}) == ["text", "label"]
+    # a spreadsheet's empty columns after the last (trailing commas) are unnamed, not one name twice
+    assert tables.read_header(write(tmp_path / "b.csv", "text,label,,\nhi,0,,\n"), {"text": "--text-column"}) == ["text", "label", "", ""]
 
 
 @pytest.mark.parametrize("header, column", [("text,label", "text"), ("id,sentence,label", "sentence")])
