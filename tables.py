@@ -44,6 +44,8 @@ def read_table(path):
             raw = f.read()
         if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):  # its byte-order mark: not a stray byte on line 1
             raise ValueError(f"{path}: the file is UTF-16 (a spreadsheet's 'Unicode text'?): save it as UTF-8") from None
+        if raw[:4] == b"PK\x03\x04":  # a zip archive, as an .xlsx workbook is
+            raise ValueError(f"{path}: the file is a zip archive (an .xlsx workbook?): save its sheet as CSV (UTF-8)") from None
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as e:  # where, in the file's bytes (the reader's chunks do not say)

@@ -1,6 +1,8 @@
 """tables.py: a table's header and labels checked, each bad one named by its file and line; a dev or
 test file's examples kept apart from the files before it (through data.load_csv_task, which asks)."""
 
+import zipfile
+
 import numpy as np
 import pytest
 
@@ -32,10 +34,15 @@ def test_a_header_that_cannot_be_read_as_asked_is_named(tmp_path, name, text, me
 
 
 def test_a_file_not_in_utf_8_is_named_by_what_it_is(tmp_path):
-    """A spreadsheet's 'Unicode text' is UTF-16: once named a Latin-1 file by its byte-order mark."""
+    """A spreadsheet's 'Unicode text' is UTF-16, and its workbook a zip archive: each once named a
+    Latin-1 file by its first bytes."""
     (tmp_path / "a.tsv").write_text("text\tlabel\nhi\t0\n", encoding="utf-16")
     with pytest.raises(ValueError, match=r"a.tsv: the file is UTF-16 \(a spreadsheet's 'Unicode text'\?\): save it as UTF-8"):
         tables.read_table(str(tmp_path / "a.tsv"))
+    with zipfile.ZipFile(tmp_path / "book.xlsx", "w", zipfile.ZIP_DEFLATED) as book:
+        book.writestr("xl/workbook.xml", "<workbook/>" * 50)
+    with pytest.raises(ValueError, match=r"book.xlsx: the file is a zip archive \(an .xlsx workbook\?\): save its sheet as CSV"):
+        tables.read_table(str(tmp_path / "book.xlsx"))
     (tmp_path / "a.csv").write_bytes("text,label\ncafé,0\n".encode("latin-1"))
     with pytest.raises(ValueError, match=r"a.csv, line 2: byte 0xe9 is not UTF-8 \(a Latin-1 or Windows-1252 file\?\)"):
         tables.read_table(str(tmp_path / "a.csv"))
