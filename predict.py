@@ -18,6 +18,7 @@ inputs.json), else the header's 'sentence' or 'text'. From Python (a notebook, a
 
     from predict import predictions
     predictions(advice.saved, ["a fine film", "dull"])     # e.g. ['pos', 'neg']; pairs=[...] for sentence pairs
+    scores(advice.saved, texts, labels)                    # what --label-column prints: {'accuracy': ..., ...}
 """
 
 import argparse
@@ -26,6 +27,7 @@ import io
 import os
 import sys
 
+import numpy as np
 
 import atomic
 import checkpoint
@@ -93,7 +95,8 @@ def labelled_rows(args):
     if args.out.endswith(".tsv"):
         check_tab_separable(args.input, [(1, table[0])] + numbered)
     num_labels, names = classes_of(folder)
-    truth = args.label_column and labels_given(args.input, numbered, header.index(args.label_column), num_labels, names)
+    truth = args.label_column and as_classes([row[header.index(args.label_column)].strip() for row in rows],
+                                             lambda i: f"{args.input}, line {numbered[i][0]}", num_labels, names)
     column = lambda name: [row[header.index(name)] for row in rows] if name else None
     outputs = model_outputs(folder, trained, column(text_column), column(pair_column), device)
     scores = None if truth is None else metrics.scores(truth, outputs, num_labels)
@@ -102,18 +105,20 @@ def labelled_rows(args):
     return table[0] + [PREDICTION], [row + [as_field(label)] for row, label in zip(rows, labels)], scores  # the header as written
 
 
-def labels_given(path, numbered, column, num_labels, names):
-    """The input's labels (its rows, numbered by line, in `column`) as the model's classes (names:
-    theirs) or, for a regression, numbers; an empty or unknown one refused by its line, before the
-    model runs."""
-    entries = [(path, number, row[column].strip()) for number, row in numbered]
-    empty = next((number for _, number, label in entries if not label), None)
-    if empty is not None:
-        raise ValueError(f"{path}, line {empty}: empty label (--label-column scores every row)")
-    labels = tables.parse_labels(entries, num_labels == 1, names)
-    if num_labels > 1:
-        tables.check_known(path, labels, num_labels, [number for _, number, _ in entries])
-    return labels
+def as_classes(labels, where, num_labels, names):
+    """Labels as written (stripped strings) as the saved model reads them: its classes' numbers
+    (names: theirs; None: the numbers 0..C-1 themselves), or a regression's scores. The first it
+    cannot read is refused by where(i), its place, before the model runs."""
+    if num_labels == 1:
+        readable = tables.is_number
+    else:
+        index = {name: c for c, name in enumerate(names or map(str, range(num_labels)))}
+        readable = index.__contains__
+    bad = next((i for i, label in enumerate(labels) if not readable(label)), None)
+    if bad is not None:
+        wanted = "a number" if num_labels == 1 else f"one of the model's classes ({', '.join(index)})"
+        raise ValueError(f"{where(bad)}: label {labels[bad]!r} is not {wanted}")
+    return np.array([float(label) for label in labels]) if num_labels == 1 else np.array([index[label] for label in labels])
 
 
 def predictions(model, texts, pairs=None, device="cpu"):
@@ -123,13 +128,32 @@ def predictions(model, texts, pairs=None, device="cpu"):
     Python; bad input is one ValueError line, before the model is read (a checkpoint with no trained
     classifier once its weights are). Each call reads the model from its folder: hand it every text
     at once, not one a call."""
+    return as_labels(*outputs_for(model, texts, pairs, device))
+
+
+def scores(model, texts, labels, pairs=None, device="cpu"):
+    """What predict.py --label-column prints, from Python: the saved `model`'s predictions on
+    `texts` scored against their `labels` (its classes' names, or a regression's numbers), every
+    metric a run reads on its dev split ({name: value}). A label it cannot read is one ValueError
+    line, before the model runs."""
+    texts, labels = listed_texts("texts", texts), [str(label).strip() for label in labels]
+    if len(labels) != len(texts):
+        raise ValueError(f"{len(labels)} labels for {len(texts)} texts: give each text its label")
+    truth = as_classes(labels, lambda i: f"labels[{i}]", *classes_of(saved_model_folder(model)))
+    outputs, num_labels, _ = outputs_for(model, texts, pairs, device)
+    return metrics.scores(truth, outputs, num_labels)
+
+
+def outputs_for(model, texts, pairs, device):
+    """predictions' and scores' work once their texts are checked: (each text's class number or
+    score, the number of labels, the class names or None)."""
     texts, pairs = listed_texts("texts", texts), pairs if pairs is None else listed_texts("pairs", pairs)
     if pairs is not None and len(pairs) != len(texts):
         raise ValueError(f"{len(pairs)} pairs for {len(texts)} texts: give each text its second text")
     device, folder = machine.checked_device(device), saved_model_folder(model)
     trained = checkpoint.read_inputs(folder) or {}
     check_pairs(f"the model {model}", trained, pairs is not None, "pass their second texts as pairs=[...]", "drop pairs")
-    return as_labels(model_outputs(folder, trained, texts, pairs, device), *classes_of(folder))
+    return model_outputs(folder, trained, texts, pairs, device), *classes_of(folder)
 
 
 def listed_texts(name, given):

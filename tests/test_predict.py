@@ -57,6 +57,7 @@ def test_every_method_saved_on_the_device_labels_the_dev_split_as_its_run_scored
     assert printed.startswith("predict.py: against its column 'label': accuracy ")
     if device.type == "cpu":
         assert printed.endswith(", ".join(f"{name} {value:.4f}" for name, value in result["at_score"].items()))
+        assert predict.scores(str(tmp_path / "saved"), task.dev_texts, task.dev_labels) == result["at_score"]  # from Python
     with open(tmp_path / "labelled.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     right = sum(row["prediction"] == row["label"] for row in rows)
@@ -190,14 +191,19 @@ def test_predictions_from_python_refuse_bad_texts_before_reading_the_model(tmp_p
 
 
 def test_labels_to_score_against_that_the_model_cannot_read_are_refused_before_any_work(tmp_path, tiny_bert, capsys):
+    """From the file (--label-column) and from Python (scores()), by line or place."""
     checkpoint.save_pretrained(checkpoint.from_pretrained(tiny_bert).eval(), str(tmp_path / "saved"), label_names=["neg", "pos"])
     (tmp_path / "in.csv").write_text("text,label,stars\ngood,pos,5\nbad,neutral,1\nfine,,3\n")
     argv = ["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--out", str(tmp_path / "out.csv")]
-    for column, words in (("label", "in.csv, line 4: empty label (--label-column scores every row)"),
-                          ("stars", "in.csv, line 2: label '5' is not one of the train split's classes (neg, pos)"),
+    for column, words in (("label", "in.csv, line 3: label 'neutral' is not one of the model's classes (neg, pos)"),
+                          ("stars", "in.csv, line 2: label '5' is not one of the model's classes (neg, pos)"),
                           ("gold", "no column 'gold' in the header ['text', 'label', 'stars']; set --label-column")):
         assert_refused_in_one_line(argv + ["--label-column", column], words, capsys, predict.main)
     assert not (tmp_path / "out.csv").exists()
+    for labels, words in ((["pos", ""], "labels[1]: label '' is not one of the model's classes (neg, pos)"),
+                          (["pos"], "1 labels for 2 texts: give each text its label")):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            predict.scores(str(tmp_path / "saved"), ["good", "bad"], labels)
 
 
 def test_predict_refuses_a_device_this_machine_lacks_in_one_line(tmp_path, tiny_bert, capsys):
