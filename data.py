@@ -344,8 +344,7 @@ def tokenize(tokenizer, texts, max_length, pairs=None):
     <s> a </s></s> b </s> for RoBERTa), the longer text truncated first. Where the tokenizer gives
     segment ids (BERT: 0 up to the first [SEP], 1 after it), an example is a (T, 2) tensor of
     token and segment ids; otherwise (single sentences, RoBERTa) its (T,) token ids."""
-    encoded = tokenizer(list(texts), None if pairs is None else list(pairs), truncation=True,
-                        max_length=max_length)
+    encoded = tokenizer(list(texts), None if pairs is None else list(pairs), truncation=True, max_length=max_length)
     if pairs is None or "token_type_ids" not in encoded:
         return [torch.tensor(ids) for ids in encoded["input_ids"]]
     return [torch.tensor([ids, segments]).T for ids, segments in zip(encoded["input_ids"], encoded["token_type_ids"])]
