@@ -22,8 +22,8 @@ import os
 
 import numpy as np
 
-# a missing value as Python and pandas write it out (NaN, pandas.NA: df[col].astype(str), or advise()
-# given a labels list that holds one): never what a file calls a class
+# a missing value made text, as Python and pandas write it (NaN and pandas.NA after df[col].astype(str)):
+# never what a file calls a class
 MISSING = {"nan", "<na>"}
 
 

@@ -103,8 +103,8 @@ def test_integers_0_to_c_minus_1_are_classes_other_integers_names_and_other_numb
 
 
 def test_a_missing_label_written_out_and_a_class_in_two_capitals_are_refused_not_trained_as_classes():
-    """pandas' NaN made text ('nan'; advise() given a labels list holding one) and 'Pos' beside 'pos'
-    were once classes of their own: three or four classes where the file meant two."""
+    """pandas' NaN made text ('nan', as df[col].astype(str) writes it) and 'Pos' beside 'pos' were
+    once classes of their own: three or four classes where the file meant two."""
     with pytest.raises(ValueError, match=r"f.csv, line 4: label 'nan' is a missing value written out: give the example its label"):
         tables.class_names(labels("1.0", "0.0", "nan"))
     with pytest.raises(ValueError, match=r"line 3: label 'NaN' is a missing value"):
