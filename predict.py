@@ -95,10 +95,11 @@ def labelled_rows(args):
     if args.out.endswith(".tsv"):
         check_tab_separable(args.input, [(1, table[0])] + numbered)
     num_labels, names = classes_of(folder)
-    truth = args.label_column and as_classes([row[header.index(args.label_column)].strip() for row in rows],
-                                             lambda i: f"{args.input}, line {numbered[i][0]}", num_labels, names)
+    truth = None if not args.label_column else as_classes(
+        [row[header.index(args.label_column)].strip() for row in rows], lambda i: f"{args.input}, line {numbered[i][0]}",
+        num_labels, names)
     column = lambda name: [row[header.index(name)] for row in rows] if name else None
-    outputs = model_outputs(folder, trained, column(text_column), column(pair_column), device)
+    outputs = model_outputs(folder, trained, column(text_column), column(pair_column), device, num_labels)
     scores = None if truth is None else metrics.scores(truth, outputs, num_labels)
     as_field = lambda label: f"{label:.4f}" if isinstance(label, float) else str(label)
     labels = as_labels(outputs, num_labels, names)
@@ -153,7 +154,8 @@ def outputs_for(model, texts, pairs, device):
     device, folder = machine.checked_device(device), saved_model_folder(model)
     trained = checkpoint.read_inputs(folder) or {}
     check_pairs(f"the model {model}", trained, pairs is not None, "pass their second texts as pairs=[...]", "drop pairs")
-    return model_outputs(folder, trained, texts, pairs, device), *classes_of(folder)
+    num_labels, names = classes_of(folder)
+    return model_outputs(folder, trained, texts, pairs, device, num_labels), num_labels, names
 
 
 def listed_texts(name, given):
@@ -169,14 +171,14 @@ def listed_texts(name, given):
     return given
 
 
-def model_outputs(folder, trained, texts, pairs, device):
+def model_outputs(folder, trained, texts, pairs, device, num_labels):
     """The model in `folder`'s prediction for each of the (checked) texts, computed as its run did
     (trained: checkpoint.read_inputs, its precision): class numbers, or a regression's scores."""
     precision = machine.scored_as_trained(trained.get("precision"), device)
     head = checkpoint.read_head(folder)  # SetFit's and the probe's fitted head, or None: a classifier
     if head:
-        return predict_with_head(folder, texts, pairs, device, head, precision)
-    return predict_with_classifier(folder, texts, pairs, device, precision)
+        return predict_with_head(folder, texts, pairs, device, head, precision, num_labels)
+    return predict_with_classifier(folder, texts, pairs, device, precision, num_labels)
 
 
 def classes_of(folder):
@@ -254,16 +256,16 @@ def token_ids(folder, model, texts, pairs, max_length=None):
     return data.tokenize(tokenizer, texts, limit, pairs)
 
 
-def predict_with_classifier(folder, texts, pairs, device, precision):
+def predict_with_classifier(folder, texts, pairs, device, precision, num_labels):
     """A saved classifier's prediction per text, in `precision`."""
-    model = checkpoint.from_pretrained(folder, num_labels=classes_of(folder)[0]).to(device)
+    model = checkpoint.from_pretrained(folder, num_labels=num_labels).to(device)
     if model.fresh_head:  # a checkpoint to train from: its head would be random numbers
         raise ValueError(f"{folder} holds no trained classifier (its weights lack {model.fresh_head[-1]}): give the "
                          "folder freeze_study.py --save (or make advise's SAVE) wrote")
     return loop.predict(model, token_ids(folder, model, texts, pairs), None, device, precision)
 
 
-def predict_with_head(folder, texts, pairs, device, head, precision):
+def predict_with_head(folder, texts, pairs, device, head, precision, num_labels):
     """A saved sentence embedder's prediction per text through its fitted head
     (checkpoint.save_embedder), the embeddings in `precision`."""
     weight, bias, _ = head
@@ -272,7 +274,7 @@ def predict_with_head(folder, texts, pairs, device, head, precision):
     model.pooling, model.normalize = spec["pooling"], spec["normalize"]
     ids = token_ids(folder, model, texts, pairs, spec["max_length"])
     embeddings = probe.all_sentence_embeddings(model, ids, None, device, precision)
-    return probe.predict((weight, bias), embeddings, classes_of(folder)[0])
+    return probe.predict((weight, bias), embeddings, num_labels)
 
 
 def main(argv=None):

@@ -69,7 +69,7 @@ def main():
                         "--splits-dir", os.path.join(args.out, "splits"), "--save", saved, "--quiet"], check=True)
         texts = data.load_glue("sst2", args.glue_dir).dev_texts
         print(f"{args.method}, k = {args.freeze}, n = {args.size}, seed {args.seed}: {len(texts)} dev sentences")
-    ours_predicted, _, _ = predict.predict_with_head(saved, texts, None, torch.device("cpu"), checkpoint.read_head(saved))
+    ours_predicted = predict.outputs_for(saved, texts, None, "cpu")[0]  # class numbers, in the run's precision
 
     from sentence_transformers import SentenceTransformer
     from setfit import SetFitModel
