@@ -3,8 +3,9 @@ Label a CSV (or TSV) with a classifier that freeze_study.py --save wrote:
 
     python predict.py --model saved/sst2-k2 --input reviews.csv --out labelled.csv
 
-writes the input's rows with one more column, `prediction`: the class's name (or the predicted
-score, for a regression head), as a CSV, or split by tabs where --out ends in .tsv. With
+writes the input's rows with two more columns, `prediction`, the class's name, and `probability`,
+the model's probability of it (a regression head: its predicted score alone), as a CSV, or split by
+tabs where --out ends in .tsv. With
 --label-column, the input's own labels, it prints the predictions' scores against them (every metric
 a run reads on its dev split: a test file scored after the fact). The model is
 read into our encoder as any checkpoint is: a classifier (the fine-tune, LoRA, BitFit) scores with
@@ -18,6 +19,7 @@ inputs.json), else the header's 'sentence' or 'text'. From Python (a notebook, a
 
     from predict import predictions
     predictions(advice.saved, ["a fine film", "dull"])     # e.g. ['pos', 'neg']; pairs=[...] for sentence pairs
+    probabilities(advice.saved, ["a fine film"])           # each class's: [{'neg': 0.08, 'pos': 0.92}]
     scores(advice.saved, texts, labels)                    # what --label-column prints: {'accuracy': ..., ...}
 """
 
@@ -41,7 +43,7 @@ import probe
 import tables
 
 
-PREDICTION = "prediction"  # the column predict.py adds
+PREDICTION, PROBABILITY = "prediction", "probability"  # the columns predict.py adds (a regression: the first)
 
 
 def parse_args(argv):
@@ -82,9 +84,10 @@ def labelled_rows(args):
     table = tables.read_table(args.input)
     header = tables.check_header(args.input, table, {args.text_column: "--text-column", args.text_pair_column: "--text-pair-column",
                                                      args.label_column: "--label-column"})
-    if PREDICTION in header:  # two columns of one name: a reader of --out would take one for the other
-        raise ValueError(f"{args.input} has a column {PREDICTION!r} already (labelled before?): rename or drop it, "
-                         "as predict.py adds its own")
+    for added in (PREDICTION, PROBABILITY):  # two columns of one name: a reader of --out would take one for the other
+        if added in header:
+            raise ValueError(f"{args.input} has a column {added!r} already (labelled before?): rename or drop it, "
+                             "as predict.py adds its own")
     trained = checkpoint.read_inputs(folder) or {}  # what the model read, and its run's precision
     text_column, pair_column = columns_to_read(args, header, trained)
     numbered = list(tables.numbered_rows(args.input, table, len(header), header=True))
@@ -99,11 +102,14 @@ def labelled_rows(args):
         [row[header.index(args.label_column)].strip() for row in rows], lambda i: f"{args.input}, line {numbered[i][0]}",
         num_labels, names)
     column = lambda name: [row[header.index(name)] for row in rows] if name else None
-    outputs = model_outputs(folder, trained, column(text_column), column(pair_column), device, num_labels)
-    scores = None if truth is None else metrics.scores(truth, outputs, num_labels)
-    as_field = lambda label: f"{label:.4f}" if isinstance(label, float) else str(label)
-    labels = as_labels(outputs, num_labels, names)
-    return table[0] + [PREDICTION], [row + [as_field(label)] for row, label in zip(rows, labels)], scores  # the header as written
+    predicted, class_probabilities = model_outputs(folder, trained, column(text_column), column(pair_column), device, num_labels)
+    scores = None if truth is None else metrics.scores(truth, predicted, num_labels)
+    labels = as_labels(predicted, num_labels, names)
+    if class_probabilities is None:  # a regression's scores
+        return table[0] + [PREDICTION], [row + [f"{label:.4f}"] for row, label in zip(rows, labels)], scores
+    chosen = np.take_along_axis(class_probabilities, predicted[:, None], axis=1)[:, 0]  # each row's predicted class's
+    return (table[0] + [PREDICTION, PROBABILITY],  # the header as written
+            [row + [str(label), f"{p:.4f}"] for row, label, p in zip(rows, labels, chosen)], scores)
 
 
 def as_classes(labels, where, num_labels, names):
@@ -129,7 +135,21 @@ def predictions(model, texts, pairs=None, device="cpu"):
     Python; bad input is one ValueError line, before the model is read (a checkpoint with no trained
     classifier once its weights are). Each call reads the model from its folder: hand it every text
     at once, not one a call."""
-    return as_labels(*outputs_for(model, texts, pairs, device))
+    predicted, _, num_labels, names = outputs_for(model, texts, pairs, device)
+    return as_labels(predicted, num_labels, names)
+
+
+def probabilities(model, texts, pairs=None, device="cpu"):
+    """The saved classifier `model`'s probability of each of its classes for each of `texts`, a dict
+    {class name (its number where the model has no names): probability} a text, as its run's outputs
+    hold them (a classifier's softmax; a fitted head's: scikit-learn's predict_proba). predictions'
+    checks, and a regression refused before its model is read: it predicts scores, not classes."""
+    texts = listed_texts("texts", texts)
+    if classes_of(saved_model_folder(model))[0] == 1:
+        raise ValueError(f"the model {model} predicts scores (a regression), not classes: predictions() gives them")
+    _, class_probabilities, num_labels, names = outputs_for(model, texts, pairs, device)
+    classes = names or list(range(num_labels))
+    return [dict(zip(classes, map(float, row))) for row in class_probabilities]
 
 
 def scores(model, texts, labels, pairs=None, device="cpu"):
@@ -141,13 +161,13 @@ def scores(model, texts, labels, pairs=None, device="cpu"):
     if len(labels) != len(texts):
         raise ValueError(f"{len(labels)} labels for {len(texts)} texts: give each text its label")
     truth = as_classes(labels, lambda i: f"labels[{i}]", *classes_of(saved_model_folder(model)))
-    outputs, num_labels, _ = outputs_for(model, texts, pairs, device)
-    return metrics.scores(truth, outputs, num_labels)
+    predicted, _, num_labels, _ = outputs_for(model, texts, pairs, device)
+    return metrics.scores(truth, predicted, num_labels)
 
 
 def outputs_for(model, texts, pairs, device):
-    """predictions' and scores' work once their texts are checked: (each text's class number or
-    score, the number of labels, the class names or None)."""
+    """predictions', probabilities' and scores' work once their texts are checked: (each text's class
+    number or score, the class probabilities (N, C) or None, the number of labels, the class names or None)."""
     texts, pairs = listed_texts("texts", texts), pairs if pairs is None else listed_texts("pairs", pairs)
     if pairs is not None and len(pairs) != len(texts):
         raise ValueError(f"{len(pairs)} pairs for {len(texts)} texts: give each text its second text")
@@ -155,7 +175,7 @@ def outputs_for(model, texts, pairs, device):
     trained = checkpoint.read_inputs(folder) or {}
     check_pairs(f"the model {model}", trained, pairs is not None, "pass their second texts as pairs=[...]", "drop pairs")
     num_labels, names = classes_of(folder)
-    return model_outputs(folder, trained, texts, pairs, device, num_labels), num_labels, names
+    return *model_outputs(folder, trained, texts, pairs, device, num_labels), num_labels, names
 
 
 def listed_texts(name, given):
@@ -172,8 +192,9 @@ def listed_texts(name, given):
 
 
 def model_outputs(folder, trained, texts, pairs, device, num_labels):
-    """The model in `folder`'s prediction for each of the (checked) texts, computed as its run did
-    (trained: checkpoint.read_inputs, its precision): class numbers, or a regression's scores."""
+    """The model in `folder`'s outputs for each of the (checked) texts, computed as its run did
+    (trained: checkpoint.read_inputs, its precision): (class numbers, their probabilities (N, C)), or
+    (a regression's scores, None)."""
     precision = machine.scored_as_trained(trained.get("precision"), device)
     head = checkpoint.read_head(folder)  # SetFit's and the probe's fitted head, or None: a classifier
     if head:
@@ -257,24 +278,26 @@ def token_ids(folder, model, texts, pairs, max_length=None):
 
 
 def predict_with_classifier(folder, texts, pairs, device, precision, num_labels):
-    """A saved classifier's prediction per text, in `precision`."""
+    """A saved classifier's (prediction, class probabilities or None) per text, in `precision`."""
     model = checkpoint.from_pretrained(folder, num_labels=num_labels).to(device)
     if model.fresh_head:  # a checkpoint to train from: its head would be random numbers
         raise ValueError(f"{folder} holds no trained classifier (its weights lack {model.fresh_head[-1]}): give the "
                          "folder freeze_study.py --save (or make advise's SAVE) wrote")
-    return loop.predict(model, token_ids(folder, model, texts, pairs), None, device, precision)
+    outputs = loop.outputs_of(model, token_ids(folder, model, texts, pairs), None, device, precision)
+    return loop.predicted(outputs), None if num_labels == 1 else outputs
 
 
 def predict_with_head(folder, texts, pairs, device, head, precision, num_labels):
-    """A saved sentence embedder's prediction per text through its fitted head
-    (checkpoint.save_embedder), the embeddings in `precision`."""
+    """A saved sentence embedder's (prediction, class probabilities or None) per text through its
+    fitted head (checkpoint.save_embedder), the embeddings in `precision`."""
     weight, bias, _ = head
     spec = checkpoint.sentence_embedding_spec(folder)
     model = checkpoint.from_pretrained(folder).to(device)
     model.pooling, model.normalize = spec["pooling"], spec["normalize"]
     ids = token_ids(folder, model, texts, pairs, spec["max_length"])
     embeddings = probe.all_sentence_embeddings(model, ids, None, device, precision)
-    return probe.predict((weight, bias), embeddings, num_labels)
+    fitted = (weight, bias)
+    return probe.predict(fitted, embeddings, num_labels), None if num_labels == 1 else probe.outputs_of(fitted, embeddings, num_labels)
 
 
 def main(argv=None):

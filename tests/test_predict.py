@@ -17,7 +17,7 @@ import methods
 import predict
 import probe
 import tables
-from result import unpacked
+from result import outputs_in, unpacked
 from conftest import assert_refused_in_one_line, files_in, pair_scores_csv, run, sentiment_csvs
 
 
@@ -40,12 +40,14 @@ def test_every_method_saved_on_the_device_labels_the_dev_split_as_its_run_scored
                                                                                      method, device, capsys):
     """A run of each method on the device, --save, then predict.py there on the dev split as a CSV:
     what make advise hands a user, before any search relies on it on a card. On a CPU the same
-    accuracy exactly, and --label-column prints the run's own dev scores; on CUDA within two of the
-    872 sentences (its sums run in another order)."""
+    accuracy exactly, --label-column prints the run's own dev scores, and each row's probability
+    (and probabilities() from Python, every class's) is the one its record holds (in float16: the
+    outputs of its last evaluation, the one a search's run keeps); on CUDA within two of the 872
+    sentences (its sums run in another order)."""
     depth = str(transformers.AutoConfig.from_pretrained(tiny_bert).num_hidden_layers) \
         if methods.get(method).every_layer_frozen else "1"
     result = run(tmp_path, tiny_bert, glue_dir, "--freeze", depth, "--precision", "fp32", "--device", str(device),
-                 "--method", method, "--save", str(tmp_path / "saved"))
+                 "--method", method, "--evaluations", "last", "--save", str(tmp_path / "saved"))  # a search's run
     assert result["config"]["device"].startswith(device.type)
     task = data.load_glue("sst2", glue_dir)
     with open(tmp_path / "dev.csv", "w", newline="") as f:
@@ -66,6 +68,13 @@ def test_every_method_saved_on_the_device_labels_the_dev_split_as_its_run_scored
     # the notebook's way in: the same model on the same texts, no file between
     labels = predict.predictions(str(tmp_path / "saved"), task.dev_texts, device=str(device))
     assert [str(label) for label in labels] == [row["prediction"] for row in rows]
+    recorded = outputs_in(result)
+    if device.type == "cpu":
+        predicted_class_s = recorded.probabilities[np.arange(len(rows)), recorded.predicted]
+        assert np.abs(np.array([float(row["probability"]) for row in rows]) - predicted_class_s).max() < 1e-3
+        every_class_s = predict.probabilities(str(tmp_path / "saved"), task.dev_texts)
+        assert [max(p, key=p.get) for p in every_class_s] == labels  # keyed by the classes predictions() names
+        assert np.abs(np.array([list(p.values()) for p in every_class_s]) - recorded.probabilities).max() < 1e-3
 
 
 @pytest.mark.skipif(not machine.multiplies_bf16(), reason="this CPU does not multiply bf16: its runs are fp32")
@@ -106,15 +115,24 @@ def test_predict_labels_a_csv_with_the_class_names(tmp_path, tiny_bert, capsys):
     predict.main(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"),  # its 'text' column
                   "--out", str(tmp_path / "out.csv")])
     lines = (tmp_path / "out.csv").read_text().splitlines()
-    assert lines[0] == "id, text,prediction" and len(lines) == 3  # the header as the user wrote it
+    assert lines[0] == "id, text,prediction,probability" and len(lines) == 3  # the header as the user wrote it
     ids = data.tokenize(checkpoint.load_tokenizer(str(tmp_path / "saved")), ["a good, long film", "dull"], 512)
-    expected = [["neg", "pos"][int(model(ids[i:i + 1]).argmax())] for i in range(2)]
-    assert [line.rsplit(",", 1)[1] for line in lines[1:]] == expected
+    with torch.no_grad():
+        expected = [model(ids[i:i + 1])[0].softmax(-1) for i in range(2)]  # each text alone, unpadded
+    assert [line.split(",")[-2:] for line in lines[1:]] == [[["neg", "pos"][int(p.argmax())], f"{float(p.max()):.4f}"]
+                                                            for p in expected]
+    from_python = predict.probabilities(str(tmp_path / "saved"), ["a good, long film", "dull"])
+    assert [list(p) for p in from_python] == [["neg", "pos"]] * 2
+    assert np.allclose([list(p.values()) for p in from_python], torch.stack(expected).numpy(), atol=1e-6)
     assert_refused_in_one_line(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "in.csv"), "--text-column",
                                 "body", "--out", str(tmp_path / "bad.csv")], "no column 'body'", capsys, predict.main)
     assert_refused_in_one_line(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "out.csv"),  # labelled
                                 "--out", str(tmp_path / "bad.csv")], "out.csv has a column 'prediction' already "
                                "(labelled before?): rename or drop it", capsys, predict.main)
+    (tmp_path / "scored.csv").write_text("text,probability\ngood,0.9\n")  # predict.py's other column
+    assert_refused_in_one_line(["--model", str(tmp_path / "saved"), "--input", str(tmp_path / "scored.csv"),
+                                "--out", str(tmp_path / "bad.csv")], "scored.csv has a column 'probability' already",
+                               capsys, predict.main)
     assert not (tmp_path / "bad.csv").exists()
 
 
@@ -173,6 +191,9 @@ def test_a_regression_kept_predicts_its_scores_from_a_file_and_from_python(tmp_p
         labelled = list(csv.DictReader(f))
     floats = predict.predictions(str(tmp_path / "saved"), [r["question"] for r in labelled], [r["answer"] for r in labelled])
     assert all(isinstance(x, float) for x in floats) and [f"{x:.4f}" for x in floats] == [r["prediction"] for r in labelled]
+    assert "probability" not in labelled[0]  # a score has none
+    with pytest.raises(ValueError, match=r"^the model .*saved predicts scores \(a regression\), not classes: predictions\(\) gives them$"):
+        predict.probabilities(str(tmp_path / "saved"), ["a question"], ["an answer"])
     truth = np.array([float(r["score"]) for r in labelled])
     assert np.corrcoef(floats, truth)[0, 1] == pytest.approx(result["at_score"]["pearson"], abs=1e-4)
 
@@ -234,7 +255,7 @@ def test_predict_skips_blank_lines_and_names_a_short_row_in_one_line(tmp_path, t
     (tmp_path / "blank.csv").write_text("text,id\ngood,1\n\ndull,2\n\n")
     predict.main(argv + [str(tmp_path / "out.csv"), "--input", str(tmp_path / "blank.csv")])
     lines = (tmp_path / "out.csv").read_text().splitlines()
-    assert lines[0] == "text,id,prediction" and [line.split(",")[:2] for line in lines[1:]] == [["good", "1"], ["dull", "2"]]
+    assert lines[0] == "text,id,prediction,probability" and [line.split(",")[:2] for line in lines[1:]] == [["good", "1"], ["dull", "2"]]
     (tmp_path / "short.csv").write_text("text,id\ngood,1\ndull\n")
     assert_refused_in_one_line(argv + [str(tmp_path / "short_out.csv"), "--input", str(tmp_path / "short.csv")],
                                "short.csv, line 3: expected 2 columns, found 1", capsys, predict.main)
