@@ -5,19 +5,18 @@ Label a CSV (or TSV) with a classifier that freeze_study.py --save wrote:
 
 writes the input's rows with two more columns, `prediction`, the class's name, and `probability`,
 the model's probability of it (a regression head: its predicted score alone), as a CSV, or split by
-tabs where --out ends in .tsv. With
---label-column, the input's own labels, it prints the predictions' scores against them (every metric
-a run reads on its dev split: a test file scored after the fact). The model is
-read into our encoder as any checkpoint is: a classifier (the fine-tune, LoRA, BitFit) scores with
-its own head (a checkpoint whose weights lack one, one to train from, is refused: its head would be
-random numbers); a sentence embedder with a fitted head (SetFit, the probe: head.json beside it)
-pools each sentence as its sentence-transformers files say, and the head scores that embedding. Either
-computes in its run's precision (inputs.json), where this device has it: the run's scores. The
-texts are read from the columns the flags name, else those the model was trained on (its
-inputs.json), else the header's 'sentence' or 'text'. From Python (a notebook, after make advise's
-`advise(...)`), the same predictions without a file:
+tabs where --out ends in .tsv. With --label-column, the input's own labels, it prints the
+predictions' scores against them (every metric a run reads on its dev split: a test file scored
+after the fact). The model is read into our encoder as any checkpoint is: a classifier (the
+fine-tune, LoRA, BitFit) scores with its own head (a checkpoint whose weights lack one, one to train
+from, is refused: its head would be random numbers); a sentence embedder with a fitted head (SetFit,
+the probe: head.json beside it) pools each sentence as its sentence-transformers files say, and the
+head scores that embedding. Either computes in its run's precision (inputs.json), where this
+device has it: the run's scores. The texts are read from the columns the flags name, else those the
+model was trained on (its inputs.json), else the header's 'sentence' or 'text'. From Python (a
+notebook, after make advise's `advise(...)`), the same predictions without a file:
 
-    from predict import predictions
+    from predict import predictions, probabilities, scores
     predictions(advice.saved, ["a fine film", "dull"])     # e.g. ['pos', 'neg']; pairs=[...] for sentence pairs
     probabilities(advice.saved, ["a fine film"])           # each class's: [{'neg': 0.08, 'pos': 0.92}]
     scores(advice.saved, texts, labels)                    # what --label-column prints: {'accuracy': ..., ...}
