@@ -1,7 +1,7 @@
 """Every family under every method, every way a run is kept: a run of a tiny random checkpoint at
 k = 1 (the probe at k = L) with --save; the saved folder read back (transformers' classifier, where
 the method keeps one, to our logits); predict.py labelling the dev rows to the scores the run
-recorded. A cell that cannot work (BitFit on a family without biases) is refused in one line,
+recorded, each row's probability the one it recorded. A cell that cannot work (BitFit on a family without biases) is refused in one line,
 before any training, and leaves nothing behind."""
 
 import csv
@@ -14,6 +14,7 @@ import checkpoint
 from parts import families
 import methods
 import predict
+from result import outputs_in
 from conftest import save_tiny_bert
 
 FAMILIES = ["bert", "roberta", "xlm-roberta", "distilbert", "electra", "modernbert", "deberta-v2", "mpnet"]
@@ -50,6 +51,7 @@ def run_and_save(task, checkpoint_folder, method, out):
     argv = ["--model", checkpoint_folder, "--dataset", "tiny", "--train-file", str(task / "train.csv"),
             "--dev-file", str(task / "dev.csv"), "--text-column", "text", "--size", "all", "--freeze", str(k),
             "--method", method, "--precision", "fp32", "--device", "cpu", "--cache-dir", str(out / "cache"),
+            "--evaluations", "last",  # a search's run, as make advise keeps it: its record's outputs are the saved weights'
             "--out", str(out / "result.json"), "--save", str(out / "saved"), "--quiet"]
     own = methods.get(method)  # the fewest steps its options allow: SetFit's one pair an example, one epoch
     argv += ["--num-iterations", "1"] if "num_iterations" in own.options else [] if "epochs" in own.ignores else ["--epochs", "1"]
@@ -78,6 +80,9 @@ def test_a_run_saves_what_predict_reads_as_the_run_scored_it(task, tiny, family,
     assert scores(labels, predicted, 3) == pytest.approx({k: record["at_score"][k] for k in ("accuracy", "mcc", "macro_f1")})
     from_python = predict.predictions(str(saved), [r["text"] for r in labelled])  # a notebook's way in
     assert [str(label) for label in from_python] == [r["prediction"] for r in labelled]
+    recorded = outputs_in(record)  # each row's probability of its class, as the run recorded it (float16)
+    chosen = recorded.probabilities[np.arange(len(labelled)), recorded.predicted]
+    assert np.abs(np.array([float(r["probability"]) for r in labelled]) - chosen).max() < 1e-3
 
     if checkpoint.read_head(str(saved)) is None:  # a classifier: transformers reads it to our logits
         import transformers
