@@ -296,7 +296,8 @@ def predict_with_head(folder, texts, pairs, device, head, precision, num_labels)
     ids = token_ids(folder, model, texts, pairs, spec["max_length"])
     embeddings = probe.all_sentence_embeddings(model, ids, None, device, precision)
     fitted = (weight, bias)
-    return probe.predict(fitted, embeddings, num_labels), None if num_labels == 1 else probe.outputs_of(fitted, embeddings, num_labels)
+    predicted = probe.predict(fitted, embeddings, num_labels)  # as its run scored: the likeliest by the head's scores
+    return predicted, None if num_labels == 1 else probe.outputs_of(fitted, embeddings, num_labels)
 
 
 def main(argv=None):
